@@ -1,0 +1,5 @@
+import sys
+
+from gridwm_judge.cli import main
+
+sys.exit(main())

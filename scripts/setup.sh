@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh machine: a virtual environment in .venv with the package,
+# the CPU build of PyTorch (pinned first, so no multi-GB CUDA build is pulled) and test tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet torch==2.13.0
+.venv/bin/python -m pip install --quiet -e ".[hf,openai,dev]"
