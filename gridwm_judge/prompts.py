@@ -1,0 +1,108 @@
+"""Model-facing prompt templates, versioned in one place.
+
+Texts marked *verbatim* are the paper's (Appendix C). Two additions of ours keep probes
+semantics-preserving: a reversed storyboard says so (otherwise reversal changes meaning), and
+split-image items say how the numbered images relate. Bump ``PROMPT_VERSION`` whenever any
+model-facing text changes; it is recorded in every row and every run.
+"""
+
+from __future__ import annotations
+
+PROMPT_VERSION = "gwj-prompts-v1"
+
+# --- Task A (verbatim) -------------------------------------------------------------------
+TASK_A = (
+    "Action: {action}.\n"
+    "On the left is the current state. On the right are four candidate next states (A, B, C, D).\n"
+    "Select the correct next state after executing the action. "
+    "Answer with ONLY one letter: A, B, C, or D."
+)
+TASK_A_MASKED_ACTION = "unknown"
+
+# --- Task B (verbatim) -------------------------------------------------------------------
+TASK_B = (
+    "You are given one MiniGrid observation. Describe the visible local state using JSON only. "
+    "Include the agent direction, whether the agent is carrying an object, the front cell, "
+    "and visible objects. Do not infer hidden objects."
+)
+
+# --- Task C (verbatim preambles; neutral is the paper's first line) ----------------------
+TASK_C_PREAMBLE = {
+    "neutral": "Below is a storyboard from one MiniGrid trajectory.",
+    "positive": (
+        "The trajectory may show successful progress toward the task goal. "
+        "Please judge only from the visual evidence."
+    ),
+    "negative": (
+        "The trajectory may contain a failure to complete the task goal. "
+        "Please judge only from the visual evidence."
+    ),
+}
+TASK_C_QUESTION = (
+    "Task goal: {mission}\nDid the trajectory satisfy this goal? Answer with ONLY: Yes or No."
+)
+
+# --- Task D (verbatim) -------------------------------------------------------------------
+TASK_D = (
+    "Below are two storyboard trajectories from the same MiniGrid environment. "
+    "Reference trajectory: This trajectory is a known successful example of completing the "
+    "task in this environment. Query trajectory: Determine whether this trajectory also "
+    "completes the same task goal as the reference trajectory. Answer with ONLY: Success or Fail."
+)
+
+# --- Task E (verbatim; the release's doubled braces are a bug we avoid) -------------------
+TASK_E = {
+    "identity": (
+        "Below is a MiniGrid trajectory storyboard showing the trajectory up to the last shown "
+        "frame only. Earlier in the shown trajectory, what was the first object the agent picked "
+        'up? Answer using JSON only: {"answer":"<label>"}.'
+    ),
+    "status": (
+        "Below is a MiniGrid trajectory storyboard showing the trajectory up to the last shown "
+        "frame only. By the last shown frame, what is the status of the first object the agent "
+        'picked up earlier? Answer using JSON only: {"answer":"<label>"}.'
+    ),
+}
+
+# --- Presentation notes (ours) -----------------------------------------------------------
+REVERSED_NOTE = (
+    "Note: the frames are shown in reverse chronological order "
+    "(the first frame shown is the last moment of the trajectory)."
+)
+SPLIT_NOTE = "The storyboard is given as {n} separate images, numbered in the order shown."
+
+
+def task_c_prompt(mission: str, framing: str, *, reversed_order: bool, n_split: int = 0) -> str:
+    """Task C prompt. ``n_split`` > 0 marks a split-image item with that many images."""
+    if framing not in TASK_C_PREAMBLE:
+        raise ValueError(f"unknown framing {framing!r}; expected one of {', '.join(TASK_C_PREAMBLE)}")
+    parts = [TASK_C_PREAMBLE[framing]]
+    parts += _presentation_notes(reversed_order, n_split)
+    parts.append(TASK_C_QUESTION.format(mission=mission))
+    return "\n".join(parts)
+
+
+def task_d_prompt(
+    framing: str, *, reversed_order: bool = False, n_split_reference: int = 0, n_split_query: int = 0
+) -> str:
+    """Task D prompt: the verbatim instruction, with the framing preamble for non-neutral rows."""
+    if framing not in TASK_C_PREAMBLE:
+        raise ValueError(f"unknown framing {framing!r}; expected one of {', '.join(TASK_C_PREAMBLE)}")
+    parts = [] if framing == "neutral" else [TASK_C_PREAMBLE[framing]]
+    if n_split_reference or n_split_query:
+        parts.append(
+            f"The first {n_split_reference} images are the reference trajectory; "
+            f"the next {n_split_query} images are the query trajectory, in the order shown."
+        )
+    parts += _presentation_notes(reversed_order, 0)
+    parts.append(TASK_D)
+    return "\n".join(parts)
+
+
+def _presentation_notes(reversed_order: bool, n_split: int) -> list[str]:
+    notes = []
+    if n_split:
+        notes.append(SPLIT_NOTE.format(n=n_split))
+    if reversed_order:
+        notes.append(REVERSED_NOTE)
+    return notes
