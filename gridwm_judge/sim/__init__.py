@@ -1,0 +1,1 @@
+"""MiniGrid simulator layer (work in progress)."""
