@@ -1,1 +1,44 @@
-"""MiniGrid simulator layer (work in progress)."""
+"""MiniGrid simulator layer: env cards, planner, Full/NoCue/CF groups, validator gates.
+
+The simulator is the single source of truth for states, actions, events and outcomes; it
+knows nothing of images, prompts or judges. Everything it records is JSON-safe, and every
+group can be replayed with plain ``gymnasium`` + ``minigrid`` from its audit record.
+"""
+
+from gridwm_judge.sim.cards import (
+    CORE_FAMILIES,
+    ENV_CARDS,
+    FAMILIES,
+    TASK_E_FAMILIES,
+    EnvCard,
+    env_short,
+    family_of,
+    get_card,
+)
+from gridwm_judge.sim.gates import GATES
+from gridwm_judge.sim.generate import build_group, generate_groups
+from gridwm_judge.sim.interventions import OPS, apply_intervention, replay_envs
+from gridwm_judge.sim.planner import PlanError
+from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
+
+__all__ = [
+    "ACTION_NAMES",
+    "CORE_FAMILIES",
+    "ENV_CARDS",
+    "FAMILIES",
+    "GATES",
+    "OPS",
+    "TASK_E_FAMILIES",
+    "EnvCard",
+    "GenerationResult",
+    "PlanError",
+    "Rollout",
+    "TrajectoryGroup",
+    "apply_intervention",
+    "build_group",
+    "env_short",
+    "family_of",
+    "generate_groups",
+    "get_card",
+    "replay_envs",
+]

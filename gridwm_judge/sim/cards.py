@@ -1,0 +1,134 @@
+"""Env cards: one table (MiniGrid style) that drives planning, NoCue, CF and the E1 chain.
+
+Each card names the registered env ids, a default whose full-grid frames stay readable, the
+causal chain (text and the ordered events gate E1 requires), the NoCue target and frame
+budget (paper: key 5, matching key 5, red door 5, lava 4, cue 10, door/goal 12), the CF
+intervention kind (the op kinds it may use) and the env attributes a CF may ``set``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+
+from gridwm_judge.sim import plans
+
+FAMILIES: tuple[str, ...] = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory",
+                             "multiroom", "unlockpickup", "blockedunlockpickup")
+CORE_FAMILIES: tuple[str, ...] = FAMILIES[:6]
+TASK_E_FAMILIES: tuple[str, ...] = FAMILIES[6:]
+
+
+@dataclass(frozen=True)
+class EnvCard:
+    """What one env family is about and how each variant of a group is built."""
+
+    family: str
+    env_ids: tuple[str, ...]
+    default_env_id: str
+    mission: str
+    causal_chain: str
+    chain_events: tuple[tuple[str, str | None], ...]
+    nocue_target: str
+    nocue_budget: int
+    cf_kind: str
+    cf_ops: tuple[str, ...]
+    settable_attrs: tuple[str, ...] = ()
+    forbidden_events: tuple[str, ...] = ()
+    task_e: bool = False
+
+    def legs(self, u, variant: str):
+        return plans.LEGS[self.family](u, variant)
+
+
+def _ids(prefix: str, names) -> tuple[str, ...]:
+    return tuple(f"MiniGrid-{prefix}{n}-v0" for n in names)
+
+
+ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
+    EnvCard("doorkey", _ids("DoorKey-", ("5x5", "6x6", "8x8", "16x16")),
+            "MiniGrid-DoorKey-8x8-v0",
+            "use the key to open the door and then get to the goal",
+            "pick up key -> unlock door -> reach goal",
+            (("pickup", "key"), ("unlock", "door"), ("reach_goal", "goal")),
+            "key", 5, "relocate the goal off the path (remove it if no cell is free)",
+            ("move", "remove")),
+    EnvCard("keycorridor", _ids("KeyCorridor", ("S3R1", "S3R2", "S3R3", "S4R3", "S5R3", "S6R3")),
+            "MiniGrid-KeyCorridorS4R3-v0",
+            "pick up the {color} {type}",
+            "pick up colour-matched key -> unlock locked door -> drop key -> pick up target",
+            (("pickup", "key"), ("unlock", "door"), ("drop", "key"), ("pickup", None)),
+            "matching key", 5, "remove the mission target object", ("remove",)),
+    EnvCard("redbluedoor", _ids("RedBlueDoors-", ("6x6", "8x8")),
+            "MiniGrid-RedBlueDoors-8x8-v0",
+            "open the red door then the blue door",
+            "open red door -> open blue door",
+            (("open", "door"), ("open", "door")),
+            "red door", 5, "block the blue door passage with a wall", ("place",)),
+    EnvCard("lavagap", _ids("LavaGapS", ("5", "6", "7")),
+            "MiniGrid-LavaGapS7-v0",
+            "avoid the lava and get to the green goal square",
+            "find the gap -> cross without lava -> reach goal",
+            (("cross_gap", None), ("reach_goal", "goal")),
+            "lava", 4, "relocate the goal off the path (remove it if no cell is free)",
+            ("move", "remove"), forbidden_events=("enter_lava",)),
+    EnvCard("memory", _ids("MemoryS", ("7", "9", "11", "13", "13Random", "17Random")),
+            "MiniGrid-MemoryS9-v0",
+            "go to the matching object at the end of the hallway",
+            "see cue -> walk the corridor -> choose the matching end object",
+            (("see", None), ("choose", None)),
+            "cue", 10,
+            "swap the correct and distractor end objects and their success/failure cells",
+            ("swap", "set"), settable_attrs=("success_pos", "failure_pos")),
+    EnvCard("multiroom", ("MiniGrid-MultiRoom-N2-S4-v0", "MiniGrid-MultiRoom-N4-S5-v0",
+                          "MiniGrid-MultiRoom-N6-v0"),
+            "MiniGrid-MultiRoom-N2-S4-v0",
+            "traverse the rooms to get to the goal",
+            "open doors room by room -> enter goal room -> reach goal",
+            (("open", "door"), ("reach_goal", "goal")),
+            "door/goal evidence before the goal room", 12, "remove the final goal", ("remove",)),
+    EnvCard("unlockpickup", ("MiniGrid-UnlockPickup-v0",), "MiniGrid-UnlockPickup-v0",
+            "pick up the {color} box",
+            "pick up key -> unlock door -> drop key -> pick up box (Task E)",
+            (("pickup", "key"), ("unlock", "door"), ("drop", "key"), ("pickup", "box")),
+            "none (Task E)", 0, "remove the target box", ("remove",), task_e=True),
+    EnvCard("blockedunlockpickup", ("MiniGrid-BlockedUnlockPickup-v0",),
+            "MiniGrid-BlockedUnlockPickup-v0",
+            "pick up the {color} box",
+            "move the blocking ball -> pick up key -> unlock door -> drop key -> pick up box "
+            "(Task E)",
+            (("pickup", "ball"), ("drop", "ball"), ("unlock", "door"), ("drop", "key"),
+             ("pickup", "box")),
+            "none (Task E)", 0, "remove the target box", ("remove",), task_e=True),
+)}
+
+
+def get_card(family: str) -> EnvCard:
+    if family not in ENV_CARDS:
+        raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
+    return ENV_CARDS[family]
+
+
+def all_env_ids() -> tuple[str, ...]:
+    return tuple(e for c in ENV_CARDS.values() for e in c.env_ids)
+
+
+def family_of(env_id: str) -> str:
+    for c in ENV_CARDS.values():
+        if env_id in c.env_ids:
+            return c.family
+    raise ValueError(f"unknown env id {env_id!r}; expected one of {', '.join(all_env_ids())}")
+
+
+def check_env_id(env_id: str) -> None:
+    """Raise a ValueError listing the valid ids unless ``env_id`` is a carded, registered id."""
+    family_of(env_id)
+    if env_id not in gym.registry:
+        raise ValueError(f"env id {env_id!r} is not registered with gymnasium in this install")
+
+
+def env_short(env_id: str) -> str:
+    """'MiniGrid-DoorKey-8x8-v0' -> 'DoorKey-8x8' (used in group ids)."""
+    s = env_id.removeprefix("MiniGrid-")
+    return s.rsplit("-v", 1)[0]

@@ -1,0 +1,143 @@
+"""Build one trajectory group per (env id, seed) and draw consecutive seeds until n are valid.
+
+A group whose planner finds no successful plan is rejected under the pseudo-gate "plan";
+otherwise every gate runs and a group failing any of them is rejected with its reasons.
+With ``num_proc > 1`` seeds are evaluated in parallel batches but the kept groups are still
+the first n valid ones in seed order, so the output does not depend on the worker count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from gridwm_judge.sim.cards import check_env_id, env_short, family_of, get_card
+from gridwm_judge.sim.counterfactual import cf_ops
+from gridwm_judge.sim.gates import GATES, run_gates
+from gridwm_judge.sim.interventions import make_env
+from gridwm_judge.sim.nocue import build_mask, target_specs
+from gridwm_judge.sim.planner import PlanError, plan_actions
+from gridwm_judge.sim.plans import plan_variant
+from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, TrajectoryGroup
+from gridwm_judge.sim.rollout import rollout, rollout_from_run, run_actions
+
+MAX_DRAWS_FACTOR = 20
+
+
+def _reset_env(env_id: str, seed: int):
+    env = make_env(env_id)
+    env.reset(seed=int(seed))
+    return env.unwrapped
+
+
+def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
+    """The Full / NoCue / CF group for (env id, seed), with its gate report.
+
+    Raises PlanError when no plan reaches success.
+    """
+    card = get_card(family)
+    variant = plan_variant(family, seed)
+    u = _reset_env(env_id, seed)
+    legs = card.legs(u, variant)
+    mission = str(u.mission)
+    actions = plan_actions(env_id, seed, legs)
+
+    full = rollout(env_id, seed, actions)
+    u = _reset_env(env_id, seed)
+    specs = target_specs(family, u) if not card.task_e else ()
+    width, height = u.grid.width, u.grid.height
+    ops = cf_ops(family, u, full, seed)
+    mask = build_mask(full.states, full.events, specs, card.nocue_budget)
+    nocue = rollout_from_run(run_actions(env_id, seed, actions), actions, mask=mask)
+    cf = rollout(env_id, seed, actions, intervention=ops)
+    validators, reasons = run_gates(card, full, nocue, cf, specs, width, height)
+    first = next((e for e in full.events if e["type"] == "pickup"), None)
+    return TrajectoryGroup(
+        group_id=f"{family}.{env_short(env_id)}.s{seed}",
+        family=family,
+        env_id=env_id,
+        seed=int(seed),
+        mission=mission,
+        actions=actions,
+        action_names=tuple(ACTION_NAMES[a] for a in actions),
+        full=full,
+        nocue=nocue,
+        cf=cf,
+        validators=validators,
+        reasons=reasons,
+        plan=variant,
+        first_pickup=None if first is None else dict(first["obj"]),
+    )
+
+
+def try_seed(family: str, env_id: str, seed: int) -> tuple[TrajectoryGroup | None, tuple[str, ...]]:
+    """(group, ()) when every gate passes, else (None, names of the failed gates)."""
+    try:
+        group = build_group(family, env_id, seed)
+    except PlanError:
+        return None, ("plan",)
+    if group.valid:
+        return group, ()
+    return None, tuple(g for g in GATES if not group.validators.get(g, False))
+
+
+def _check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
+    card = get_card(family)
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    env_id = env_id or card.default_env_id
+    if family_of(env_id) != family:
+        raise ValueError(f"env id {env_id!r} belongs to family {family_of(env_id)!r}, "
+                         f"not {family!r}; {family} ids: {', '.join(card.env_ids)}")
+    check_env_id(env_id)
+    return env_id
+
+
+def _seed_results(family: str, env_id: str, seeds: Iterable[int], num_proc: int):
+    if num_proc <= 1:
+        for s in seeds:
+            yield s, try_seed(family, env_id, s)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    seeds = list(seeds)
+    with ProcessPoolExecutor(max_workers=num_proc) as pool:
+        futures = [pool.submit(try_seed, family, env_id, s) for s in seeds]
+        for s, fut in zip(seeds, futures, strict=True):
+            yield s, fut.result()
+
+
+def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
+                    num_proc: int = 1) -> GenerationResult:
+    """Exactly ``n`` valid groups from consecutive seeds ``seed, seed+1, ...``.
+
+    Raises ValueError for bad arguments and RuntimeError if more than
+    ``MAX_DRAWS_FACTOR * n + 50`` seeds are drawn without reaching n.
+    """
+    env_id = _check_args(family, n, seed, env_id)
+    kept: list[TrajectoryGroup] = []
+    rejects: Counter = Counter()
+    rejected: list[tuple[int, tuple[str, ...]]] = []
+    limit = MAX_DRAWS_FACTOR * n + 50
+    drawn, next_seed = 0, seed
+    while len(kept) < n:
+        if drawn >= limit:
+            raise RuntimeError(f"{family}: only {len(kept)}/{n} valid groups in {drawn} seeds "
+                               f"from {seed}; rejects {dict(rejects)}")
+        batch = max(1, (n - len(kept))) if num_proc <= 1 else max(num_proc * 4, n - len(kept))
+        seeds = range(next_seed, next_seed + batch)
+        next_seed += batch
+        for s, (group, failed) in _seed_results(family, env_id, seeds, num_proc):
+            if len(kept) == n:
+                break
+            drawn += 1
+            if group is not None:
+                kept.append(group)
+            else:
+                rejects.update(failed)
+                rejected.append((s, failed))
+    return GenerationResult(family=family, env_id=env_id, seed=seed, groups=tuple(kept),
+                            n_drawn=drawn, rejects=dict(sorted(rejects.items())),
+                            rejected_seeds=tuple(rejected))

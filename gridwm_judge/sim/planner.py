@@ -1,0 +1,212 @@
+"""Deterministic shortest-path planner over symbolic MiniGrid state.
+
+A plan is a list of legs (the card's causal chain: pick up X, toggle door Y, drop, reach Z).
+Each leg is solved by a uniform-cost search over (position, direction) on the symbolic grid
+read from the env at that moment; a closed unlocked door on the way is an edge of cost 2
+(toggle, forward) when the leg allows opening doors. Ties break in the fixed action order
+(left, right, forward), so the same seed always yields the same plan. Legs are executed in the
+real env, so the plan's dynamics are MiniGrid's own; a drop leg tries candidate cells in search
+order and backtracks when a later leg fails. The planner only returns action lists whose
+rollout terminates with positive reward and without truncation; otherwise it raises PlanError.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gridwm_judge.sim.interventions import make_env
+
+LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE = 0, 1, 2, 3, 4, 5
+DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+MAX_DROP_CANDIDATES = 6
+
+
+class PlanError(RuntimeError):
+    """No action list reaches success for this (env id, seed) under the declared chain."""
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One subgoal: ``kind`` in face/pickup/toggle/reach/drop; ``targets`` are cells."""
+
+    kind: str
+    targets: tuple[tuple[int, int], ...] = ()
+    open_doors: bool = True
+    avoid: tuple[tuple[int, int], ...] = ()
+    obj: tuple[str, str] | None = None  # (type, color): targets looked up when the leg starts
+
+
+def find(u, type_: str, color: str | None = None) -> list[tuple[int, int]]:
+    """Cells holding an object of this type (and colour), in row-major order."""
+    out = []
+    for idx, obj in enumerate(u.grid.grid):
+        if obj is not None and obj.type == type_ and (color is None or obj.color == color):
+            out.append((idx % u.grid.width, idx // u.grid.width))
+    return out
+
+
+def front(pos: tuple[int, int], d: int) -> tuple[int, int]:
+    return pos[0] + DIRS[d][0], pos[1] + DIRS[d][1]
+
+
+def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozenset) -> str:
+    """'yes', 'door' (closed unlocked door: toggle first) or 'no'."""
+    if cell in avoid:
+        return "no"
+    obj = env.grid.get(*cell)
+    if obj is None:
+        return "yes"
+    if obj.type == "door":
+        if obj.is_open:
+            return "yes"
+        return "no" if obj.is_locked else "door"
+    if obj.type == "goal":
+        return "yes" if cell in goal_cells else "no"
+    if obj.type == "floor":
+        return "yes"
+    return "no"
+
+
+def search(env, start: tuple[int, int], d0: int, done, *, open_doors: bool,
+           goal_cells: frozenset = frozenset(), avoid: frozenset = frozenset(),
+           all_solutions: bool = False):
+    """Uniform-cost search over (pos, dir); returns the action list (or all, in cost order)."""
+    counter = 0
+    heap = [(0, counter, start, d0)]
+    parent: dict = {(start, d0): None}
+    best = {(start, d0): 0}
+    found = []
+    while heap:
+        cost, _, pos, d = heapq.heappop(heap)
+        if best.get((pos, d), cost) < cost:
+            continue
+        if done(pos, d):
+            found.append(_unwind(parent, (pos, d)))
+            if not all_solutions:
+                return found[0]
+        steps = [((pos, (d - 1) % 4), 1, (LEFT,)), ((pos, (d + 1) % 4), 1, (RIGHT,))]
+        f = front(pos, d)
+        how = _passable(env, f, goal_cells, avoid)
+        if how == "yes":
+            steps.append(((f, d), 1, (FORWARD,)))
+        elif how == "door" and open_doors:
+            steps.append(((f, d), 2, (TOGGLE, FORWARD)))
+        for nxt, c, acts in steps:
+            nc = cost + c
+            if nc < best.get(nxt, 1 << 30):
+                best[nxt] = nc
+                parent[nxt] = ((pos, d), acts)
+                counter += 1
+                heapq.heappush(heap, (nc, counter, nxt[0], nxt[1]))
+    return found if all_solutions else None
+
+
+def _unwind(parent: dict, node) -> list[int]:
+    out: list[int] = []
+    while parent[node] is not None:
+        node, acts = parent[node]
+        out[:0] = acts
+    return out
+
+
+class _Runner:
+    """Executes legs in the real env, replaying from reset when it must backtrack."""
+
+    def __init__(self, env_id: str, seed: int):
+        self.env_id, self.seed = env_id, int(seed)
+        self.env = make_env(env_id)
+        self.actions: list[int] = []
+        self.done = False
+        self.reward = 0.0
+        self.truncated = False
+
+    @property
+    def u(self):
+        return self.env.unwrapped
+
+    def restore(self, actions: Sequence[int]) -> None:
+        self.env.reset(seed=self.seed)
+        self.actions, self.done, self.reward, self.truncated = [], False, 0.0, False
+        self.step_all(actions)
+
+    def step_all(self, actions: Sequence[int]) -> None:
+        for a in actions:
+            if self.done:
+                raise PlanError(f"episode ended before action {len(self.actions)}")
+            _, r, term, trunc, _ = self.env.step(int(a))
+            self.actions.append(int(a))
+            self.reward = float(r)
+            self.done = bool(term or trunc)
+            self.truncated = bool(trunc)
+
+    def pose(self) -> tuple[tuple[int, int], int]:
+        return (int(self.u.agent_pos[0]), int(self.u.agent_pos[1])), int(self.u.agent_dir)
+
+
+def _door_avoid(u) -> frozenset:
+    """Cells beside doors: never drop an object there (it would block the passage)."""
+    cells = set()
+    for idx, obj in enumerate(u.grid.grid):
+        if obj is not None and obj.type == "door":
+            x, y = idx % u.grid.width, idx // u.grid.width
+            cells.update((x + dx, y + dy) for dx, dy in DIRS)
+    return frozenset(cells)
+
+
+def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
+    if i == len(legs):
+        return
+    leg = legs[i]
+    pos, d = run.pose()
+    targets = frozenset(leg.targets)
+    if leg.obj is not None:
+        targets |= frozenset(find(run.u, *leg.obj))
+    avoid = frozenset(leg.avoid)
+    if leg.kind == "drop":
+        bad = _door_avoid(run.u) | avoid
+
+        def can_drop(p, dd):
+            f = front(p, dd)
+            return f not in bad and run.u.grid.get(*f) is None
+
+        options = search(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid,
+                         all_solutions=True) or []
+        prefix = list(run.actions)
+        last_err: Exception | None = None
+        for path in options[:MAX_DROP_CANDIDATES]:
+            if run.actions != prefix:
+                run.restore(prefix)
+            try:
+                run.step_all(path + [DROP])
+                _run_legs(run, legs, i + 1)
+                return
+            except PlanError as exc:
+                last_err = exc
+        raise PlanError(f"no drop cell lets the plan continue ({last_err})")
+    if leg.kind == "reach":
+        path = search(run.u, pos, d, lambda p, dd: p in targets, open_doors=leg.open_doors,
+                      goal_cells=targets, avoid=avoid)
+        tail: list[int] = []
+    else:
+        path = search(run.u, pos, d, lambda p, dd: front(p, dd) in targets,
+                      open_doors=leg.open_doors, avoid=avoid)
+        tail = {"face": [], "pickup": [PICKUP], "toggle": [TOGGLE]}[leg.kind]
+    if path is None:
+        raise PlanError(f"leg {i} ({leg.kind} {sorted(targets)}) unreachable")
+    run.step_all(path + tail)
+    _run_legs(run, legs, i + 1)
+
+
+def plan_actions(env_id: str, seed: int, legs: Sequence[Leg]) -> tuple[int, ...]:
+    """Shortest action list through ``legs``; raises PlanError unless it truly succeeds."""
+    run = _Runner(env_id, seed)
+    run.restore([])
+    _run_legs(run, legs, 0)
+    if not run.done or run.truncated or run.reward <= 0:
+        raise PlanError(
+            f"plan for {env_id} seed {seed} ends without success "
+            f"(done={run.done}, truncated={run.truncated}, reward={run.reward})"
+        )
+    return tuple(run.actions)

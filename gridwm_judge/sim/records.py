@@ -1,0 +1,163 @@
+"""Frozen records that leave the simulator: rollouts, trajectory groups, generation results.
+
+Everything inside is JSON-safe (plain ints, floats, strs, lists/dicts, None) so a group can be
+written to the audit JSONL and replayed by anyone with plain ``minigrid``.
+
+State dict (one per frame)::
+
+    {"agent_pos": [x, y], "agent_dir": 0..3, "carrying": None | {"type", "color"},
+     "objects": [{"type", "color", "state", "pos": [x, y]}, ...]}
+
+``objects`` lists every non-wall object sorted by (y, x); ``state`` is "open" / "closed" /
+"locked" for doors and None otherwise. Coordinates are (column, row) of the full grid
+including the outer wall.
+
+Event dict: ``{"t", "type", "obj": {"type", "color"} | None, "pos": [x, y] | None}`` where
+``t`` is the index of the first state in which the event holds (an action's effect shows in
+state ``action index + 1``). Types (see ``gridwm_judge.sim.events``): see, goal_visible,
+pickup, drop, open, unlock, close, cross_gap, enter_lava, reach_goal, choose, terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from minigrid.core.actions import Actions
+
+ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in Actions)
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One variant's rollout: actions, per-frame states, events and outcome.
+
+    ``mask`` is set for NoCue (tuple of {"t", "tiles"}); ``intervention`` for CF (op dicts).
+    A CF that terminates early has ``steps + 1`` states, fewer than ``len(actions) + 1``.
+    """
+
+    actions: tuple[int, ...]
+    states: tuple[dict, ...]
+    events: tuple[dict, ...]
+    reward: float
+    terminated: bool
+    truncated: bool
+    success: bool
+    steps: int
+    mask: tuple[dict, ...] = ()
+    intervention: tuple[dict, ...] = ()
+
+    def to_record(self, kind: str) -> dict[str, Any]:
+        rec: dict[str, Any] = {
+            "success": self.success,
+            "reward": self.reward,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "steps": self.steps,
+            "events": list(self.events),
+        }
+        if kind == "nocue":
+            rec["mask"] = list(self.mask)
+        if kind == "cf":
+            rec["intervention"] = list(self.intervention)
+        rec["states"] = list(self.states)
+        return rec
+
+    @classmethod
+    def from_record(cls, rec: dict, actions: tuple[int, ...]) -> Rollout:
+        return cls(
+            actions=tuple(actions),
+            states=tuple(rec["states"]),
+            events=tuple(rec["events"]),
+            reward=float(rec["reward"]),
+            terminated=bool(rec["terminated"]),
+            truncated=bool(rec["truncated"]),
+            success=bool(rec["success"]),
+            steps=int(rec["steps"]),
+            mask=tuple(rec.get("mask", ())),
+            intervention=tuple(rec.get("intervention", ())),
+        )
+
+
+@dataclass(frozen=True)
+class TrajectoryGroup:
+    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids."""
+
+    group_id: str
+    family: str
+    env_id: str
+    seed: int
+    mission: str
+    actions: tuple[int, ...]
+    action_names: tuple[str, ...]
+    full: Rollout
+    nocue: Rollout
+    cf: Rollout
+    validators: dict[str, bool] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    plan: str = "direct"
+    first_pickup: dict | None = None
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.validators) and all(self.validators.values())
+
+    def to_record(self) -> dict[str, Any]:
+        """The audit JSON line (issue 2): replayable with gymnasium + minigrid alone."""
+        return {
+            "group_id": self.group_id,
+            "family": self.family,
+            "env_id": self.env_id,
+            "seed": self.seed,
+            "mission": self.mission,
+            "plan": self.plan,
+            "actions": list(self.actions),
+            "action_names": list(self.action_names),
+            "first_pickup": self.first_pickup,
+            "variants": {
+                "full": self.full.to_record("full"),
+                "nocue": self.nocue.to_record("nocue"),
+                "cf": self.cf.to_record("cf"),
+            },
+            "validators": dict(self.validators),
+        }
+
+    @classmethod
+    def from_record(cls, d: dict) -> TrajectoryGroup:
+        actions = tuple(int(a) for a in d["actions"])
+        v = d["variants"]
+        return cls(
+            group_id=d["group_id"],
+            family=d["family"],
+            env_id=d["env_id"],
+            seed=int(d["seed"]),
+            mission=d["mission"],
+            actions=actions,
+            action_names=tuple(ACTION_NAMES[a] for a in actions),
+            full=Rollout.from_record(v["full"], actions),
+            nocue=Rollout.from_record(v["nocue"], actions),
+            cf=Rollout.from_record(v["cf"], actions),
+            validators=dict(d.get("validators", {})),
+            plan=d.get("plan", "direct"),
+            first_pickup=d.get("first_pickup"),
+        )
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """``n`` valid groups drawn from consecutive seeds, plus what was rejected and why."""
+
+    family: str
+    env_id: str
+    seed: int
+    groups: tuple[TrajectoryGroup, ...]
+    n_drawn: int
+    rejects: dict[str, int]
+    rejected_seeds: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+    @property
+    def reject_rate(self) -> float:
+        """Share of drawn seeds that failed a gate, in [0, 1]; 0.0 when nothing was drawn."""
+        if self.n_drawn == 0:
+            return 0.0
+        return (self.n_drawn - len(self.groups)) / self.n_drawn

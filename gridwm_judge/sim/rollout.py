@@ -1,0 +1,125 @@
+"""Run an action list in the real MiniGrid env and record JSON-safe states and events.
+
+The env is the single source of truth: states are read from it after reset (+ intervention)
+and after every step; success is its own predicate (terminated with positive reward, not
+truncated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gridwm_judge.sim.events import extract_events
+from gridwm_judge.sim.interventions import apply_intervention, make_env
+from gridwm_judge.sim.records import Rollout
+
+
+def _door_state(obj) -> str | None:
+    if obj.type != "door":
+        return None
+    if obj.is_open:
+        return "open"
+    return "locked" if obj.is_locked else "closed"
+
+
+def snapshot(env) -> dict:
+    """JSON-safe symbolic state of the unwrapped env (see ``records`` for the layout)."""
+    grid = env.grid
+    objects = []
+    w = grid.width
+    for idx, obj in enumerate(grid.grid):
+        if obj is None or obj.type == "wall":
+            continue
+        x, y = idx % w, idx // w
+        objects.append({"type": obj.type, "color": obj.color, "state": _door_state(obj),
+                        "pos": [x, y]})
+    carrying = env.carrying
+    return {
+        "agent_pos": [int(env.agent_pos[0]), int(env.agent_pos[1])],
+        "agent_dir": int(env.agent_dir),
+        "carrying": None if carrying is None else {"type": carrying.type, "color": carrying.color},
+        "objects": objects,
+    }
+
+
+def visible_cells(env, obs) -> frozenset[tuple[int, int]]:
+    """Grid cells the agent sees in its egocentric view (from the observation's unseen mask)."""
+    image = obs["image"]
+    out = []
+    for idx, obj in enumerate(env.grid.grid):
+        if obj is None or obj.type == "wall":
+            continue
+        x, y = idx % env.grid.width, idx // env.grid.width
+        rc = env.relative_coords(x, y)
+        if rc is not None and image[rc[0], rc[1], 0] != 0:
+            out.append((x, y))
+    return frozenset(out)
+
+
+def env_context(env) -> dict:
+    """Outcome-relevant env attributes outside the grid (read after reset + intervention)."""
+    ctx: dict = {"width": env.grid.width, "height": env.grid.height}
+    for attr in ("success_pos", "failure_pos", "gap_pos"):
+        if hasattr(env, attr):
+            v = getattr(env, attr)
+            ctx[attr] = [int(v[0]), int(v[1])]
+    return ctx
+
+
+@dataclass(frozen=True)
+class RawRun:
+    states: tuple[dict, ...]
+    visible: tuple[frozenset, ...]
+    context: dict
+    reward: float
+    terminated: bool
+    truncated: bool
+    steps: int
+
+
+def run_actions(env_id: str, seed: int, actions: Sequence[int],
+                intervention: Sequence[dict] = ()) -> RawRun:
+    """Reset(seed), apply the intervention, step every action until the episode ends."""
+    env = make_env(env_id)
+    obs, _ = env.reset(seed=int(seed))
+    u = env.unwrapped
+    if intervention:
+        apply_intervention(u, intervention)
+        obs = u.gen_obs()
+    states, visible = [snapshot(u)], [visible_cells(u, obs)]
+    context = env_context(u)
+    reward, terminated, truncated, steps = 0.0, False, False, 0
+    for a in actions:
+        obs, r, terminated, truncated, _ = env.step(int(a))
+        steps += 1
+        reward = float(r)
+        states.append(snapshot(u))
+        visible.append(visible_cells(u, obs))
+        if terminated or truncated:
+            break
+    return RawRun(tuple(states), tuple(visible), context, reward, bool(terminated),
+                  bool(truncated), steps)
+
+
+def rollout(env_id: str, seed: int, actions: Sequence[int],
+            intervention: Sequence[dict] = (), mask: Sequence[dict] = ()) -> Rollout:
+    """A recorded ``Rollout`` of ``actions`` (optionally under an intervention)."""
+    run = run_actions(env_id, seed, actions, intervention)
+    return rollout_from_run(run, actions, intervention=intervention, mask=mask)
+
+
+def rollout_from_run(run: RawRun, actions: Sequence[int], *, intervention=(), mask=()) -> Rollout:
+    success = run.terminated and not run.truncated and run.reward > 0
+    return Rollout(
+        actions=tuple(int(a) for a in actions),
+        states=run.states,
+        events=extract_events(run.states, run.visible, run.context),
+        reward=run.reward,
+        terminated=run.terminated,
+        truncated=run.truncated,
+        success=bool(success),
+        steps=run.steps,
+        mask=tuple(mask),
+        intervention=tuple(intervention),
+    )
