@@ -1,0 +1,126 @@
+"""Render the dataset card (README.md) of a built folder: Hub YAML metadata + prose.
+
+The YAML carries what the Hub and ``datasets`` read: ``configs`` with ``data_files`` (so the
+scriptless layout loads with ``load_dataset(path, "task_c")``), ``dataset_info`` with features
+and split sizes, license, task categories, size category and pretty name. The prose comes from
+``dataset_card/template.md`` filled with this build's counts, seeds and checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from gridwm_judge.resources import resource_path
+from gridwm_judge.schema import COLUMNS, MODEL_FACING
+
+PRETTY_NAME = "GridWM-Judge"
+TASK_CATEGORIES = ["visual-question-answering", "image-text-to-text"]
+
+
+def size_category(n: int) -> str:
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return label
+    return "n>1M"
+
+
+def card_yaml(splits: dict[str, dict[str, int]]) -> str:
+    """The YAML block (without the ``---`` fences) for ``{config: {num_examples, num_bytes,
+    download_size}}``."""
+    import datasets
+    from datasets.info import DatasetInfosDict
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+
+    from gridwm_judge.dataset.features import features
+
+    data = DatasetCardData(
+        license="apache-2.0",
+        language=["en"],
+        pretty_name=PRETTY_NAME,
+        task_categories=TASK_CATEGORIES,
+        size_categories=[size_category(sum(s["num_examples"] for s in splits.values()))],
+        tags=["minigrid", "vlm-as-a-judge", "world-models", "counterfactual", "benchmark"],
+    )
+    infos = {}
+    for config, s in splits.items():
+        split_dict = datasets.SplitDict()
+        split_dict.add(datasets.SplitInfo(name="test", num_bytes=s["num_bytes"],
+                                          num_examples=s["num_examples"]))
+        infos[config] = datasets.DatasetInfo(
+            config_name=config, features=features(), splits=split_dict,
+            download_size=s["download_size"], dataset_size=s["num_bytes"],
+        )
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    MetadataConfigs(
+        {c: {"data_files": [{"split": "test", "path": f"data/{c}/test-*"}]} for c in splits}
+    ).to_dataset_card_data(data)
+    return data.to_yaml()
+
+
+def counts_table(splits: dict[str, dict[str, int]], validation: dict[str, Any]) -> str:
+    lines = ["| config | rows | groups | images | Parquet size |", "|---|---:|---:|---:|---:|"]
+    for config, s in splits.items():
+        v = validation.get("configs", {}).get(config, {})
+        lines.append(f"| `{config}` | {s['num_examples']:,} | {v.get('groups', '?')} | "
+                     f"{v.get('images', '?'):,} | {s['download_size'] / 1e6:.1f} MB |")
+    return "\n".join(lines)
+
+
+def columns_table() -> str:
+    lines = ["| column | type | role | meaning |", "|---|---|---|---|"]
+    for name, (dtype, meaning) in COLUMNS.items():
+        role = "**model-facing**" if name in MODEL_FACING else "audit"
+        shown = "list of images" if dtype == "list_image" else dtype
+        lines.append(f"| `{name}` | {shown} | {role} | {meaning.replace('|', '/')} |")
+    return "\n".join(lines)
+
+
+def validation_summary(validation: dict[str, Any]) -> str:
+    gen = validation.get("generation", {})
+    gates = gen.get("gates", {})
+    lines = ["Checks of this build:", ""]
+    for config, v in validation.get("configs", {}).items():
+        d3 = v.get("d3_prompts_identical_across_variants")
+        extra = f"; D3 prompts identical across variants: {d3['ok']}" if d3 else ""
+        lines.append(f"- `{config}`: {v['rows']} rows (profile expects {v['expected_rows']}), "
+                     f"unique uids: {v['unique_uids']}{extra}")
+    if gates:
+        passed = ", ".join(f"{g} {c['pass']}/{c['pass'] + c['fail']}" for g, c in gates.items())
+        lines.append(f"- validator gates over the groups used: {passed}")
+    rejects = gen.get("rejects_by_reason", {})
+    if rejects:
+        lines.append("- seeds rejected during generation, by reason: "
+                     + ", ".join(f"{k} {v}" for k, v in rejects.items()))
+    return "\n".join(lines)
+
+
+def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[str, Any],
+           profile: Any, build_command: str, load_path: str = "path/or/user/name") -> Path:
+    """Write ``folder/README.md`` and return its path."""
+    from gridwm_judge import __version__
+    from gridwm_judge.dataset.builder import _CITATION
+    from gridwm_judge.prompts import PROMPT_VERSION
+
+    template = Template((resource_path("dataset_card") / "template.md").read_text())
+    seeds = validation.get("seeds", {})
+    prose = template.substitute(
+        profile=profile.name,
+        profile_description=profile.description,
+        seed=seeds.get("generation"),
+        sampling_seed=seeds.get("sampling"),
+        version=__version__,
+        prompt_version=PROMPT_VERSION,
+        counts_table=counts_table(splits, validation),
+        columns_table=columns_table(),
+        load_path=load_path,
+        build_command=build_command,
+        validation_summary=validation_summary(validation),
+        citation=_CITATION.strip(),
+    )
+    path = folder / "README.md"
+    path.write_text(f"---\n{card_yaml(splits)}\n---\n\n{prose}")
+    return path

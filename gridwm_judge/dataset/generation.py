@@ -1,0 +1,124 @@
+"""One pool of validated trajectory groups per (family, env, seed), shared by every config of a
+build so each group is generated once.
+
+``generate_groups(family, n, seed)`` draws from consecutive seeds, so the first k groups of a
+larger draw are exactly the groups of a draw of k: a task that needs fewer groups takes a
+prefix. The pool also keeps what validation.json reports: seeds drawn, rejects by gate and the
+validator results of the groups used.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from gridwm_judge.dataset.profiles import TaskPlan
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The result of one ``generate_groups`` call."""
+
+    family: str
+    env_id: str
+    seed: int
+    groups: tuple[Any, ...]
+    n_drawn: int
+    rejects: dict[str, int]
+
+
+def _generate(family: str, env_id: str, n: int, seed: int) -> Draw:
+    from gridwm_judge.sim import generate_groups
+
+    res = generate_groups(family, n, seed, env_id=env_id)
+    if len(res.groups) != n:
+        raise RuntimeError(
+            f"generate_groups({family!r}, {n}, {seed}) gave {len(res.groups)} groups"
+        )
+    return Draw(family, env_id, seed, tuple(res.groups), int(res.n_drawn),
+                {str(k): int(v) for k, v in dict(res.rejects).items()})
+
+
+def env_tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """Each family's registered env ids and its default env id, from the simulator's cards."""
+    from gridwm_judge.sim import ENV_CARDS
+
+    return ({f: tuple(c.env_ids) for f, c in ENV_CARDS.items()},
+            {f: c.default_env_id for f, c in ENV_CARDS.items()})
+
+
+@dataclass
+class GroupPool:
+    """Validated groups per (family, env_id) from consecutive seeds starting at ``seed``."""
+
+    seed: int
+    draws: dict[tuple[str, str], Draw] = field(default_factory=dict)
+    used: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def requests(self, plan: TaskPlan) -> list[tuple[str, str, int]]:
+        env_ids, default_env = env_tables()
+        missing = [f for f, _ in plan.families if f not in env_ids]
+        if missing:
+            raise ValueError(f"unknown family {missing[0]!r}; expected one of {', '.join(env_ids)}")
+        return plan.requests(env_ids, default_env)
+
+    def prefetch(self, plans: list[TaskPlan], num_proc: int = 1) -> None:
+        """Generate, once, the largest draw every (family, env) needs over ``plans``."""
+        need: dict[tuple[str, str], int] = {}
+        for plan in plans:
+            for family, env_id, n in self.requests(plan):
+                need[(family, env_id)] = max(need.get((family, env_id), 0), n)
+        todo = [(f, e, n) for (f, e), n in need.items()
+                if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
+        if num_proc > 1 and len(todo) > 1:
+            with ProcessPoolExecutor(max_workers=num_proc) as ex:
+                draws = list(ex.map(_generate, *zip(*todo, strict=True),
+                                    [self.seed] * len(todo)))
+        else:
+            draws = [_generate(f, e, n, self.seed) for f, e, n in todo]
+        for d in draws:
+            self.draws[(d.family, d.env_id)] = d
+
+    def groups(self, plan: TaskPlan) -> list[Any]:
+        """The plan's groups, in request order (family order, then env order, then seed)."""
+        out: list[Any] = []
+        for family, env_id, n in self.requests(plan):
+            key = (family, env_id)
+            if key not in self.draws or len(self.draws[key].groups) < n:
+                self.draws[key] = _generate(family, env_id, n, self.seed)
+            self.used[key] = max(self.used.get(key, 0), n)
+            out.extend(self.draws[key].groups[:n])
+        return out
+
+    def report(self) -> dict[str, Any]:
+        """Seeds drawn, rejects by gate and validator results, for validation.json."""
+        rejects: Counter[str] = Counter()
+        gates: dict[str, Counter[str]] = {}
+        envs = []
+        for (family, env_id), d in sorted(self.draws.items()):
+            rejects.update(d.rejects)
+            n_used = self.used.get((family, env_id), len(d.groups))
+            for g in d.groups[:n_used]:
+                for gate, ok in dict(g.validators).items():
+                    gates.setdefault(str(gate), Counter())["pass" if ok else "fail"] += 1
+            envs.append({"family": family, "env_id": env_id, "groups_valid": len(d.groups),
+                         "groups_used": n_used, "seeds_drawn": d.n_drawn,
+                         "first_seed": d.seed, "rejects": dict(sorted(d.rejects.items()))})
+        return {
+            "generation_seed": self.seed,
+            "envs": envs,
+            "rejects_by_reason": dict(sorted(rejects.items())),
+            "gates": {g: {"pass": c["pass"], "fail": c["fail"]} for g, c in sorted(gates.items())},
+        }
+
+
+_POOLS: dict[int, GroupPool] = {}
+
+
+def pool_for(seed: int) -> GroupPool:
+    """The process-wide pool for ``seed`` (so configs built one after another share groups)."""
+    if seed not in _POOLS:
+        _POOLS[seed] = GroupPool(seed)
+    return _POOLS[seed]

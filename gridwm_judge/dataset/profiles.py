@@ -1,0 +1,164 @@
+"""Build profiles: how many groups each task draws per family and how many rows it must give.
+
+``base`` reproduces the paper's counts exactly (A 103 questions x 3 action conditions = 309
+rows, B 144, C 486 per representation = 972 rows, D 144, E 325). ``scale2`` is the paper's
+scale-2 expansion (A 1,030 questions, C 442 groups x full/nocue/cf at the neutral presentation
+per representation, D 432 query groups x 3 variants at clean-neutral; B and E as in base), its
+groups spread over every registered env of a family. ``smoke`` is a few items per task for
+tests and demos.
+
+All tasks draw from one pool per (family, env): the first n valid groups from consecutive
+seeds starting at the generation seed, so a task needing fewer groups uses a prefix of the
+same pool and one build generates every group once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gridwm_judge.schema import CONFIGS
+
+CORE = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
+TASK_C_FAMILIES = ("keycorridor", "multiroom", "redbluedoor")
+TASK_E_FAMILIES = ("unlockpickup", "blockedunlockpickup")
+
+DEFAULT_SEED = 830000
+DEFAULT_SAMPLING_SEED = 42
+
+SHARD_BY = ("group", "env", "task")
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """What one config needs: groups per family, the task options and the row count to expect.
+
+    ``shard_by`` says how the builder may split the work without changing the rows: per group
+    (C), per env batch (D: a reference and its queries) or not at all (A, B, E sample across
+    all their groups). ``extra_per_env`` adds groups per env batch (D: the reference).
+    """
+
+    config: str
+    families: tuple[tuple[str, int], ...]
+    expected_rows: int
+    n_items: int | None = None
+    spread_envs: bool = False
+    extra_per_env: int = 0
+    shard_by: str = "task"
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.config not in CONFIGS:
+            raise ValueError(
+                f"unknown config {self.config!r}; expected one of {', '.join(CONFIGS)}"
+            )
+        if self.shard_by not in SHARD_BY:
+            raise ValueError(
+                f"unknown shard_by {self.shard_by!r}; expected one of {', '.join(SHARD_BY)}"
+            )
+
+    def requests(self, env_ids: dict[str, tuple[str, ...]], default_env: dict[str, str]
+                 ) -> list[tuple[str, str, int]]:
+        """``[(family, env_id, n_groups), ...]`` given each family's env ids and default env."""
+        out = []
+        for family, n in self.families:
+            envs = env_ids[family] if self.spread_envs else (default_env[family],)
+            k = len(envs)
+            for i, env_id in enumerate(envs):
+                share = n // k + (1 if i < n % k else 0)
+                if share:
+                    out.append((family, env_id, share + self.extra_per_env))
+        return out
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    plans: tuple[TaskPlan, ...]
+
+    def plan(self, config: str) -> TaskPlan:
+        for p in self.plans:
+            if p.config == config:
+                return p
+        raise ValueError(
+            f"profile {self.name!r} has no config {config!r}; expected one of "
+            f"{', '.join(p.config for p in self.plans)}"
+        )
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        return tuple(p.config for p in self.plans)
+
+
+def _each(families: tuple[str, ...], n: int) -> tuple[tuple[str, int], ...]:
+    return tuple((f, n) for f in families)
+
+
+def _spread(families: tuple[str, ...], total: int) -> tuple[tuple[str, int], ...]:
+    k = len(families)
+    return tuple((f, total // k + (1 if i < total % k else 0)) for i, f in enumerate(families))
+
+
+_C_FULL = (("probe_sets", ("grid", "framing")),)
+_B = TaskPlan("task_b", _each(CORE, 12), 144, n_items=144)
+_E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
+
+PROFILES: dict[str, Profile] = {
+    "base": Profile(
+        "base",
+        "the paper's base release: A 309 rows (103 questions x 3), B 144, C 972 (486 per "
+        "representation), D 144, E 325",
+        (
+            TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
+            _B,
+            TaskPlan("task_c", _each(TASK_C_FAMILIES, 6), 972, shard_by="group", options=_C_FULL),
+            TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
+            _E,
+        ),
+    ),
+    "scale2": Profile(
+        "scale2",
+        "the paper's scale-2 expansion: A 1,030 questions, C 442 groups x 3 variants at the "
+        "neutral presentation (1,326 per representation), D 1,296 (432 query groups x 3 variants, "
+        "clean-neutral); B and E as in base",
+        (
+            TaskPlan("task_a", _spread(CORE, 76), 3090, n_items=1030, spread_envs=True),
+            _B,
+            TaskPlan("task_c", _spread(TASK_C_FAMILIES, 442), 2652, spread_envs=True,
+                     shard_by="group", options=(("probe_sets", ("baseline",)),)),
+            TaskPlan("task_d", _spread(CORE, 432), 1296, spread_envs=True, extra_per_env=1,
+                     shard_by="env", options=(("conditions", ("clean-neutral",)),)),
+            _E,
+        ),
+    ),
+    "smoke": Profile(
+        "smoke",
+        "a few items per task, for tests and demos (seconds)",
+        (
+            TaskPlan("task_a", _each(("doorkey", "lavagap"), 2), 12, n_items=4),
+            TaskPlan("task_b", _each(("doorkey", "redbluedoor"), 1), 4, n_items=4),
+            TaskPlan("task_c", (("redbluedoor", 1),), 24, shard_by="group",
+                     options=(("probe_sets", ("baseline", "framing")),
+                              ("representations", ("composite", "split")))),
+            TaskPlan("task_d", (("redbluedoor", 1),), 12, extra_per_env=1, shard_by="env"),
+            TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
+        ),
+    ),
+}
+
+
+def get_profile(name: str) -> Profile:
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; expected one of {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+def check_configs(profile: Profile, configs: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The configs to build, in canonical order; unknown names list the valid ones."""
+    if not configs:
+        return profile.configs
+    bad = [c for c in configs if c not in profile.configs]
+    if bad:
+        raise ValueError(f"unknown config {bad[0]!r}; expected one of {', '.join(profile.configs)}")
+    return tuple(c for c in profile.configs if c in set(configs))

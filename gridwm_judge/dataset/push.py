@@ -1,0 +1,72 @@
+"""Upload a built dataset folder to the Hugging Face Hub in one commit.
+
+The seam is thin on purpose: :func:`push_folder` checks the folder and the credentials, then
+calls ``create_repo`` (and ``create_branch`` for a revision) and one ``upload_folder`` on an
+``HfApi``-like object, which tests replace with a recording fake.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LOGIN_HELP = (
+    "no Hugging Face token found; log in with `hf auth login` (or `huggingface-cli login`), "
+    "or set the HF_TOKEN environment variable to a token with write access "
+    "(https://huggingface.co/settings/tokens)"
+)
+_REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class PushResult:
+    repo_id: str
+    revision: str | None
+    commit: str
+    url: str
+
+
+def check_folder(folder: Path) -> None:
+    """A pushable folder holds README.md and data/<config>/*.parquet from ``gridwm-judge build``."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder; build one with `gridwm-judge build`")
+    missing = [name for name in ("README.md", "data") if not (folder / name).exists()]
+    if missing or not any((folder / "data").glob("*/*.parquet")):
+        raise FileNotFoundError(
+            f"{folder} is not a built dataset "
+            f"(missing {', '.join(missing) or 'data/*/*.parquet'}); "
+            "build one with `gridwm-judge build`"
+        )
+
+
+def push_folder(folder: str | Path, repo_id: str, *, private: bool = False,
+                revision: str | None = None, token: str | None = None,
+                api: Any = None) -> PushResult:
+    """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit."""
+    folder = Path(folder)
+    if not _REPO_ID.match(repo_id):
+        raise ValueError(f"bad repo id {repo_id!r}; expected USER/NAME or ORG/NAME")
+    check_folder(folder)
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    if token is None:
+        from huggingface_hub import get_token
+
+        token = get_token()
+    if not token:
+        raise PermissionError(LOGIN_HELP)
+    api.create_repo(repo_id, token=token, private=private, repo_type="dataset", exist_ok=True)
+    if revision is not None:
+        api.create_branch(repo_id, branch=revision, token=token, repo_type="dataset", exist_ok=True)
+    info = api.upload_folder(
+        repo_id=repo_id, folder_path=str(folder), repo_type="dataset", revision=revision,
+        token=token, commit_message="Upload GridWM-Judge dataset (gridwm-judge build)",
+        ignore_patterns=[".*", "**/.*"],
+    )
+    commit = str(getattr(info, "oid", "") or "")
+    url = str(getattr(info, "commit_url", "") or f"https://huggingface.co/datasets/{repo_id}")
+    return PushResult(repo_id=repo_id, revision=revision, commit=commit, url=url)

@@ -1,0 +1,99 @@
+"""Checks run on a built dataset folder, written to validation.json.
+
+They read the Parquet files back (audit columns only) so they check what was written, not what
+was meant: row counts against the profile, unique uids, the D3 prompt gate (a Full row and its
+matched NoCue / CF rows have identical prompts), and the label balance of C/D.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
+              "representation", "probe_family", "prompt", "label", "images")
+
+
+def read_columns(folder: Path, config: str,
+                 columns: tuple[str, ...] = AUDIT_READ) -> dict[str, list]:
+    """The given columns of one config (images read as a count per row)."""
+    import pyarrow.parquet as pq
+
+    files = sorted((folder / "data" / config).glob("test-*.parquet"))
+    if not files:
+        raise FileNotFoundError(f"no Parquet files for {config} under {folder / 'data' / config}")
+    out: dict[str, list] = defaultdict(list)
+    for f in files:
+        table = pq.read_table(f, columns=list(columns))
+        for name in columns:
+            col = table.column(name)
+            if name == "images":
+                out["n_images"] += [len(v) for v in col.to_pylist()]
+            else:
+                out[name] += col.to_pylist()
+    return dict(out)
+
+
+def d3_prompt_gate(cols: dict[str, list]) -> dict[str, Any]:
+    """Rows of one group and presentation differ in variant only: their prompts must match."""
+    by_key: dict[tuple, set[str]] = defaultdict(set)
+    variants: dict[tuple, set[str]] = defaultdict(set)
+    for i in range(len(cols["uid"])):
+        key = (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
+               cols["framing"][i], cols["representation"][i])
+        by_key[key].add(cols["prompt"][i])
+        variants[key].add(cols["variant"][i])
+    bad = [list(k) for k, prompts in by_key.items() if len(prompts) > 1]
+    return {"checked_presentations": len(by_key),
+            "with_several_variants": sum(len(v) > 1 for v in variants.values()),
+            "mismatched": len(bad), "examples": bad[:5], "ok": not bad}
+
+
+def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any]:
+    cols = read_columns(folder, config)
+    uids = cols["uid"]
+    dup = [u for u, c in Counter(uids).items() if c > 1]
+    report: dict[str, Any] = {
+        "rows": len(uids),
+        "expected_rows": expected_rows,
+        "rows_ok": len(uids) == expected_rows,
+        "unique_uids": not dup,
+        "duplicate_uids": dup[:5],
+        "groups": len(set(cols["group_id"])),
+        "images": sum(cols["n_images"]),
+        "rows_without_images": sum(1 for n in cols["n_images"] if n == 0),
+    }
+    if config in ("task_c", "task_d"):
+        report["d3_prompts_identical_across_variants"] = d3_prompt_gate(cols)
+        report["labels"] = {str(k): v for k, v in sorted(Counter(cols["label"]).items())}
+        report["by_variant_label"] = {
+            f"{v}:{lab}": n for (v, lab), n in sorted(Counter(zip(cols["variant"], cols["label"],
+                                                                   strict=True)).items())
+        }
+    if config == "task_c":
+        report["by_representation"] = dict(sorted(Counter(cols["representation"]).items()))
+    return report
+
+
+def problems(report: dict[str, Any]) -> list[str]:
+    """Human-readable failures in a validation report (empty when every check passed)."""
+    out = []
+    for config, r in report.get("configs", {}).items():
+        if not r["rows_ok"]:
+            out.append(f"{config}: {r['rows']} rows, profile expects {r['expected_rows']}")
+        if not r["unique_uids"]:
+            out.append(f"{config}: duplicate uids {r['duplicate_uids']}")
+        if r["rows_without_images"]:
+            out.append(f"{config}: {r['rows_without_images']} rows without images")
+        d3 = r.get("d3_prompts_identical_across_variants")
+        if d3 and not d3["ok"]:
+            out.append(f"{config}: D3 prompt gate failed for {d3['examples']}")
+    return out
+
+
+def write(folder: Path, report: dict[str, Any]) -> Path:
+    path = folder / "validation.json"
+    path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,221 @@
+"""Task C: presentation invariance (C1) and representation exchangeability (C3).
+
+A judge sees a storyboard of one trajectory and the mission, and answers Yes/No. Per group and
+variant (full / nocue / cf) the rows come in probe sets:
+
+- ``grid``: temporal (orig / rev) x visual (clean / noisy / style) at the neutral framing;
+- ``framing``: neutral / positive / negative framing at orig, clean;
+- ``baseline``: only orig, clean, neutral (the scale-2 presentation).
+
+Each row exists once per representation: ``composite`` (one storyboard image) and ``split``
+(the same keyframes as separate numbered images). The base set (18 groups, grid + framing)
+has 27 rows per group and representation: 486 per representation, 972 in all.
+
+Why the matched rows are comparable: the keyframe indices come from the group (shared by all
+variants), a variant whose rollout is shorter maps indices past its end to its terminal
+frame (so the number of images, and hence the prompt, never changes), and visual probes are
+seeded by group, visual, representation, order and position but not by variant: a Full row and
+its CF row differ only in the world they show (gate D3: identical prompts). No sampling
+happens here; ``seed`` is accepted for the common ``build_rows`` signature.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from gridwm_judge.prompts import PROMPT_VERSION, task_c_prompt
+from gridwm_judge.schema import COLUMNS, REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+
+FAMILIES = ("keycorridor", "multiroom", "redbluedoor")
+
+PROBE_SETS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "grid": tuple((t, v, "neutral") for t in TEMPORAL for v in VISUAL),
+    "framing": tuple(("orig", "clean", f) for f in ("neutral", "positive", "negative")),
+    "baseline": (("orig", "clean", "neutral"),),
+}
+"""probe set -> (temporal, visual, framing) presentations, in row order."""
+
+ANSWERS = {1: "Yes", 0: "No"}
+
+
+def shown_indices(keyframes: Sequence[int], n_states: int) -> tuple[int, ...]:
+    """Keyframe indices for a variant with ``n_states`` states.
+
+    Indices past the variant's end map to its terminal state and the last shown frame is always
+    its terminal frame; the count never changes, so matched variants keep identical prompts.
+    """
+    if not keyframes:
+        raise ValueError("empty keyframe list")
+    last = n_states - 1
+    idx = [min(int(i), last) for i in keyframes]
+    idx[-1] = last
+    return tuple(idx)
+
+
+class Storyboards:
+    """The rendered keyframes of one group and the images composed from them.
+
+    Images are built once per (variant, temporal, visual, representation) and the same PIL
+    objects are returned to every row that shows them, so the builder encodes each distinct
+    image once.
+    """
+
+    def __init__(self, group: Any, *, max_frames: int | None = None) -> None:
+        from gridwm_judge.render import keyframes
+
+        self.group = group
+        kw = {} if max_frames is None else {"max_frames": max_frames}
+        self.keyframes = tuple(int(i) for i in keyframes(group, **kw))
+        self._panels: dict[str, list] = {}
+        self._images: dict[tuple[str, str, str, str], list] = {}
+
+    def indices(self, variant: str) -> tuple[int, ...]:
+        """State indices shown for ``variant``, in chronological order."""
+        return shown_indices(self.keyframes, len(rollout(self.group, variant).states))
+
+    def panels(self, variant: str) -> list:
+        """Chronological keyframe arrays of ``variant`` (NoCue masks applied by the renderer)."""
+        if variant not in self._panels:
+            from gridwm_judge.render import render_frames
+
+            frames = render_frames(self.group, variant)
+            self._panels[variant] = [frames[i] for i in self.indices(variant)]
+        return self._panels[variant]
+
+    def images(self, variant: str, temporal: str, visual: str, representation: str) -> list:
+        """The model-facing images of one presentation, in shown order."""
+        key = (variant, temporal, visual, representation)
+        if key not in self._images:
+            from gridwm_judge.render import apply_visual, composite, split
+
+            panels = self.panels(variant)
+            if temporal == "rev":
+                panels = panels[::-1]
+            elif temporal != "orig":
+                raise ValueError(
+                    f"unknown temporal {temporal!r}; expected one of {', '.join(TEMPORAL)}"
+                )
+            if representation == "composite":
+                images = [composite(panels)]
+            elif representation == "split":
+                images = list(split(panels))
+            else:
+                raise ValueError(
+                    f"unknown representation {representation!r}; expected one of "
+                    f"{', '.join(REPRESENTATIONS)}"
+                )
+            if visual != "clean":
+                gid = self.group.group_id
+                images = [
+                    apply_visual(im, visual, f"{gid}|{visual}|{representation}|{temporal}|{k}")
+                    for k, im in enumerate(images)
+                ]
+            self._images[key] = images
+        return self._images[key]
+
+    def shown(self, variant: str, temporal: str) -> list[int]:
+        """State indices in shown order."""
+        idx = list(self.indices(variant))
+        return idx[::-1] if temporal == "rev" else idx
+
+
+def rollout(group: Any, variant: str) -> Any:
+    """The ``Rollout`` of ``variant`` in ``group``."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
+    return getattr(group, variant)
+
+
+def audit_columns(group: Any, variant: str) -> dict[str, Any]:
+    """Columns every C/D row shares for one group and variant (filled with schema blanks)."""
+    ro = rollout(group, variant)
+    intervention = list(getattr(ro, "intervention", ()) or ()) if variant == "cf" else []
+    mask = list(getattr(ro, "mask", ()) or ()) if variant == "nocue" else []
+    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
+    row.update(
+        family=group.family,
+        env_id=group.env_id,
+        group_id=group.group_id,
+        seed=int(group.seed),
+        label=int(bool(ro.success)),
+        variant=variant,
+        intervention=json.dumps(intervention, sort_keys=True),
+        mask=json.dumps(mask, sort_keys=True),
+        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
+                              sort_keys=True),
+        prompt_version=PROMPT_VERSION,
+    )
+    return row
+
+
+def _check(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
+    values, valid = tuple(values), tuple(valid)
+    bad = [v for v in values if v not in valid]
+    if bad or not values:
+        raise ValueError(
+            f"bad {name} {bad or values!r}; expected a non-empty subset of {', '.join(valid)}"
+        )
+    return values
+
+
+def build_rows(
+    groups: Sequence[Any],
+    *,
+    n_items: int | None = None,
+    seed: int = 0,
+    probe_sets: Sequence[str] = ("grid", "framing"),
+    representations: Sequence[str] = REPRESENTATIONS,
+    variants: Sequence[str] = VARIANTS,
+    max_frames: int | None = None,
+) -> list[dict]:
+    """Task C rows for ``groups`` (order: group, variant, representation, probe set, presentation).
+
+    ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
+    """
+    probe_sets = _check("probe_sets", probe_sets, PROBE_SETS)
+    representations = _check("representations", representations, REPRESENTATIONS)
+    variants = _check("variants", variants, VARIANTS)
+    rows: list[dict] = []
+    for group in groups:
+        if group.family not in FAMILIES:
+            raise ValueError(
+                f"Task C has no family {group.family!r}; expected one of {', '.join(FAMILIES)}"
+            )
+        boards = Storyboards(group, max_frames=max_frames)
+        for variant in variants:
+            base = audit_columns(group, variant)
+            label = base["label"]
+            item_id = f"C.{group.family}.{group.group_id}.{variant}"
+            for representation in representations:
+                for probe_set in probe_sets:
+                    for temporal, visual, framing in PROBE_SETS[probe_set]:
+                        images = boards.images(variant, temporal, visual, representation)
+                        prompt = task_c_prompt(
+                            group.mission, framing, reversed_order=temporal == "rev",
+                            n_split=len(images) if representation == "split" else 0,
+                        )
+                        row = dict(base)
+                        row.update(
+                            uid=f"{item_id}.{probe_set}.{temporal}.{visual}.{framing}.{representation}",
+                            task="C", item_id=item_id, prompt=prompt, images=images,
+                            answer=ANSWERS[label], temporal=temporal, visual=visual,
+                            framing=framing, representation=representation,
+                            probe_family=probe_set,
+                            frame_indices=json.dumps(boards.shown(variant, temporal)),
+                        )
+                        rows.append(row)
+    if n_items is not None and n_items != len(rows):
+        raise ValueError(
+            f"Task C: {len(groups)} groups give {len(rows)} rows, not n_items={n_items}"
+        )
+    return rows
+
+
+def rows_per_group(probe_sets: Sequence[str] = ("grid", "framing"),
+                   representations: Sequence[str] = REPRESENTATIONS,
+                   variants: Sequence[str] = VARIANTS) -> int:
+    """How many rows one group yields (used by profiles to check their counts)."""
+    per_variant = sum(len(PROBE_SETS[p]) for p in probe_sets) * len(representations)
+    return per_variant * len(variants)
