@@ -15,6 +15,8 @@ import sys
 # Modules that add sub-commands (each defines `register(subparsers)`).
 COMMAND_MODULES = (
     "gridwm_judge.sim.commands",
+    "gridwm_judge.dataset.commands",
+    "gridwm_judge.runner.commands",
 )
 
 
