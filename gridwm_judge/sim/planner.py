@@ -36,6 +36,7 @@ class Leg:
     open_doors: bool = True
     avoid: tuple[tuple[int, int], ...] = ()
     obj: tuple[str, str] | None = None  # (type, color): targets looked up when the leg starts
+    min_path: int = 0  # drop legs: walk at least this many actions before dropping
 
 
 def find(u, type_: str, color: str | None = None) -> list[tuple[int, int]]:
@@ -173,6 +174,7 @@ def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
 
         options = search(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid,
                          all_solutions=True) or []
+        options = [p for p in options if len(p) >= leg.min_path]
         prefix = list(run.actions)
         last_err: Exception | None = None
         for path in options[:MAX_DROP_CANDIDATES]:

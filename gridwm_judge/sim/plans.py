@@ -2,7 +2,10 @@
 
 Task E families have two plan shapes, chosen from the seed (``plan_variant``): "direct" and
 "regrab", where the first picked object is dropped and picked up again later, so that the
-statuses holding / dropped / reacquired_and_holding all occur.
+statuses holding / dropped / reacquired_and_holding all occur. In UnlockPickup's regrab the
+agent carries the key a few steps, drops it, walks to face the door, and comes back for the
+key (several "dropped" frames); in BlockedUnlockPickup's regrab it takes the key first,
+drops it to move the blocking ball, then picks the key up again.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import random
 
 from gridwm_judge.sim.planner import Leg, find
+
+REGRAB_WALK = 3  # carry the first object a few actions before dropping it
 
 
 def _one(u, type_: str, color: str | None = None) -> tuple[int, int]:
@@ -71,7 +76,8 @@ def legs_unlockpickup(u, variant: str) -> list[Leg]:
     key = (_one(u, "key", color),)
     box = (tuple(int(v) for v in u.obj.cur_pos),)
     if variant == "regrab":
-        return [Leg("pickup", key), Leg("drop"), Leg("pickup", obj=("key", color)),
+        return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("face", (door,)),
+                Leg("pickup", obj=("key", color)),
                 Leg("toggle", (door,)), Leg("drop"), Leg("pickup", box)]
     return [Leg("pickup", key), Leg("toggle", (door,)), Leg("drop"), Leg("pickup", box)]
 
@@ -82,7 +88,8 @@ def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
     ball = (find(u, "ball")[0],)
     box = (tuple(int(v) for v in u.obj.cur_pos),)
     if variant == "regrab":
-        return [Leg("pickup", key), Leg("drop"), Leg("pickup", ball), Leg("drop"),
+        return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("pickup", ball),
+                Leg("drop"),
                 Leg("pickup", obj=("key", color)), Leg("toggle", (door,)), Leg("drop"),
                 Leg("pickup", box)]
     return [Leg("pickup", ball), Leg("drop"), Leg("pickup", key), Leg("toggle", (door,)),
