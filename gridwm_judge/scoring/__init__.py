@@ -1,0 +1,139 @@
+"""SCI metrics, statistics and the ``score`` command (paper Appendix A; Table 5).
+
+Pure metric functions over numpy arrays (no I/O). Verdicts are encoded 1 success,
+0 failure, -1 invalid/unparsed. Every headline metric is returned as a
+:class:`GroupRatio` (per-group numerator / denominator, ``.value`` None on an empty set),
+which is what the vectorised group bootstrap resamples.
+
+Modules: ``causal`` (JAcc_neu, Acc_*, SuccC, p_active, G_active, IDR_raw/cond/rev,
+degenerate flags, IDR_cond rule), ``invariance`` (NS_F, JCR_F, Flip_F, VCC_rep, VCC_oracle),
+``controls`` (Task A/B/E; the Task B weights ``B_WEIGHTS``), ``les`` (mixed-effects
+logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``diagnosis``
+(failure modes with evidence), ``join`` / ``tables`` / ``commands`` (``gridwm-judge score``).
+
+scores.json (``format`` "gridwm-judge-scores/1")::
+
+    {"format", "package_version", "dataset", "dataset_fingerprint", "predictions": [path],
+     "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "family"},
+     "elapsed_s",
+     "comparisons": {"C_composite_vs_split": {metric: {"statistic", "p_value", "p_holm",
+                                                       "method", "n_judges", "n_nonzero"}}},
+     "judges": {JUDGE: {
+        "coverage": {TASK: {"n_items", "n_predicted", "n_missing", "coverage",
+                            "missing_uids_head", "parse_modes": {mode: n}, "statuses": {s: n}}},
+        "failure_modes": [{"name", "flagged": true|false|null, "evidence": [str]}],
+        "tasks": {
+          "A": {"metrics": {acc_a1, acc_shuffle, acc_mask, delta_shuffle, delta_mask: M},
+                "mcnemar": {"shuffle"|"mask": T}},
+          "B": {"metrics": {b_mean_score, b_acc_090: M}, "components": {name: mean},
+                "weights": {...}, "threshold": 0.9},
+          "C": {"protocol": "eligible_pairs",
+                "representations": {"composite"|"split": {"causal": CB,
+                                    "families": {"temporal"|"visual"|"framing": FB}}},
+                "vcc": {"reference", "other", "metrics": {vcc_rep, vcc_given_success,
+                        vcc_given_failure: M}, "mcnemar_correct": T}},
+          "D": {"protocol": "all_groups", "causal": CB (M with "ci_env"),
+                "by_condition": {"clean-neutral"|...: CB}, "families": {"framing"|"visual": FB}},
+          "E": {"metrics": {e_acc, e_mean_score: M},
+                "by_question": {q: {e_acc, e_mean_score: M}}}}}}}
+
+    M  = {"value": float|null, "ci": [lo, hi]|null, "num", "den"[, "ci_env": [lo, hi]|null]}
+    CB = {"protocol", "metrics": {jacc_neu, acc_full, acc_nocue, acc_cf, succ_c, p_active,
+          idr_raw, idr_cond, idr_rev: M}, "n_groups", "n_pairs", "g_active",
+          "idr_cond_status": "undefined"|"unstable"|"ok", "degenerate": null|flag,
+          "degenerate_flags": [flag]}      (idr_cond has no CI unless status is "ok")
+    FB = {"baseline", "levels", "n_rows", "metrics": {ns, jcr, flip: M},
+          "les": {"les", "level", "d_logit", "status", "p_value", "betas", "odds_ratios",
+                  "std_errors", "p_values", "sigma", "n_rows", "n_groups", "message"}}
+    T  = {"statistic", "p_value", "method", "n"}
+
+rows.jsonl: one line per (judge, dataset row): :class:`join.GradedRow` fields (uid, judge,
+task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
+representation, probe_family, action_condition, question, status, parse_mode, parsed,
+gold, verdict, correct, score).
+
+Importing this package never imports ``evaluate`` (only the modules under ``metrics/`` do).
+"""
+
+from gridwm_judge.scoring._arrays import FAILURE, INVALID, PROTOCOLS, SUCCESS, GroupRatio
+from gridwm_judge.scoring.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    bootstrap_ratio,
+    bootstrap_ratios,
+)
+from gridwm_judge.scoring.causal import (
+    DEGENERATE_FLAGS,
+    MIN_ACTIVE,
+    CausalResult,
+    causal_metrics,
+    degenerate_flags,
+    idr_cond_status,
+)
+from gridwm_judge.scoring.controls import (
+    B_WEIGHTS,
+    TaskAResult,
+    b_components,
+    b_score,
+    e_score,
+    task_a_metrics,
+    task_b_metrics,
+    task_e_metrics,
+)
+from gridwm_judge.scoring.diagnosis import (
+    FAILURE_MODES,
+    ActionEvidence,
+    CausalEvidence,
+    FailureMode,
+    FamilyEvidence,
+    diagnose,
+)
+from gridwm_judge.scoring.invariance import VCCResult, jcr, ns, vcc, vcc_oracle
+from gridwm_judge.scoring.les import LESResult, les
+from gridwm_judge.scoring.significance import TestResult, holm, mcnemar, mcnemar_paired, wilcoxon
+
+__all__ = [
+    "ActionEvidence",
+    "B_WEIGHTS",
+    "CausalEvidence",
+    "CausalResult",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "DEGENERATE_FLAGS",
+    "FAILURE",
+    "FAILURE_MODES",
+    "FailureMode",
+    "FamilyEvidence",
+    "GroupRatio",
+    "INVALID",
+    "Interval",
+    "LESResult",
+    "MIN_ACTIVE",
+    "PROTOCOLS",
+    "SUCCESS",
+    "TaskAResult",
+    "TestResult",
+    "VCCResult",
+    "b_components",
+    "b_score",
+    "bootstrap_ratio",
+    "bootstrap_ratios",
+    "causal_metrics",
+    "degenerate_flags",
+    "diagnose",
+    "e_score",
+    "holm",
+    "idr_cond_status",
+    "jcr",
+    "les",
+    "mcnemar",
+    "mcnemar_paired",
+    "ns",
+    "task_a_metrics",
+    "task_b_metrics",
+    "task_e_metrics",
+    "vcc",
+    "vcc_oracle",
+    "wilcoxon",
+]

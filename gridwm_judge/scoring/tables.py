@@ -1,0 +1,347 @@
+"""Per-task scoring of one judge's graded rows into the JSON shape of ``scores.json``
+(documented in :mod:`gridwm_judge.scoring`).
+
+Which rows feed which metric is decided here, once: the canonical presentation phi0
+(orig, clean, neutral; Task C's grid probe set), the probe families and their baselines,
+the Task C / Task D protocols, and the pairing keys of the paired metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from gridwm_judge.scoring._arrays import GroupRatio
+from gridwm_judge.scoring.bootstrap import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    bootstrap_ratios,
+)
+from gridwm_judge.scoring.causal import CAUSAL_METRICS, causal_metrics
+from gridwm_judge.scoring.controls import (
+    B_THRESHOLD,
+    B_WEIGHTS,
+    task_a_metrics,
+    task_b_metrics,
+    task_e_metrics,
+)
+from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
+from gridwm_judge.scoring.invariance import jcr, ns, vcc
+from gridwm_judge.scoring.join import GradedRow, b_component_means
+from gridwm_judge.scoring.les import les
+from gridwm_judge.scoring.significance import mcnemar, mcnemar_paired
+
+TASK_PROTOCOL = {"C": "eligible_pairs", "D": "all_groups"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    level: float = DEFAULT_LEVEL
+    with_les: bool = True
+
+
+@dataclass(frozen=True)
+class Family:
+    """A presentation family: which rows (of the full variant) and which axis varies."""
+
+    name: str
+    keep: Callable[[GradedRow], bool]
+    axis: str
+    baseline: str
+
+
+C_FAMILIES = (
+    Family(
+        "temporal",
+        lambda r: r.probe_family == "grid" and r.visual == "clean" and r.framing == "neutral",
+        "temporal",
+        "orig",
+    ),
+    Family(
+        "visual",
+        lambda r: r.probe_family == "grid" and r.temporal == "orig" and r.framing == "neutral",
+        "visual",
+        "clean",
+    ),
+    Family("framing", lambda r: r.probe_family == "framing", "framing", "neutral"),
+)
+D_FAMILIES = (
+    Family("framing", lambda r: r.visual == "clean", "framing", "neutral"),
+    Family("visual", lambda r: r.framing == "neutral", "visual", "clean"),
+)
+
+
+def _is_phi0(r: GradedRow) -> bool:
+    return r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral"
+
+
+def _metric_block(
+    ratios: Mapping[str, GroupRatio], s: Settings, clusters: Mapping[str, str] | None = None
+) -> dict[str, dict]:
+    ci = bootstrap_ratios(ratios, n_resamples=s.n_resamples, seed=s.seed, level=s.level)
+    env = (
+        bootstrap_ratios(
+            ratios, n_resamples=s.n_resamples, seed=s.seed, level=s.level, clusters=clusters
+        )
+        if clusters is not None
+        else None
+    )
+    out = {}
+    for name, r in ratios.items():
+        m = {
+            "value": r.value,
+            "ci": ci[name].as_list() if r.value is not None else None,
+            "num": r.total_num,
+            "den": r.total_den,
+        }
+        if env is not None:
+            m["ci_env"] = env[name].as_list() if r.value is not None else None
+        out[name] = m
+    return out
+
+
+def _causal_block(
+    rows: Sequence[GradedRow], protocol: str, s: Settings, clusters=None, select=_is_phi0
+) -> dict:
+    phi0: dict[tuple[str, str], GradedRow] = {}
+    for r in rows:  # the grid probe set's phi0 row wins over the framing set's
+        if select(r):
+            key = (r.group_id, r.variant)
+            if key not in phi0 or (r.probe_family == "grid" and phi0[key].probe_family != "grid"):
+                phi0[key] = r
+    sel = list(phi0.values())
+    res = causal_metrics(
+        [r.verdict for r in sel],
+        [r.group_id for r in sel],
+        [r.variant for r in sel],
+        protocol=protocol,
+    )
+    ratios = {k: res.ratios[k] for k in CAUSAL_METRICS}
+    block = _metric_block(ratios, s, clusters)
+    if res.idr_cond_status != "ok":  # reporting rule: no interval below 10 active groups
+        block["idr_cond"]["ci"] = None
+        if clusters is not None:
+            block["idr_cond"]["ci_env"] = None
+    return {
+        "protocol": protocol,
+        "metrics": block,
+        "n_groups": res.n_groups,
+        "n_pairs": res.n_pairs,
+        "g_active": res.g_active,
+        "idr_cond_status": res.idr_cond_status,
+        "degenerate": res.degenerate,
+        "degenerate_flags": list(res.degenerate_flags),
+    }
+
+
+def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: Settings) -> dict:
+    sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
+    y = [r.verdict for r in sel]
+    g = [r.group_id for r in sel]
+    p = [getattr(r, fam.axis) for r in sel]
+    j, flip = jcr(y, g, p, protocol=protocol)
+    block = {
+        "baseline": fam.baseline,
+        "levels": sorted(set(p)),
+        "n_rows": len(sel),
+        "metrics": _metric_block(
+            {"ns": ns(y, g, p, fam.baseline, protocol=protocol), "jcr": j, "flip": flip}, s
+        ),
+    }
+    if s.with_les:
+        fit = les(y, g, p, fam.baseline)
+        block["les"] = {
+            "les": fit.les,
+            "level": fit.level,
+            "d_logit": fit.d_logit,
+            "status": fit.status,
+            "p_value": fit.p_value,
+            "betas": fit.betas,
+            "odds_ratios": fit.odds_ratios,
+            "std_errors": fit.std_errors,
+            "p_values": fit.p_values,
+            "sigma": fit.sigma,
+            "n_rows": fit.n_rows,
+            "n_groups": fit.n_groups,
+            "message": fit.message,
+        }
+    return block
+
+
+def _test_json(t) -> dict:
+    return {"statistic": t.statistic, "p_value": t.p_value, "method": t.method, "n": t.n}
+
+
+def score_task_c(rows: Sequence[GradedRow], s: Settings) -> dict:
+    protocol = TASK_PROTOCOL["C"]
+    out: dict = {"protocol": protocol, "representations": {}}
+    for rep in sorted({r.representation for r in rows}):
+        sub = [r for r in rows if r.representation == rep]
+        out["representations"][rep] = {
+            "causal": _causal_block(sub, protocol, s),
+            "families": {f.name: _family_block(sub, f, protocol, s) for f in C_FAMILIES},
+        }
+    reps = sorted({r.representation for r in rows})
+    if "composite" in reps and len(reps) == 2:
+        key = [f"{r.item_id}|{r.probe_family}|{r.temporal}|{r.visual}|{r.framing}" for r in rows]
+        res = vcc(
+            [r.verdict for r in rows],
+            [r.group_id for r in rows],
+            [r.representation for r in rows],
+            pair_ids=key,
+            protocol=protocol,
+        )
+        block = _metric_block(
+            {
+                "vcc_rep": res.vcc,
+                "vcc_given_success": res.given_success,
+                "vcc_given_failure": res.given_failure,
+            },
+            s,
+        )
+        pairs: dict[str, dict[str, bool]] = {}
+        for k, r in zip(key, rows, strict=True):
+            pairs.setdefault(k, {})[r.representation] = r.correct
+        both = [v for v in pairs.values() if len(v) == 2]
+        test = mcnemar_paired([v["composite"] for v in both], [v[res.other] for v in both])
+        out["vcc"] = {
+            "reference": "composite",
+            "other": res.other,
+            "metrics": block,
+            "mcnemar_correct": _test_json(test),
+        }
+    return out
+
+
+def score_task_d(rows: Sequence[GradedRow], s: Settings) -> dict:
+    protocol = TASK_PROTOCOL["D"]
+    envs = {r.group_id: r.family for r in rows}
+    out = {
+        "protocol": protocol,
+        "causal": _causal_block(rows, protocol, s, clusters=envs),
+        "by_condition": {},
+    }
+    for vis, fr in sorted({(r.visual, r.framing) for r in rows}):
+        sub = [r for r in rows if (r.visual, r.framing) == (vis, fr)]
+        out["by_condition"][f"{vis}-{fr}"] = _causal_block(sub, protocol, s, select=lambda r: True)
+    out["families"] = {f.name: _family_block(rows, f, protocol, s) for f in D_FAMILIES}
+    return out
+
+
+def score_task_a(rows: Sequence[GradedRow], s: Settings) -> dict:
+    res = task_a_metrics(
+        [r.parsed for r in rows],
+        [r.gold for r in rows],
+        [r.item_id for r in rows],
+        [r.action_condition for r in rows],
+        [r.group_id for r in rows],
+    )
+    ratios = {("acc_a1" if c == "orig" else f"acc_{c}"): r for c, r in res.acc.items()}
+    ratios.update({f"delta_{c}": r for c, r in res.delta.items()})
+    tests = {c: _test_json(mcnemar(*nn)) for c, nn in res.discordant.items()}
+    return {"metrics": _metric_block(ratios, s), "mcnemar": tests}
+
+
+def score_task_b(rows: Sequence[GradedRow], s: Settings) -> dict:
+    ratios = task_b_metrics([r.score for r in rows], [r.group_id for r in rows])
+    return {
+        "metrics": _metric_block(ratios, s),
+        "components": b_component_means(rows),
+        "weights": dict(B_WEIGHTS),
+        "threshold": B_THRESHOLD,
+    }
+
+
+def score_task_e(rows: Sequence[GradedRow], s: Settings) -> dict:
+    def block(sub):
+        return _metric_block(
+            task_e_metrics(
+                [r.parsed for r in sub],
+                [r.gold for r in sub],
+                [r.question for r in sub],
+                [r.group_id for r in sub],
+            ),
+            s,
+        )
+
+    by_q = {
+        q: block([r for r in rows if r.question == q]) for q in sorted({r.question for r in rows})
+    }
+    return {"metrics": block(rows), "by_question": by_q}
+
+
+SCORERS = {
+    "A": score_task_a,
+    "B": score_task_b,
+    "C": score_task_c,
+    "D": score_task_d,
+    "E": score_task_e,
+}
+
+
+def _v(block: dict, name: str):
+    return block["metrics"][name]["value"]
+
+
+def failure_modes(tasks: Mapping[str, dict]) -> list[dict]:
+    """Diagnose one judge from its per-task blocks (the scores.json shape)."""
+    fams, causal, vccs, action = [], [], [], None
+
+    def add(scope: str, blk: dict):
+        c = blk["causal"]
+        causal.append(
+            CausalEvidence(
+                scope,
+                _v(c, "jacc_neu"),
+                _v(c, "p_active"),
+                c["g_active"],
+                _v(c, "idr_raw"),
+                _v(c, "idr_cond"),
+                c["idr_cond_status"],
+                c["degenerate"],
+            )
+        )
+        for name, f in blk.get("families", {}).items():
+            lf = f.get("les") or {}
+            fams.append(
+                FamilyEvidence(
+                    scope,
+                    name,
+                    _v(f, "ns"),
+                    _v(f, "jcr"),
+                    _v(f, "flip"),
+                    lf.get("les"),
+                    lf.get("p_value"),
+                    lf.get("status"),
+                )
+            )
+
+    if "C" in tasks:
+        for rep, blk in tasks["C"]["representations"].items():
+            add(f"C/{rep}", blk)
+        if "vcc" in tasks["C"]:
+            vccs.append(("C composite-split", _v(tasks["C"]["vcc"], "vcc_rep")))
+    if "D" in tasks:
+        add("D", tasks["D"])
+    if "A" in tasks:
+        a, t = tasks["A"]["metrics"], tasks["A"]["mcnemar"]
+        action = ActionEvidence(
+            a.get("acc_a1", {}).get("value"),
+            a.get("delta_shuffle", {}).get("value"),
+            a.get("delta_mask", {}).get("value"),
+            t.get("shuffle", {}).get("p_value"),
+            t.get("mask", {}).get("p_value"),
+        )
+    modes = diagnose(families=fams, vcc=vccs, action=action, causal=causal)
+    return [{"name": m.name, "flagged": m.flagged, "evidence": list(m.evidence)} for m in modes]
+
+
+def score_judge(graded: Sequence[GradedRow], s: Settings) -> dict:
+    """{"tasks": {task: block}, "failure_modes": [...]} for one judge."""
+    tasks = {}
+    for task in sorted({g.task for g in graded}):
+        tasks[task] = SCORERS[task]([g for g in graded if g.task == task], s)
+    return {"tasks": tasks, "failure_modes": failure_modes(tasks)}
