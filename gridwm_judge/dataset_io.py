@@ -1,0 +1,88 @@
+"""Load one task config of a built dataset (local folder or Hub repo) and fingerprint it.
+
+The builder writes the scriptless Hub layout (``data/<config>/test-*.parquet`` plus a
+README.md whose YAML header has a ``configs:`` block), so ``datasets.load_dataset`` reads a
+local folder and a Hub repo the same way; no loading script is ever involved. The fingerprint
+goes into every run's ``run.json`` so predictions can be traced to the exact data they scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+SPLIT = "test"
+_FINGERPRINT_FILES = ("README.md", "validation.json")
+
+
+def available_configs(dataset: str) -> list[str]:
+    """Config names a dataset offers (from its card's ``configs:`` block, or its data/ folders)."""
+    path = Path(dataset)
+    if path.is_dir():
+        names = _card_configs(path / "README.md")
+        if not names and (path / "data").is_dir():
+            names = [p.name for p in (path / "data").iterdir() if p.is_dir()]
+        return sorted(names)
+    import datasets
+
+    return sorted(datasets.get_dataset_config_names(dataset))
+
+
+def _card_configs(readme: Path) -> list[str]:
+    if not readme.is_file():
+        return []
+    text = readme.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return []
+    end = text.find("\n---", 3)
+    if end < 0:
+        return []
+    import yaml
+
+    try:
+        meta = yaml.safe_load(text[3:end]) or {}
+    except yaml.YAMLError:
+        return []
+    configs = meta.get("configs") if isinstance(meta, dict) else None
+    if not isinstance(configs, list):
+        return []
+    return [c["config_name"] for c in configs if isinstance(c, dict) and "config_name" in c]
+
+
+def load_task(dataset: str, config: str):
+    """The ``test`` split of ``config`` (e.g. "task_c") as a ``datasets.Dataset``.
+
+    ``dataset`` is a local folder in the scriptless Hub layout or a Hub repo id. A config the
+    dataset does not have is a ValueError that lists the configs it has.
+    """
+    path = Path(dataset)
+    if not path.is_dir() and (
+        path.is_absolute() or dataset.startswith((".", "~")) or path.exists()
+    ):
+        raise FileNotFoundError(f"dataset folder {dataset!r} does not exist")
+    configs = available_configs(dataset)
+    if config not in configs:
+        have = ", ".join(configs) if configs else "none"
+        raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}")
+    import datasets
+
+    return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
+
+
+def dataset_fingerprint(dataset: str) -> str:
+    """A content hash of a local dataset folder, or the commit sha of a Hub dataset repo."""
+    path = Path(dataset)
+    if path.is_dir():
+        files = sorted(path.glob("data/**/*.parquet"))
+        files += [path / name for name in _FINGERPRINT_FILES if (path / name).is_file()]
+        h = hashlib.sha256()
+        for f in sorted(files):
+            h.update(f.relative_to(path).as_posix().encode() + b"\0")
+            with f.open("rb") as fh:
+                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            h.update(b"\0")
+        return f"sha256:{h.hexdigest()}"
+    from huggingface_hub import HfApi
+
+    return f"hub:{dataset}@{HfApi().dataset_info(dataset).sha}"

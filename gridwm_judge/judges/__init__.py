@@ -1,0 +1,71 @@
+"""Judge backends behind one protocol, chosen by a spec string ``BACKEND:NAME``.
+
+``vllm:MODEL`` (offline engine on one GPU), ``openai:MODEL`` (any OpenAI-compatible server,
+e.g. ``vllm serve``), ``hf:PATH_OR_ID`` (transformers) and ``baseline:NAME`` (weight-free
+reference judges). Each backend lives in its own module and imports its heavy dependencies
+only when a judge is created.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from gridwm_judge.judges.base import (
+    DEFAULT_MAX_TOKENS,
+    Judge,
+    JudgeOptions,
+    JudgeRequest,
+    JudgeResponse,
+    MissingDependencyError,
+    Usage,
+)
+
+BACKENDS: dict[str, str] = {
+    "vllm": "gridwm_judge.judges.vllm_engine",
+    "openai": "gridwm_judge.judges.openai_http",
+    "hf": "gridwm_judge.judges.hf_transformers",
+    "baseline": "gridwm_judge.judges.baseline",
+}
+
+
+def did_you_mean(name: str, valid) -> str:
+    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; bad specs name the valid backends."""
+    backend, sep, name = spec.partition(":")
+    valid = ", ".join(BACKENDS)
+    if backend not in BACKENDS:
+        raise ValueError(
+            f"unknown judge backend {backend!r} in {spec!r}; valid backends: {valid}"
+            + did_you_mean(backend, BACKENDS)
+        )
+    if not sep or not name:
+        raise ValueError(
+            f"judge spec {spec!r} lacks a name; write it as BACKEND:NAME, e.g. {backend}:..."
+        )
+    return backend, name
+
+
+def make_judge(spec: str, options: JudgeOptions | None = None) -> Judge:
+    """Create the judge a spec names (raises MissingDependencyError with the pip line)."""
+    backend, name = split_spec(spec)
+    module = importlib.import_module(BACKENDS[backend])
+    return module.create(name, options or JudgeOptions(), spec=spec)
+
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_MAX_TOKENS",
+    "Judge",
+    "JudgeOptions",
+    "JudgeRequest",
+    "JudgeResponse",
+    "MissingDependencyError",
+    "Usage",
+    "make_judge",
+    "split_spec",
+]

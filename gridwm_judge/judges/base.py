@@ -1,0 +1,133 @@
+"""The judge protocol shared by every backend.
+
+A judge turns requests (uid, task, prompt, images, max tokens) into responses (raw text,
+status, latency, usage, error) and yields each response as soon as it is finished, so the
+eval runner can persist it at once: a crash loses only the requests in flight. Backends never
+parse answers (that is :mod:`gridwm_judge.parsing`) and never turn a failure into a verdict:
+a failed request is a response with status ``"error"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Status = Literal["ok", "error", "truncated", "empty"]
+STATUSES = ("ok", "error", "truncated", "empty")
+
+DEFAULT_MAX_TOKENS: Mapping[str, int] = {"A": 512, "B": 2048, "C": 256, "D": 256, "E": 256}
+"""The paper's decoding budget per task (temperature 0 everywhere)."""
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One model-facing item: the judge sees ``prompt`` and ``images`` only.
+
+    ``gold`` is filled by the runner only for judges that declare ``needs_gold`` (the oracle
+    sanity judge); every real judge gets ``None``.
+    """
+
+    uid: str
+    task: str
+    prompt: str
+    images: tuple[Any, ...]  # PIL images, in order
+    max_tokens: int
+    gold: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+    def to_dict(self) -> dict[str, int | None]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+@dataclass(frozen=True)
+class JudgeResponse:
+    """What a backend returns for one request; ``raw`` is None only when nothing came back."""
+
+    uid: str
+    raw: str | None
+    status: Status
+    latency_s: float
+    usage: Usage | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """Settings every backend may read; unused ones are ignored by that backend.
+
+    ``workers``/``rps``/``timeout_s``/``retries``/``backoff_s``/``batch_size`` change how
+    requests are sent, not what is asked, so a resumed run may change them.
+    """
+
+    base_url: str | None = None
+    workers: int = 4
+    rps: float | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 0.5
+    batch_size: int = 8
+    seed: int = 0
+    structured: bool = False
+    max_model_len: int | None = None
+    max_pixels: int | None = None
+    max_images: int = 16
+    device: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+OPERATIONAL_OPTIONS = (
+    "workers",
+    "rps",
+    "timeout_s",
+    "retries",
+    "backoff_s",
+    "batch_size",
+    "device",
+)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A backend. ``spec`` is what the user typed (e.g. ``openai:gpt-4o``)."""
+
+    spec: str
+    needs_gold: bool
+
+    def settings(self) -> dict[str, Any]:
+        """JSON-safe settings that change answers (recorded in run.json, checked on resume)."""
+
+    def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
+        """Yield one response per request, each as soon as it is finished (any order)."""
+
+    def close(self) -> None:
+        """Release engines, threads and connections."""
+
+
+class MissingDependencyError(ImportError):
+    """An optional dependency of one backend is not installed; the message has the pip line."""
+
+
+def require(module: str, extra: str, package: str | None = None):
+    """Import ``module`` or raise MissingDependencyError with the exact pip install line."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        pkg = package or module.split(".")[0]
+        raise MissingDependencyError(
+            f"the {extra!r} judge backend needs {pkg!r}, which is not installed; "
+            f"install it with: pip install 'gridwm-judge[{extra}]'"
+        ) from exc
+
+
+def status_for(text: str | None, truncated: bool) -> Status:
+    """ok / empty / truncated for a response that came back (errors are set by the caller)."""
+    if text is None or not text.strip():
+        return "empty"
+    return "truncated" if truncated else "ok"

@@ -1,0 +1,204 @@
+"""Weight-free reference judges: ``baseline:NAME``.
+
+- ``always-yes`` / ``always-no``: a constant verdict for C (Yes/No) and D (Success/Fail); on
+  A, B and E they give the fixed guess below (they have no verdict to hold constant there).
+- ``random``: a verdict / letter / label drawn from a generator seeded by (seed, uid), so the
+  same run gives the same answers whatever the order or number of workers.
+- ``oracle``: returns the item's gold ``answer``. An UPPER-BOUND SANITY JUDGE, not a model: it
+  checks the scorer end to end and must never be reported as a result.
+- ``pixel-heuristic``: reads only ``prompt`` and ``images``. C/D: Yes/Success iff the agent
+  stands on the green goal in the chronologically last frame shown (honouring the
+  reversed-order note; for D the query storyboard only). A: the candidate that differs least
+  from the current frame. B/E: a fixed-guess JSON. It fails in explainable ways: goals that
+  are not a green tile (KeyCorridor objects, RedBlueDoor doors) always read as failure.
+
+Answers are in each task's own format, so they go through the same parser as any model's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from gridwm_judge.judges import pixels
+from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
+from gridwm_judge.prompts import REVERSED_NOTE
+
+NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic")
+ORACLE_NOTE = "oracle reads the gold answer: an upper-bound sanity judge, not a model result"
+
+_VERDICT_WORDS = {"C": ("Yes", "No"), "D": ("Success", "Fail")}
+FIXED_B = json.dumps(
+    {
+        "agent": {"pos": [1, 1], "dir": "right", "carrying": None},
+        "front_cell": {"type": "empty", "color": None, "state": None},
+        "visible_objects": [],
+    },
+    sort_keys=True,
+)
+FIXED_E = {"identity": "key_yellow", "status": "holding"}
+_E_LABELS = {
+    "identity": (
+        "key_yellow",
+        "key_red",
+        "key_blue",
+        "key_green",
+        "key_purple",
+        "key_grey",
+        "ball_green",
+        "box_blue",
+    ),
+    "status": ("holding", "dropped", "reacquired_and_holding"),
+}
+_QUERY_SPLIT = re.compile(r"the next (\d+) images are the query trajectory", re.IGNORECASE)
+
+
+def _e_question(prompt: str) -> str:
+    return "status" if "status" in prompt.lower() else "identity"
+
+
+def _fixed(task: str, prompt: str) -> str:
+    if task == "A":
+        return "A"
+    if task == "B":
+        return FIXED_B
+    return json.dumps({"answer": FIXED_E[_e_question(prompt)]})
+
+
+class BaselineJudge:
+    """One of :data:`NAMES`; cheap, deterministic, single-threaded."""
+
+    def __init__(self, name: str, options: JudgeOptions, spec: str):
+        if name not in NAMES:
+            from gridwm_judge.judges import did_you_mean
+
+            raise ValueError(
+                f"unknown baseline judge {name!r}; valid: {', '.join(NAMES)}"
+                + did_you_mean(name, NAMES)
+            )
+        self.name = name
+        self.spec = spec
+        self.seed = options.seed
+        self.needs_gold = name == "oracle"
+
+    def settings(self) -> dict:
+        out = {"backend": "baseline", "name": self.name, "seed": self.seed}
+        if self.needs_gold:
+            out["note"] = ORACLE_NOTE
+        return out
+
+    def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
+        for req in requests:
+            start = time.perf_counter()
+            try:
+                raw = self.answer(req)
+            except Exception as exc:  # a heuristic bug must be recorded, not kill the run
+                yield JudgeResponse(
+                    req.uid,
+                    None,
+                    "error",
+                    time.perf_counter() - start,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+                continue
+            status = "ok" if raw and raw.strip() else "empty"
+            yield JudgeResponse(req.uid, raw, status, time.perf_counter() - start)
+
+    def close(self) -> None:
+        pass
+
+    # --- answers -------------------------------------------------------------------------
+    def answer(self, req: JudgeRequest) -> str:
+        task = req.task
+        if self.name == "oracle":
+            if req.gold is None:
+                raise ValueError(f"oracle judge got no gold answer for {req.uid!r}")
+            return req.gold
+        if self.name in ("always-yes", "always-no"):
+            if task in _VERDICT_WORDS:
+                return _VERDICT_WORDS[task][0 if self.name == "always-yes" else 1]
+            return _fixed(task, req.prompt)
+        if self.name == "random":
+            return self._random(req)
+        return self._pixel(req)
+
+    def _random(self, req: JudgeRequest) -> str:
+        digest = int(hashlib.sha256(req.uid.encode()).hexdigest()[:12], 16)
+        rng = np.random.default_rng([self.seed, digest])
+        if req.task in _VERDICT_WORDS:
+            return _VERDICT_WORDS[req.task][int(rng.integers(2))]
+        if req.task == "A":
+            return "ABCD"[int(rng.integers(4))]
+        if req.task == "E":
+            labels = _E_LABELS[_e_question(req.prompt)]
+            return json.dumps({"answer": labels[int(rng.integers(len(labels)))]})
+        return FIXED_B
+
+    def _pixel(self, req: JudgeRequest) -> str:
+        if req.task in _VERDICT_WORDS:
+            frames = query_frames(req.task, req.prompt, req.images)
+            if not frames:
+                return _VERDICT_WORDS[req.task][1]
+            reversed_order = REVERSED_NOTE in req.prompt
+            last = frames[0] if reversed_order else frames[-1]
+            return _VERDICT_WORDS[req.task][0 if pixels.agent_on_goal(last) else 1]
+        if req.task == "A":
+            return least_changed_candidate(req.images)
+        return _fixed(req.task, req.prompt)
+
+
+def query_frames(task: str, prompt: str, images) -> list[np.ndarray]:
+    """Frames (in shown order) of the storyboard being judged: the query storyboard for D."""
+    images = list(images)
+    if task == "D":
+        m = _QUERY_SPLIT.search(prompt)
+        if m and 0 < int(m.group(1)) <= len(images):
+            return [pixels.to_array(im) for im in images[-int(m.group(1)) :]]
+        if len(images) >= 2:
+            return pixels.panels(images[-1])
+        frames = pixels.panels(images[0]) if images else []
+        return frames[len(frames) // 2 :]
+    if len(images) == 1:
+        return pixels.panels(images[0])
+    return [pixels.to_array(im) for im in images]
+
+
+def least_changed_candidate(images) -> str:
+    """Task A: the letter of the candidate closest to the current frame (first on ties).
+
+    Five images are current + candidates A-D; one image is a choice panel whose largest panel
+    is the current frame and whose other panels, in reading order, are A-D.
+    """
+    images = list(images)
+    if len(images) >= 5:
+        frames = [pixels.to_array(im) for im in images[:5]]
+    elif len(images) == 1:
+        boxes = pixels.panel_boxes(images[0])
+        if len(boxes) < 5:
+            return "A"
+        big = max(range(len(boxes)), key=lambda i: boxes[i][2].shape[0] * boxes[i][2].shape[1])
+        rest = [b[2] for i, b in enumerate(boxes) if i != big]
+        frames = [boxes[big][2], *rest]
+    else:
+        return "A"
+    current, candidates = frames[0], frames[1:5]
+    scores = [pixels.difference(_resize_like(c, current), current) for c in candidates]
+    return "ABCD"[int(np.argmin(scores))]
+
+
+def _resize_like(frame: np.ndarray, target: np.ndarray) -> np.ndarray:
+    if frame.shape == target.shape:
+        return frame
+    from PIL import Image
+
+    img = Image.fromarray(frame.astype(np.uint8)).resize(target.shape[1::-1], Image.Resampling.BOX)
+    return np.asarray(img).astype(np.int16)
+
+
+def create(name: str, options: JudgeOptions, spec: str) -> BaselineJudge:
+    return BaselineJudge(name, options, spec)

@@ -1,0 +1,134 @@
+"""``gridwm-judge eval``: run a judge over a dataset into a resumable RUN_DIR."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gridwm_judge.judges.base import DEFAULT_MAX_TOKENS, JudgeOptions, MissingDependencyError
+
+EXAMPLES = """examples:
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks c,d --judge baseline:pixel-heuristic \\
+      --out runs/px
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks c --judge openai:Qwen2.5-VL-7B \\
+      --base-url http://127.0.0.1:8000/v1 --workers 8 --rps 20 --out runs/qwen
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
+
+judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
+hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic}.
+Rerunning the same command resumes: only uids missing from RUN_DIR/predictions.jsonl are asked.
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval",
+        help="run a judge over dataset tasks (resumable predictions.jsonl)",
+        description="Run a judge over task configs of a dataset; writes RUN_DIR/predictions.jsonl "
+        "(one line per uid, fsynced) and RUN_DIR/run.json.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--dataset", required=True, help="local dataset folder or Hub repo id")
+    p.add_argument("--tasks", required=True, help="comma list of a,b,c,d,e or 'all'")
+    p.add_argument("--judge", required=True, help="BACKEND:NAME, e.g. baseline:pixel-heuristic")
+    p.add_argument(
+        "--out", required=True, type=Path, help="run folder (created; resumed if present)"
+    )
+    p.add_argument(
+        "--representation",
+        choices=("composite", "split"),
+        default=None,
+        help="only rows of this representation (rows without one are kept)",
+    )
+    p.add_argument(
+        "--limit", type=int, default=None, help="at most N rows per task (dataset order)"
+    )
+    p.add_argument("--workers", type=int, default=4, help="concurrent HTTP requests (openai)")
+    p.add_argument("--rps", type=float, default=None, help="request rate limit per second (openai)")
+    p.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1"
+    )
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP request")
+    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts")
+    p.add_argument("--batch-size", type=int, default=8, help="batch size (hf)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed (random baseline, server-side sampling seed)"
+    )
+    p.add_argument(
+        "--structured",
+        action="store_true",
+        help="constrain answers to the task format (vllm structured outputs); off by default",
+    )
+    p.add_argument("--max-model-len", type=int, default=None, help="vllm context length")
+    p.add_argument(
+        "--max-pixels", type=int, default=None, help="per-image pixel cap (vllm/hf processors)"
+    )
+    p.add_argument(
+        "--device", default=None, help="hf device (default: cuda via accelerate if present)"
+    )
+    for task in "abcde":
+        default = DEFAULT_MAX_TOKENS[task.upper()]
+        p.add_argument(
+            f"--max-tokens-{task}",
+            f"--max-tokens-{task.upper()}",
+            dest=f"max_tokens_{task}",
+            type=int,
+            default=default,
+            help=f"max new tokens for task {task.upper()} (default {default})",
+        )
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gridwm_judge.runner.evaluate import EvalConfig, parse_tasks, run_eval
+
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.rps is not None and args.rps <= 0:
+        raise ValueError(f"--rps must be > 0, got {args.rps}")
+    options = JudgeOptions(
+        base_url=args.base_url,
+        workers=args.workers,
+        rps=args.rps,
+        timeout_s=args.timeout,
+        retries=args.retries,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        structured=args.structured,
+        max_model_len=args.max_model_len,
+        max_pixels=args.max_pixels,
+        device=args.device,
+    )
+    cfg = EvalConfig(
+        dataset=args.dataset,
+        tasks=parse_tasks(args.tasks),
+        judge=args.judge,
+        out=args.out,
+        representation=args.representation,
+        limit=args.limit,
+        max_tokens={t.upper(): getattr(args, f"max_tokens_{t}") for t in "abcde"},
+        options=options,
+        progress=not args.no_progress,
+    )
+    try:
+        summary = run_eval(cfg)
+    except MissingDependencyError as exc:
+        print(f"gridwm-judge eval: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            "gridwm-judge eval: interrupted; finished requests are saved, rerun to resume",
+            file=sys.stderr,
+        )
+        return 130
+    if summary.dropped_partial_bytes:
+        print(
+            f"note: dropped a partial trailing line ({summary.dropped_partial_bytes} bytes) "
+            "left by an interrupted run; that request was asked again",
+            file=sys.stderr,
+        )
+    print(f"eval {args.judge}: {summary.line()}")
+    return 0

@@ -1,0 +1,274 @@
+"""Run one judge over dataset task configs, resumably, writing one prediction line per uid.
+
+Only ``prompt`` and ``images`` of a row reach the judge (plus the gold answer for the oracle
+sanity judge, which declares ``needs_gold``). Every response is parsed by the one parser and
+persisted as soon as it arrives; a rerun of the same command requests only missing uids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge.judges.base import (
+    DEFAULT_MAX_TOKENS,
+    OPERATIONAL_OPTIONS,
+    JudgeOptions,
+    JudgeRequest,
+    JudgeResponse,
+)
+from gridwm_judge.parsing import parse_answer
+from gridwm_judge.runner.store import (
+    PREDICTIONS,
+    PredictionStore,
+    check_run_manifest,
+    now_iso,
+    write_run_manifest,
+)
+
+TASK_NAMES = ("A", "B", "C", "D", "E")
+REPRESENTATIONS = ("composite", "split")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    dataset: str
+    tasks: tuple[str, ...]
+    judge: str
+    out: Path
+    representation: str | None = None
+    limit: int | None = None
+    max_tokens: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    options: JudgeOptions = field(default_factory=JudgeOptions)
+    progress: bool = True
+
+
+@dataclass(frozen=True)
+class EvalSummary:
+    done: int  # records in predictions.jsonl for the selected rows
+    new: int  # finished in this invocation
+    skipped: int  # already present when the run started
+    errors: int
+    invalid: int
+    dropped_partial_bytes: int
+    predictions: Path
+
+    def line(self) -> str:
+        return (
+            f"done {self.done} ({self.new} new, {self.skipped} resumed), errors {self.errors}, "
+            f"invalid parses {self.invalid} -> {self.predictions}"
+        )
+
+
+def parse_tasks(text: str) -> tuple[str, ...]:
+    """``"c,d"`` -> ``("C", "D")``; ``"all"`` -> all five; unknown names are a ValueError."""
+    if text.strip().lower() == "all":
+        return TASK_NAMES
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name = part.upper().removeprefix("TASK_")
+        if name not in TASK_NAMES:
+            raise ValueError(
+                f"unknown task {part!r}; expected a comma list of a, b, c, d, e or 'all'"
+            )
+        if name not in out:
+            out.append(name)
+    if not out:
+        raise ValueError("no task given; expected a comma list of a, b, c, d, e or 'all'")
+    return tuple(out)
+
+
+def identity_options(options: JudgeOptions) -> dict[str, Any]:
+    """JudgeOptions that change answers (operational ones like workers may change on resume)."""
+    out = dataclasses.asdict(options)
+    for key in (*OPERATIONAL_OPTIONS, "max_images"):
+        out.pop(key, None)
+    out["extra"] = dict(out.get("extra") or {})
+    return out
+
+
+def request_hash(
+    identity: Mapping[str, Any], task: str, prompt: str, images, max_tokens: int
+) -> str:
+    """sha256 over what the judge was asked: judge identity, prompt, image pixels, budget."""
+    h = hashlib.sha256()
+    h.update(
+        json.dumps(
+            {"id": identity, "task": task, "prompt": prompt, "max_tokens": max_tokens},
+            sort_keys=True,
+            default=str,
+        ).encode()
+    )
+    for im in images:
+        h.update(f"{im.mode}:{im.size}".encode())
+        h.update(im.tobytes())
+    return h.hexdigest()
+
+
+def run_eval(cfg: EvalConfig) -> EvalSummary:
+    """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``."""
+    from gridwm_judge import __version__
+    from gridwm_judge.dataset_io import dataset_fingerprint, load_task
+    from gridwm_judge.judges import make_judge, split_spec
+    from gridwm_judge.prompts import PROMPT_VERSION
+
+    split_spec(cfg.judge)  # bad specs fail before any data is read
+    if cfg.representation is not None and cfg.representation not in REPRESENTATIONS:
+        raise ValueError(
+            f"unknown representation {cfg.representation!r}; expected one of {REPRESENTATIONS}"
+        )
+    if cfg.limit is not None and cfg.limit < 0:
+        raise ValueError(f"--limit must be >= 0, got {cfg.limit}")
+    for task, n in cfg.max_tokens.items():
+        if n <= 0:
+            raise ValueError(f"max tokens for task {task} must be positive, got {n}")
+    tables = {t: load_task(cfg.dataset, f"task_{t.lower()}") for t in cfg.tasks}
+
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "judge": cfg.judge,
+        "judge_options": identity_options(cfg.options),
+        "max_tokens": {t: int(cfg.max_tokens[t]) for t in TASK_NAMES},
+        "representation": cfg.representation,
+        "seed": cfg.options.seed,
+        "dataset": cfg.dataset,
+        "dataset_fingerprint": dataset_fingerprint(cfg.dataset),
+        "prompt_version": PROMPT_VERSION,
+        "package_version": __version__,
+    }
+    old = check_run_manifest(out, manifest)
+    store = PredictionStore(out / PREDICTIONS)
+    try:
+        pending, selected = _select(tables, cfg, store)
+        max_images = max((n for _, _, n in pending), default=1)
+        options = dataclasses.replace(cfg.options, max_images=max(1, max_images))
+        judge = make_judge(cfg.judge, options)
+        try:
+            manifest["judge_settings"] = judge.settings()
+            check_run_manifest(out, manifest, keys=("judge_settings",))
+            tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=TASK_NAMES.index)
+            manifest.update(
+                tasks=list(tasks),
+                limit=cfg.limit,
+                created=(old or {}).get("created", now_iso()),
+                updated=now_iso(),
+                operational={k: getattr(options, k) for k in OPERATIONAL_OPTIONS},
+                oracle_upper_bound=bool(judge.needs_gold),
+            )
+            write_run_manifest(out, manifest)
+            new, errors, invalid = _drive(judge, tables, pending, cfg, store, manifest)
+        finally:
+            judge.close()
+        done = sum(1 for uid in selected if uid in store)
+        stored = [store.records[u] for u in selected if u in store]
+        return EvalSummary(
+            done=done,
+            new=new,
+            skipped=len(selected) - len(pending),
+            errors=sum(r.get("status") == "error" for r in stored),
+            invalid=sum(r.get("parse_mode") == "invalid" for r in stored),
+            dropped_partial_bytes=store.dropped_partial_bytes,
+            predictions=out / PREDICTIONS,
+        )
+    finally:
+        store.close()
+
+
+def _select(tables, cfg: EvalConfig, store: PredictionStore):
+    """(pending [(task, row index, n images)], all selected uids) in dataset order."""
+    import pyarrow.compute as pc
+
+    pending, selected = [], []
+    for task, ds in tables.items():
+        uids = ds.data.column("uid").to_pylist()
+        reps = ds.data.column("representation").to_pylist() if cfg.representation else None
+        n_images = pc.list_value_length(ds.data.column("images")).to_pylist()
+        kept = 0
+        for i, uid in enumerate(uids):
+            if reps is not None and reps[i] not in ("", cfg.representation):
+                continue
+            if cfg.limit is not None and kept >= cfg.limit:
+                break
+            kept += 1
+            selected.append(uid)
+            if uid not in store:
+                pending.append((task, i, n_images[i] or 0))
+    return pending, selected
+
+
+def _requests(judge, tables, pending, cfg: EvalConfig, identity, meta) -> Iterator[JudgeRequest]:
+    for task, ds in tables.items():
+        indices = [i for t, i, _ in pending if t == task]
+        if not indices:
+            continue
+        cols = ["uid", "prompt", "images"] + (["answer"] if judge.needs_gold else [])
+        for row in ds.select(indices).select_columns(cols):
+            images = tuple(im.convert("RGB") for im in row["images"])
+            budget = int(cfg.max_tokens[task])
+            meta[row["uid"]] = (task, request_hash(identity, task, row["prompt"], images, budget))
+            yield JudgeRequest(
+                row["uid"],
+                task,
+                row["prompt"],
+                images,
+                budget,
+                gold=row["answer"] if judge.needs_gold else None,
+            )
+
+
+def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> tuple[int, int, int]:
+    from tqdm import tqdm
+
+    identity = {k: manifest[k] for k in ("judge", "judge_options", "judge_settings")}
+    meta: dict[str, tuple[str, str]] = {}
+    new = errors = invalid = 0
+    bar = tqdm(
+        total=len(pending),
+        desc=f"eval {cfg.judge}",
+        unit="req",
+        file=sys.stderr,
+        disable=not cfg.progress,
+        dynamic_ncols=True,
+    )
+    try:
+        for resp in judge.judge(_requests(judge, tables, pending, cfg, identity, meta)):
+            task, rhash = meta.pop(resp.uid)
+            record = prediction_record(cfg.judge, task, rhash, resp)
+            if store.append(record):
+                new += 1
+                errors += record["status"] == "error"
+                invalid += record["parse_mode"] == "invalid"
+            bar.update(1)
+            bar.set_postfix(errors=errors, invalid=invalid, refresh=False)
+    finally:
+        bar.close()
+    return new, errors, invalid
+
+
+def prediction_record(
+    judge_spec: str, task: str, rhash: str, resp: JudgeResponse
+) -> dict[str, Any]:
+    """The predictions.jsonl line for one response (the contract METRICS reads)."""
+    parsed = parse_answer(task, resp.raw if resp.status != "error" else None)
+    return {
+        "uid": resp.uid,
+        "judge": judge_spec,
+        "task": task,
+        "raw": resp.raw,
+        "status": resp.status,
+        "parsed": parsed.value,
+        "parse_mode": parsed.mode,
+        "request_hash": rhash,
+        "latency_s": round(float(resp.latency_s), 6),
+        "usage": resp.usage.to_dict() if resp.usage is not None else None,
+        "error": resp.error,
+    }

@@ -1,0 +1,147 @@
+"""Crash-safe prediction storage and the run manifest of one RUN_DIR.
+
+``predictions.jsonl`` is append-only: each finished request is one line written with a single
+``write`` call, flushed and fsynced before the next, so a ``kill -9`` can at worst leave one
+partial trailing line, which the next open cuts off (that request is then simply asked again).
+``run.json`` pins what a run means (judge spec and answer-changing settings, dataset
+fingerprint, prompt version, seeds); resuming with different values is refused rather than
+mixed into the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+PREDICTIONS = "predictions.jsonl"
+RUN_JSON = "run.json"
+IDENTITY_KEYS = (
+    "judge",
+    "judge_options",
+    "max_tokens",
+    "representation",
+    "seed",
+    "dataset_fingerprint",
+    "prompt_version",
+)
+"""run.json keys that must match for a resume; tasks, limit, workers and rps may change."""
+
+
+class PredictionStore:
+    """Append-only JSONL of prediction records keyed by uid (one line per uid, no duplicates)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.dropped_partial_bytes = self._cut_partial_tail()
+        self.records: dict[str, dict[str, Any]] = {}
+        self._load()
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def _cut_partial_tail(self) -> int:
+        """Drop a trailing line without its newline (a write cut off by a kill)."""
+        if not self.path.exists():
+            return 0
+        size = self.path.stat().st_size
+        if size == 0:
+            return 0
+        with self.path.open("rb+") as fh:
+            fh.seek(max(0, size - 1))
+            if fh.read(1) == b"\n":
+                return 0
+            # Scan back for the last complete line.
+            pos, block = size, 1 << 16
+            keep = 0
+            while pos > 0:
+                start = max(0, pos - block)
+                fh.seek(start)
+                chunk = fh.read(pos - start)
+                idx = chunk.rfind(b"\n")
+                if idx >= 0:
+                    keep = start + idx + 1
+                    break
+                pos = start
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return size - keep
+
+    def _load(self) -> None:
+        with self.path.open("a+", encoding="utf-8") as fh:
+            fh.seek(0)
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError as exc:
+                    raise ValueError(
+                        f"{self.path}:{lineno} is not a JSON line ({exc}); fix or remove it"
+                    ) from exc
+                if not isinstance(record, dict) or "uid" not in record:
+                    raise ValueError(f"{self.path}:{lineno} has no 'uid' field")
+                self.records.setdefault(record["uid"], record)
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self.records
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def append(self, record: dict[str, Any]) -> bool:
+        """Persist one record durably; a uid already stored is skipped (returns False)."""
+        uid = record["uid"]
+        if uid in self.records:
+            return False
+        line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        written = os.write(self._fd, line)
+        while written < len(line):  # regular files write fully; loop for safety
+            written += os.write(self._fd, line[written:])
+        os.fsync(self._fd)
+        self.records[uid] = record
+        return True
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> PredictionStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KEYS) -> dict | None:
+    """Refuse (ValueError) if RUN_DIR/run.json disagrees with ``manifest`` on ``keys``."""
+    path = Path(run_dir) / RUN_JSON
+    if not path.exists():
+        return None
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); use a fresh --out folder") from exc
+    diffs = [k for k in keys if k in manifest and old.get(k) != manifest.get(k)]
+    if diffs:
+        detail = "; ".join(f"{k}: was {old.get(k)!r}, now {manifest.get(k)!r}" for k in diffs)
+        raise ValueError(
+            f"{run_dir} holds a run with different settings ({detail}); refusing to mix them. "
+            "Use a new --out folder, or rerun with the original settings to resume."
+        )
+    return old
+
+
+def write_run_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Write run.json atomically (temp file + rename)."""
+    path = Path(run_dir) / RUN_JSON
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,143 @@
+"""openai: backend against a real HTTP server on 127.0.0.1 (canned, 429, 500, slow, malformed)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import time
+
+import pytest
+from PIL import Image
+
+from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
+from gridwm_judge.judges.openai_http import RateLimiter
+from gridwm_judge.judges.stub_server import (
+    MALFORMED,
+    NO_CHOICES,
+    StubServer,
+    http_error,
+    ok,
+    slow,
+)
+
+
+def _req(uid: str, prompt: str, n_images: int = 1, max_tokens: int = 256) -> JudgeRequest:
+    imgs = tuple(Image.new("RGB", (12, 10), (i * 40, 200, 0)) for i in range(n_images))
+    return JudgeRequest(uid, "C", prompt, imgs, max_tokens)
+
+
+def _judge(server, **kw):
+    opts = dict(base_url=server.base_url, workers=4, retries=3, backoff_s=0.01, timeout_s=5.0)
+    opts.update(kw)
+    return make_judge("openai:stub-model", JudgeOptions(**opts))
+
+
+@pytest.fixture()
+def server():
+    with StubServer(default_reply="Yes") as s:
+        yield s
+
+
+def test_canned_completion_and_request_shape(server, monkeypatch):
+    monkeypatch.setenv("GRIDWM_API_KEY", "sk-test-123")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = _judge(server, seed=7)
+    [resp] = list(judge.judge([_req("u1", "Did it work?", n_images=2, max_tokens=33)]))
+    judge.close()
+    assert (resp.uid, resp.raw, resp.status, resp.error) == ("u1", "Yes", "ok", None)
+    assert resp.usage.prompt_tokens == 11 and resp.latency_s > 0
+    body = server.requests[0]
+    assert body["model"] == "stub-model" and body["temperature"] == 0.0
+    assert body["max_tokens"] == 33 and body["seed"] == 7
+    parts = body["messages"][0]["content"]
+    assert [p["type"] for p in parts] == ["image_url", "image_url", "text"]
+    url = parts[0]["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert decoded.size == (12, 10) and decoded.getpixel((0, 0)) == (0, 200, 0)
+    assert server.headers[0]["Authorization"] == "Bearer sk-test-123"
+
+
+def test_retries_429_and_500_then_succeeds(server):
+    server.script("flaky429", http_error(429, retry_after=0.01), http_error(429), ok("No"))
+    server.script("flaky500", http_error(500), http_error(503), ok("Success"))
+    judge = _judge(server)
+    out = {r.uid: r for r in judge.judge([_req("a", "flaky429"), _req("b", "flaky500")])}
+    judge.close()
+    assert (out["a"].raw, out["a"].status) == ("No", "ok")
+    assert (out["b"].raw, out["b"].status) == ("Success", "ok")
+    assert server.attempts("flaky429") == 3 and server.attempts("flaky500") == 3
+
+
+def test_final_failures_are_recorded_as_errors(server):
+    server.script("always500", *[http_error(500)] * 10)
+    server.script("garbage", *[MALFORMED] * 10)
+    server.script("empty-choices", *[NO_CHOICES] * 10)
+    server.script("bad-request", http_error(400))
+    judge = _judge(server, retries=2)
+    reqs = [
+        _req("x", "always500"),
+        _req("y", "garbage"),
+        _req("z", "empty-choices"),
+        _req("w", "bad-request"),
+        _req("fine", "plain"),
+    ]
+    out = {r.uid: r for r in judge.judge(reqs)}
+    judge.close()
+    for uid in ("x", "y", "z"):
+        assert out[uid].status == "error" and out[uid].raw is None
+        assert "gave up after 3 attempts" in out[uid].error
+    assert "HTTP 500" in out["x"].error and "malformed" in out["y"].error
+    assert out["w"].status == "error" and "HTTP 400" in out["w"].error
+    assert server.attempts("bad-request") == 1  # 4xx other than 429 is not retried
+    assert out["fine"].status == "ok"
+
+
+def test_timeout_is_retried_then_recorded(server):
+    server.script("sleepy", slow(1.0), ok("Fail"))
+    server.script("always-sleepy", *[slow(1.0)] * 5)
+    judge = _judge(server, timeout_s=0.3, retries=1)
+    out = {r.uid: r for r in judge.judge([_req("s", "sleepy"), _req("t", "always-sleepy")])}
+    judge.close()
+    assert (out["s"].raw, out["s"].status) == ("Fail", "ok")
+    assert out["t"].status == "error" and "timeout" in out["t"].error
+
+
+def test_truncated_and_empty_status(server):
+    server.script("long", ok("The agent first walks", finish_reason="length"))
+    server.script("blank", ok("   "))
+    judge = _judge(server)
+    out = {r.uid: r for r in judge.judge([_req("l", "long"), _req("b", "blank")])}
+    judge.close()
+    assert out["l"].status == "truncated" and out["l"].raw == "The agent first walks"
+    assert out["b"].status == "empty"
+
+
+def test_workers_run_concurrently_and_results_stream(server):
+    server.delay_s = 0.1
+    judge = _judge(server, workers=8)
+    start = time.perf_counter()
+    out = list(judge.judge(_req(f"u{i}", f"p{i}") for i in range(16)))
+    elapsed = time.perf_counter() - start
+    judge.close()
+    assert sorted(r.uid for r in out) == sorted(f"u{i}" for i in range(16))
+    assert server.max_active >= 4
+    assert elapsed < 16 * 0.1 / 2  # far faster than one at a time
+
+
+def test_rate_limit_spaces_request_starts(server):
+    judge = _judge(server, workers=4, rps=20.0)
+    start = time.perf_counter()
+    list(judge.judge(_req(f"r{i}", f"q{i}") for i in range(6)))
+    judge.close()
+    assert time.perf_counter() - start >= 5 / 20.0 * 0.9
+    limiter = RateLimiter(None)
+    t0 = time.perf_counter()
+    for _ in range(100):
+        limiter.wait()
+    assert time.perf_counter() - t0 < 0.05
+
+
+def test_missing_base_url_is_a_clear_error():
+    with pytest.raises(ValueError, match="needs --base-url"):
+        make_judge("openai:some-model", JudgeOptions())
