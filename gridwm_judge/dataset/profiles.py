@@ -138,10 +138,11 @@ PROFILES: dict[str, Profile] = {
         (
             TaskPlan("task_a", _each(("doorkey", "lavagap"), 2), 12, n_items=4),
             TaskPlan("task_b", _each(("doorkey", "redbluedoor"), 1), 4, n_items=4),
-            TaskPlan("task_c", (("redbluedoor", 1),), 24, shard_by="group",
+            TaskPlan("task_c", (("redbluedoor", 2),), 48, shard_by="group",
                      options=(("probe_sets", ("baseline", "framing")),
                               ("representations", ("composite", "split")))),
-            TaskPlan("task_d", (("redbluedoor", 1),), 12, extra_per_env=1, shard_by="env"),
+            TaskPlan("task_d", _each(("lavagap", "redbluedoor"), 1), 24, extra_per_env=1,
+                     shard_by="env"),
             TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
         ),
     ),

@@ -1,0 +1,91 @@
+"""`gridwm-judge push` up to the upload call (the Hub is unreachable here)."""
+
+import pytest
+
+from gridwm_judge.cli import main
+from gridwm_judge.dataset import push
+
+
+class FakeApi:
+    def __init__(self):
+        self.calls = []
+
+    def create_repo(self, repo_id, **kw):
+        self.calls.append(("create_repo", repo_id, kw))
+
+    def create_branch(self, repo_id, **kw):
+        self.calls.append(("create_branch", repo_id, kw))
+
+    def upload_folder(self, **kw):
+        self.calls.append(("upload_folder", kw["repo_id"], kw))
+
+        class Info:
+            oid = "abc123"
+            commit_url = f"https://huggingface.co/datasets/{kw['repo_id']}/commit/abc123"
+
+        return Info()
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "data" / "task_c").mkdir(parents=True)
+    (tmp_path / "data" / "task_c" / "test-00000-of-00001.parquet").write_bytes(b"PAR1")
+    (tmp_path / "README.md").write_text("---\nlicense: apache-2.0\n---\n")
+    return tmp_path
+
+
+def test_one_commit_to_a_dataset_repo(folder):
+    api = FakeApi()
+    res = push.push_folder(folder, "me/gwj", private=True, revision="v1", token="hf_x", api=api)
+    assert [c[0] for c in api.calls] == ["create_repo", "create_branch", "upload_folder"]
+    create = api.calls[0][2]
+    assert create["repo_type"] == "dataset" and create["private"] is True and create["exist_ok"]
+    upload = api.calls[2][2]
+    assert upload["folder_path"] == str(folder) and upload["repo_type"] == "dataset"
+    assert upload["revision"] == "v1" and upload["token"] == "hf_x"
+    assert res.commit == "abc123" and res.url.endswith("/commit/abc123")
+
+
+def test_no_revision_no_branch(folder):
+    api = FakeApi()
+    push.push_folder(folder, "me/gwj", token="hf_x", api=api)
+    assert [c[0] for c in api.calls] == ["create_repo", "upload_folder"]
+    assert api.calls[1][2]["revision"] is None
+
+
+def test_missing_token_says_how_to_log_in(folder, monkeypatch, capsys):
+    import huggingface_hub
+
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    api = FakeApi()
+    with pytest.raises(PermissionError, match="hf auth login"):
+        push.push_folder(folder, "me/gwj", api=api)
+    assert api.calls == []
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder",
+                        lambda *a, **k: pytest.fail("must not upload without a token"))
+    assert main(["push", str(folder), "--repo-id", "me/gwj"]) == 2
+    err = capsys.readouterr().err
+    assert "HF_TOKEN" in err and "hf auth login" in err
+
+
+def test_cli_push_reaches_the_upload_call(folder, monkeypatch, capsys):
+    import huggingface_hub
+
+    seen = {}
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_x")
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **k: None)
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder",
+                        lambda self, **k: seen.update(k) or FakeApi().upload_folder(**k))
+    assert main(["push", str(folder), "--repo-id", "me/gwj", "--private"]) == 0
+    assert seen["repo_id"] == "me/gwj" and seen["folder_path"] == str(folder)
+    assert "pushed" in capsys.readouterr().out
+
+
+def test_bad_folder_and_repo_id(tmp_path, folder):
+    with pytest.raises(FileNotFoundError, match="gridwm-judge build"):
+        push.push_folder(tmp_path / "missing", "me/gwj", token="t", api=FakeApi())
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="not a built dataset"):
+        push.push_folder(tmp_path / "empty", "me/gwj", token="t", api=FakeApi())
+    with pytest.raises(ValueError, match="USER/NAME"):
+        push.push_folder(folder, "no-slash", token="t", api=FakeApi())
