@@ -18,14 +18,15 @@ from gridwm_judge.sim.interventions import make_env
 from gridwm_judge.sim.nocue import build_mask, target_specs
 from gridwm_judge.sim.planner import PlanError, plan_actions
 from gridwm_judge.sim.plans import plan_variant
-from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, TrajectoryGroup
-from gridwm_judge.sim.rollout import rollout, rollout_from_run, run_actions
+from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
+from gridwm_judge.sim.rollout import rollout, run_states
 
 MAX_DRAWS_FACTOR = 20
 
 
 def _reset_env(env_id: str, seed: int):
-    env = make_env(env_id)
+    """The reset env, for reading the grid only (a private instance nobody steps)."""
+    env = make_env(env_id, role="inspect")
     env.reset(seed=int(seed))
     return env.unwrapped
 
@@ -43,12 +44,18 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     actions = plan_actions(env_id, seed, legs)
 
     full = rollout(env_id, seed, actions)
-    u = _reset_env(env_id, seed)
     specs = target_specs(family, u) if not card.task_e else ()
     width, height = u.grid.width, u.grid.height
     ops = cf_ops(family, u, full, seed)
     mask = build_mask(full.states, full.events, specs, card.nocue_budget)
-    nocue = rollout_from_run(run_actions(env_id, seed, actions), actions, mask=mask)
+    # NoCue is re-rolled independently (gate D6 compares its states with Full's); its events
+    # are a function of its states, so they equal Full's exactly when the states do.
+    states, run = run_states(env_id, seed, actions)
+    nocue = Rollout(actions=actions, states=states,
+                    events=full.events if states == full.states else (),
+                    reward=run.reward, terminated=run.terminated, truncated=run.truncated,
+                    success=run.terminated and not run.truncated and run.reward > 0,
+                    steps=run.steps, mask=mask)
     cf = rollout(env_id, seed, actions, intervention=ops)
     validators, reasons = run_gates(card, full, nocue, cf, specs, width, height)
     first = next((e for e in full.events if e["type"] == "pickup"), None)

@@ -106,17 +106,31 @@ def _encode_spec(spec: dict) -> tuple[int, int, int]:
     return OBJECT_TO_IDX[t], COLOR_TO_IDX[c], state
 
 
+ROLES = ("main", "inspect", "dynamics")
+
+
 @cache
-def _cached_env(env_id: str):
-    return gym.make(env_id)
+def _cached_env(env_id: str, role: str):
+    env = gym.make(env_id)
+    if role == "dynamics":
+        # This private instance is only stepped for its dynamics (planning, state re-rolls):
+        # skip MiniGrid's egocentric observation rendering, the bulk of a step's cost.
+        env.unwrapped.gen_obs = lambda: None
+    return env
 
 
-def make_env(env_id: str, *, fresh: bool = False):
-    """A gymnasium env for ``env_id`` (cached per process unless ``fresh``)."""
+def make_env(env_id: str, *, fresh: bool = False, role: str = "main"):
+    """A gymnasium env for ``env_id``, cached per process and role unless ``fresh``.
+
+    Roles: "main" (rollouts with observations), "inspect" (read the reset grid, never
+    stepped), "dynamics" (stepped through ``env.unwrapped`` without observations).
+    """
     from gridwm_judge.sim.cards import check_env_id
 
     check_env_id(env_id)
-    return gym.make(env_id) if fresh else _cached_env(env_id)
+    if role not in ROLES:
+        raise ValueError(f"unknown env role {role!r}; expected one of {ROLES}")
+    return gym.make(env_id) if fresh else _cached_env(env_id, role)
 
 
 def replay_envs(

@@ -117,7 +117,7 @@ class _Runner:
 
     def __init__(self, env_id: str, seed: int):
         self.env_id, self.seed = env_id, int(seed)
-        self.env = make_env(env_id)
+        self.env = make_env(env_id, role="dynamics").unwrapped
         self.actions: list[int] = []
         self.done = False
         self.reward = 0.0

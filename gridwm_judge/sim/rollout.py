@@ -102,6 +102,26 @@ def run_actions(env_id: str, seed: int, actions: Sequence[int],
                   bool(truncated), steps)
 
 
+def run_states(env_id: str, seed: int, actions: Sequence[int],
+               intervention: Sequence[dict] = ()) -> tuple[tuple[dict, ...], RawRun]:
+    """Re-roll for the states and outcome only (no observations, hence no events)."""
+    u = make_env(env_id, role="dynamics").unwrapped
+    u.reset(seed=int(seed))
+    apply_intervention(u, intervention)
+    states = [snapshot(u)]
+    reward, terminated, truncated, steps = 0.0, False, False, 0
+    for a in actions:
+        _, r, terminated, truncated, _ = u.step(int(a))
+        steps += 1
+        reward = float(r)
+        states.append(snapshot(u))
+        if terminated or truncated:
+            break
+    run = RawRun(tuple(states), (), env_context(u), reward, bool(terminated), bool(truncated),
+                 steps)
+    return run.states, run
+
+
 def rollout(env_id: str, seed: int, actions: Sequence[int],
             intervention: Sequence[dict] = (), mask: Sequence[dict] = ()) -> Rollout:
     """A recorded ``Rollout`` of ``actions`` (optionally under an intervention)."""
