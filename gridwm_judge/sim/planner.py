@@ -166,18 +166,26 @@ def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
         targets |= frozenset(find(run.u, *leg.obj))
     avoid = frozenset(leg.avoid)
     if leg.kind == "drop":
-        bad = _door_avoid(run.u) | avoid
+        beside_doors = _door_avoid(run.u)
 
-        def can_drop(p, dd):
-            f = front(p, dd)
-            return f not in bad and run.u.grid.get(*f) is None
+        def drop_paths(bad):
+            def can_drop(p, dd):
+                f = front(p, dd)
+                return f not in bad and run.u.grid.get(*f) is None
 
-        options = search(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid,
-                         all_solutions=True) or []
-        options = [p for p in options if len(p) >= leg.min_path]
+            found = search(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid,
+                           all_solutions=True) or []
+            return [p for p in found if len(p) >= leg.min_path][:MAX_DROP_CANDIDATES]
+
+        def options():
+            # Prefer cells away from doors; fall back to cells beside a door (tiny corridors).
+            preferred = drop_paths(beside_doors | avoid)
+            yield from preferred
+            yield from (p for p in drop_paths(avoid) if p not in preferred)
+
         prefix = list(run.actions)
         last_err: Exception | None = None
-        for path in options[:MAX_DROP_CANDIDATES]:
+        for path in options():
             if run.actions != prefix:
                 run.restore(prefix)
             try:
