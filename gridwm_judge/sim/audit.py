@@ -44,6 +44,11 @@ def summarize(results: Iterable[GenerationResult]) -> str:
         lines.append(f"{r.family:<20} {r.env_id:<34} valid {len(r.groups):>4} / drawn "
                      f"{r.n_drawn:>4} (reject rate {r.reject_rate:.1%}; rejects by gate: "
                      f"{rejects})")
+        examples: dict[str, str] = {}
+        for seed, why in r.reject_reasons:
+            for gate, reason in why.items():
+                examples.setdefault(gate, f"seed {seed}: {reason}")
+        lines.extend(f"    {gate} e.g. {text}" for gate, text in sorted(examples.items()))
     return "\n".join(lines)
 
 

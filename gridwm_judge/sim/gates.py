@@ -148,7 +148,7 @@ def _e2(full, nocue, cf, width: int, height: int, **_):
 
 def _n1(full, nocue, card: EnvCard, specs, **_):
     if not nocue.mask:
-        return "empty NoCue mask (agent faces the target at t=0)"
+        return "empty NoCue mask (the agent faces or meets the target at t=0)"
     if len(nocue.mask) > card.nocue_budget:
         return f"{len(nocue.mask)} masked frames > budget {card.nocue_budget}"
     for m in nocue.mask:

@@ -77,15 +77,16 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     )
 
 
-def try_seed(family: str, env_id: str, seed: int) -> tuple[TrajectoryGroup | None, tuple[str, ...]]:
-    """(group, ()) when every gate passes, else (None, names of the failed gates)."""
+def try_seed(family: str, env_id: str, seed: int):
+    """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason)."""
     try:
         group = build_group(family, env_id, seed)
-    except PlanError:
-        return None, ("plan",)
+    except PlanError as exc:
+        return None, ("plan",), {"plan": str(exc)}
     if group.valid:
-        return group, ()
-    return None, tuple(g for g in GATES if not group.validators.get(g, False))
+        return group, (), {}
+    failed = tuple(g for g in GATES if not group.validators.get(g, False))
+    return None, failed, {g: group.reasons.get(g, "") for g in failed}
 
 
 def _check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
@@ -127,6 +128,7 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
     kept: list[TrajectoryGroup] = []
     rejects: Counter = Counter()
     rejected: list[tuple[int, tuple[str, ...]]] = []
+    reasons: list[tuple[int, dict[str, str]]] = []
     limit = MAX_DRAWS_FACTOR * n + 50
     drawn, next_seed = 0, seed
     while len(kept) < n:
@@ -136,7 +138,7 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
         batch = max(1, (n - len(kept))) if num_proc <= 1 else max(num_proc * 4, n - len(kept))
         seeds = range(next_seed, next_seed + batch)
         next_seed += batch
-        for s, (group, failed) in _seed_results(family, env_id, seeds, num_proc):
+        for s, (group, failed, why) in _seed_results(family, env_id, seeds, num_proc):
             if len(kept) == n:
                 break
             drawn += 1
@@ -145,6 +147,7 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
             else:
                 rejects.update(failed)
                 rejected.append((s, failed))
+                reasons.append((s, why))
     return GenerationResult(family=family, env_id=env_id, seed=seed, groups=tuple(kept),
                             n_drawn=drawn, rejects=dict(sorted(rejects.items())),
-                            rejected_seeds=tuple(rejected))
+                            rejected_seeds=tuple(rejected), reject_reasons=tuple(reasons))

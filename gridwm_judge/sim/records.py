@@ -154,6 +154,7 @@ class GenerationResult:
     n_drawn: int
     rejects: dict[str, int]
     rejected_seeds: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    reject_reasons: tuple[tuple[int, dict[str, str]], ...] = ()  # (seed, gate -> reason)
 
     @property
     def reject_rate(self) -> float:

@@ -53,6 +53,7 @@ def test_rejects_are_counted_per_gate_and_reproducible():
         assert not g.valid
         assert tuple(k for k in GATES if not g.validators[k]) == failed
         assert all(k in g.reasons for k in failed)
+    assert [s for s, _ in res.reject_reasons] == [s for s, _ in res.rejected_seeds]
 
 
 @pytest.mark.parametrize("family", ["unlockpickup", "blockedunlockpickup"])
