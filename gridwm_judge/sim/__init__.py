@@ -5,6 +5,7 @@ knows nothing of images, prompts or judges. Everything it records is JSON-safe, 
 group can be replayed with plain ``gymnasium`` + ``minigrid`` from its audit record.
 """
 
+from gridwm_judge.sim.audit import read_groups_jsonl, write_groups_jsonl
 from gridwm_judge.sim.cards import (
     CORE_FAMILIES,
     ENV_CARDS,
@@ -20,6 +21,7 @@ from gridwm_judge.sim.generate import build_group, generate_groups
 from gridwm_judge.sim.interventions import OPS, apply_intervention, replay_envs
 from gridwm_judge.sim.planner import PlanError
 from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
+from gridwm_judge.sim.taske import STATUSES, first_pickup, identity_label, status_at
 
 __all__ = [
     "ACTION_NAMES",
@@ -28,6 +30,7 @@ __all__ = [
     "FAMILIES",
     "GATES",
     "OPS",
+    "STATUSES",
     "TASK_E_FAMILIES",
     "EnvCard",
     "GenerationResult",
@@ -38,7 +41,12 @@ __all__ = [
     "build_group",
     "env_short",
     "family_of",
+    "first_pickup",
     "generate_groups",
     "get_card",
+    "identity_label",
+    "read_groups_jsonl",
     "replay_envs",
+    "status_at",
+    "write_groups_jsonl",
 ]
