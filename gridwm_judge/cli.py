@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "gridwm_judge.sim.commands",
     "gridwm_judge.dataset.commands",
     "gridwm_judge.runner.commands",
+    "gridwm_judge.scoring.commands",
 )
 
 

@@ -44,6 +44,10 @@ def load_rows(dataset: str, tasks: Sequence[str] | None = None) -> list[dict[str
     return rows
 
 
+def _task_of(rec: Mapping[str, Any]) -> str:
+    return str(rec.get("task") or str(rec["uid"]).split(".")[0]).upper()
+
+
 def compare_judges(judges: Mapping[str, dict]) -> dict:
     """Composite vs split across judges (Wilcoxon signed-rank), Holm over the family."""
     tests = {}
@@ -94,6 +98,12 @@ def score(
     if rows is None:
         rows = load_rows(dataset, tasks)
     by_judge = read_predictions(predictions)
+    if tasks:  # predictions for tasks not scored are set aside, not unknown
+        keep = {t.upper() for t in tasks}
+        by_judge = {
+            j: [r for r in recs if _task_of(r) in keep]
+            for j, recs in by_judge.items()
+        }
     if not by_judge:
         raise ValueError(f"no prediction records in {', '.join(map(str, predictions))}")
     judges, graded_all, coverage = {}, [], {}

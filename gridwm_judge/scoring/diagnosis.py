@@ -22,6 +22,7 @@ DELTA_SMALL = 0.05
 IDR_LOW = 0.50
 STABLE_HIGH = 0.90  # NS or JCR at or above this counts as "highly consistent"
 CORRECT_LOW = 0.50
+# low_activation alone is a caution on IDR_cond (reported with the causal block), not a mode.
 FAILURE_MODES = (
     "presentation_leakage",
     "representation_fragility",
@@ -134,8 +135,6 @@ def _misgrounding(causal: Sequence[CausalEvidence]) -> FailureMode:
             ev.append(
                 f"IDR_cond ({c.scope}) = {_f(c.idr_cond)} < {IDR_LOW} (G_active {c.g_active})"
             )
-        if c.idr_cond_status == "unstable":
-            ev.append(f"IDR_cond ({c.scope}) unstable: G_active = {c.g_active} < 10")
     return FailureMode("causal_misgrounding", bool(ev) if seen else None, tuple(ev))
 
 
@@ -153,7 +152,7 @@ def _trap(fams: Sequence[FamilyEvidence], causal: Sequence[CausalEvidence]) -> F
             weak.append(f"JAcc_neu ({c.scope}) = {_f(c.jacc_neu)}")
         if c.idr_raw is not None and c.idr_raw < IDR_LOW:
             weak.append(f"IDR_raw ({c.scope}) = {_f(c.idr_raw)}")
-        if c.degenerate:
+        if c.degenerate in ("all_fail", "success_biased"):
             weak.append(f"degenerate ({c.scope}): {c.degenerate}")
     if not fams or not causal:
         return FailureMode("stability_trap", None, ())

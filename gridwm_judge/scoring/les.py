@@ -134,8 +134,6 @@ def les(
     n_nodes: int = 9,
 ) -> LESResult:
     """Fit the family's mixed logistic model and return LES_F with its diagnostics."""
-    from scipy import optimize, stats
-
     y_all = verdicts(predictions)
     n = y_all.size
     g_all = strings(group_ids, "group_ids", n)
@@ -170,6 +168,8 @@ def les(
             message="every verdict is identical",
             **base,
         )
+    from scipy import optimize  # lazily: only a real fit needs it
+
     X = np.zeros((y.size, 1 + len(levels)))
     X[:, 0] = 1.0
     for k, lv in enumerate(levels):
@@ -201,7 +201,7 @@ def les(
         for k, lv in enumerate(levels):
             if diag[1 + k] > 0 and np.isfinite(diag[1 + k]):
                 se[lv] = float(math.sqrt(diag[1 + k]))
-                pv[lv] = float(2 * stats.norm.sf(abs(betas[lv]) / se[lv]))
+                pv[lv] = math.erfc(abs(betas[lv]) / se[lv] / math.sqrt(2.0))
     except np.linalg.LinAlgError:
         notes.append("singular Hessian: no standard errors")
     status = "ok"

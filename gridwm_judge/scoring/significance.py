@@ -7,6 +7,7 @@ discordant pair has p = 1; Wilcoxon with no non-zero difference has p = 1.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,8 +32,6 @@ def mcnemar(n01: int, n10: int, *, exact_below: int = EXACT_BELOW) -> TestResult
     Exact two-sided binomial test (statistic = min(n01, n10)) when n01 + n10 < exact_below,
     else chi2 = (|n01 - n10| - 1)^2 / (n01 + n10) with 1 degree of freedom.
     """
-    from scipy import stats
-
     if n01 < 0 or n10 < 0:
         raise ValueError(f"discordant counts must be >= 0, got n01={n01}, n10={n10}")
     n = int(n01 + n10)
@@ -40,10 +39,11 @@ def mcnemar(n01: int, n10: int, *, exact_below: int = EXACT_BELOW) -> TestResult
         return TestResult(0.0, 1.0, "exact", 0)
     if n < exact_below:
         k = int(min(n01, n10))
-        p = min(1.0, 2.0 * float(stats.binom.cdf(k, n, 0.5)))
+        p = min(1.0, 2.0 * sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n)
         return TestResult(float(k), p, "exact", n)
     chi2 = (abs(n01 - n10) - 1) ** 2 / n
-    return TestResult(float(chi2), float(stats.chi2.sf(chi2, 1)), "chi2_cc", n)
+    # chi2 survival with 1 degree of freedom: erfc(sqrt(x / 2)); no scipy import needed
+    return TestResult(float(chi2), math.erfc(math.sqrt(chi2 / 2.0)), "chi2_cc", n)
 
 
 def mcnemar_paired(a: Sequence[bool], b: Sequence[bool], **kw) -> TestResult:
