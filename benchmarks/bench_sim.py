@@ -31,13 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=830000)
     args = parser.parse_args(argv)
-    groups, drawn, seconds = Counter(), Counter(), Counter()
+    groups, drawn, seconds, per_task = Counter(), Counter(), Counter(), Counter()
     start = time.perf_counter()
     for block, (task, family, n) in enumerate(base_set()):
         t0 = time.perf_counter()
         res = generate_groups(family, n, args.seed + 10_000 * block)
         seconds[family] += time.perf_counter() - t0
         groups[family] += len(res.groups)
+        per_task[task] += len(res.groups)
         drawn[family] += res.n_drawn
     total = time.perf_counter() - start
     print(f"{'family':<20} {'valid':>6} {'drawn':>6} {'reject%':>8} {'seconds':>8} {'groups/s':>9}")
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         g, d, s = groups[family], drawn[family], seconds[family]
         rej = (d - g) / d if d else 0.0
         print(f"{family:<20} {g:>6} {d:>6} {rej:>8.1%} {s:>8.2f} {g / s if s else 0.0:>9.1f}")
+    print("groups per task: " + ", ".join(f"{t} {c}" for t, c in sorted(per_task.items())))
     n = sum(groups.values())
     print(f"total: {n} valid groups ({sum(drawn.values())} drawn) in {total:.2f} s "
           f"({n / total:.1f} groups/s); target < 10 s")

@@ -1,12 +1,14 @@
 """Deterministic shortest-path planner over symbolic MiniGrid state.
 
 A plan is a list of legs (the card's causal chain: pick up X, toggle door Y, drop, reach Z).
-Each leg is solved by a uniform-cost search over (position, direction) on the symbolic grid
-read from the env at that moment; a closed unlocked door on the way is an edge of cost 2
+Consecutive non-drop legs form a segment solved jointly by a layered uniform-cost search over
+(position, direction) on the symbolic grid (carrying and door states follow the legs: a
+pickup empties its cell, a toggle opens its door), so the result is the shortest action list
+through the chain, not a greedy one; a closed unlocked door on the way is an edge of cost 2
 (toggle, forward) when the leg allows opening doors. Ties break in the fixed action order
-(left, right, forward), so the same seed always yields the same plan. Legs are executed in the
-real env, so the plan's dynamics are MiniGrid's own; a drop leg tries candidate cells in search
-order and backtracks when a later leg fails. The planner only returns action lists whose
+(left, right, forward), so the same seed always yields the same plan. Segments are executed
+in the real env, so the plan's dynamics are MiniGrid's own; a drop leg tries candidate cells
+in search order and backtracks when a later leg fails. The planner only returns action lists whose
 rollout terminates with positive reward and without truncation; otherwise it raises PlanError.
 """
 
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from gridwm_judge.sim.interventions import make_env
 
 LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE = 0, 1, 2, 3, 4, 5
+MACRO_TOGGLE = -1  # "toggle the door ahead unless it is already open" (resolved when stepping)
 DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 MAX_DROP_CANDIDATES = 6
 
@@ -52,10 +55,17 @@ def front(pos: tuple[int, int], d: int) -> tuple[int, int]:
     return pos[0] + DIRS[d][0], pos[1] + DIRS[d][1]
 
 
-def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozenset) -> str:
-    """'yes', 'door' (closed unlocked door: toggle first) or 'no'."""
+def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozenset,
+              changed: dict) -> str:
+    """'yes', 'door' (closed unlocked door: toggle first) or 'no'.
+
+    ``changed`` overrides cells an earlier leg of the same segment changed: None (emptied by a
+    pickup) or "open" (a toggled door).
+    """
     if cell in avoid:
         return "no"
+    if cell in changed:
+        return "yes" if changed[cell] in (None, "open") else "no"
     obj = env.grid.get(*cell)
     if obj is None:
         return "yes"
@@ -70,38 +80,61 @@ def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozense
     return "no"
 
 
-def search(env, start: tuple[int, int], d0: int, done, *, open_doors: bool,
-           goal_cells: frozenset = frozenset(), avoid: frozenset = frozenset(),
-           all_solutions: bool = False):
-    """Uniform-cost search over (pos, dir); returns the action list (or all, in cost order)."""
+def _explore(env, sources: dict, *, open_doors: bool, goal_cells: frozenset = frozenset(),
+             avoid: frozenset = frozenset(), changed: dict | None = None):
+    """Uniform-cost search over (pos, dir) from several sources with start costs.
+
+    Returns (cost, parent) for every reachable node; parent[node] is None for a source, else
+    (previous node, actions). Ties break by insertion order (left, right, forward), so the
+    result is deterministic. A closed unlocked door is crossed by the 2-action macro
+    (MACRO_TOGGLE, FORWARD) when ``open_doors``.
+    """
+    changed = changed or {}
     counter = 0
-    heap = [(0, counter, start, d0)]
-    parent: dict = {(start, d0): None}
-    best = {(start, d0): 0}
-    found = []
+    heap = []
+    best: dict = {}
+    parent: dict = {}
+    for node, c in sources.items():
+        best[node], parent[node] = c, None
+        heap.append((c, counter, node))
+        counter += 1
+    heapq.heapify(heap)
     while heap:
-        cost, _, pos, d = heapq.heappop(heap)
-        if best.get((pos, d), cost) < cost:
+        cost, _, node = heapq.heappop(heap)
+        if best[node] < cost:
             continue
-        if done(pos, d):
-            found.append(_unwind(parent, (pos, d)))
-            if not all_solutions:
-                return found[0]
+        pos, d = node
         steps = [((pos, (d - 1) % 4), 1, (LEFT,)), ((pos, (d + 1) % 4), 1, (RIGHT,))]
         f = front(pos, d)
-        how = _passable(env, f, goal_cells, avoid)
+        how = _passable(env, f, goal_cells, avoid, changed)
         if how == "yes":
             steps.append(((f, d), 1, (FORWARD,)))
         elif how == "door" and open_doors:
-            steps.append(((f, d), 2, (TOGGLE, FORWARD)))
+            steps.append(((f, d), 2, (MACRO_TOGGLE, FORWARD)))
         for nxt, c, acts in steps:
             nc = cost + c
             if nc < best.get(nxt, 1 << 30):
                 best[nxt] = nc
-                parent[nxt] = ((pos, d), acts)
+                parent[nxt] = (node, acts)
                 counter += 1
-                heapq.heappush(heap, (nc, counter, nxt[0], nxt[1]))
-    return found if all_solutions else None
+                heapq.heappush(heap, (nc, counter, nxt))
+    return best, parent
+
+
+def search(env, start: tuple[int, int], d0: int, done, *, open_doors: bool,
+           goal_cells: frozenset = frozenset(), avoid: frozenset = frozenset(),
+           all_solutions: bool = False):
+    """Shortest action list from (start, d0) to a node with ``done(pos, dir)``.
+
+    With ``all_solutions``, every such node's path, cheapest first. None / [] if unreachable.
+    """
+    best, parent = _explore(env, {(start, d0): 0}, open_doors=open_doors,
+                            goal_cells=goal_cells, avoid=avoid)
+    goals = sorted((c, i, n) for i, (n, c) in enumerate(best.items()) if done(*n))
+    paths = [_unwind(parent, n) for _, _, n in goals]
+    if all_solutions:
+        return paths
+    return paths[0] if paths else None
 
 
 def _unwind(parent: dict, node) -> list[int]:
@@ -110,6 +143,61 @@ def _unwind(parent: dict, node) -> list[int]:
         node, acts = parent[node]
         out[:0] = acts
     return out
+
+
+_TAILS = {"face": (), "reach": (), "pickup": (PICKUP,), "toggle": (TOGGLE,)}
+
+
+def _leg_targets(u, leg: Leg) -> frozenset:
+    targets = frozenset(leg.targets)
+    if leg.obj is not None:
+        targets |= frozenset(find(u, *leg.obj))
+    return targets
+
+
+def plan_segment(u, start: tuple[tuple[int, int], int], legs: Sequence[Leg], first: int = 0
+                 ) -> list[int]:
+    """Jointly shortest actions through consecutive non-drop legs (layered search).
+
+    Each leg's search starts from every end pose of the previous leg with its accumulated
+    cost, so the pose in which one subgoal is completed is chosen for the whole chain, not
+    greedily. Pickups and toggles of a leg's target cell are carried into later layers.
+    """
+    changed: dict = {}
+    sources = {start: 0}
+    layers = []
+    for k, leg in enumerate(legs):
+        targets = _leg_targets(u, leg)
+        if leg.kind == "reach":
+            done = (lambda ts: lambda p, d: p in ts)(targets)
+        else:
+            done = (lambda ts: lambda p, d: front(p, d) in ts)(targets)
+        best, parent = _explore(u, sources, open_doors=leg.open_doors,
+                                goal_cells=targets if leg.kind == "reach" else frozenset(),
+                                avoid=frozenset(leg.avoid), changed=dict(changed))
+        tail = _TAILS[leg.kind]
+        ends = {n: c + len(tail) for n, c in best.items() if done(*n)}
+        if not ends:
+            raise PlanError(f"leg {first + k} ({leg.kind} {sorted(targets)}) unreachable")
+        if len(targets) > 1 and leg.kind in ("pickup", "toggle"):
+            n = min(ends, key=lambda m: (ends[m], list(best).index(m)))
+            ends = {n: ends[n]}  # several candidate targets: commit to the nearest one
+            targets = frozenset({front(*n)})
+        layers.append((parent, tail))
+        if leg.kind == "pickup":
+            changed.update({cell: None for cell in targets})
+        elif leg.kind == "toggle":
+            changed.update({cell: "open" for cell in targets})
+        sources = ends
+    order = list(sources)
+    node = min(order, key=lambda m: (sources[m], order.index(m)))
+    actions: list[int] = []
+    for parent, tail in reversed(layers):
+        actions[:0] = list(tail)
+        while parent[node] is not None:
+            node, acts = parent[node]
+            actions[:0] = acts
+    return actions
 
 
 class _Runner:
@@ -134,6 +222,11 @@ class _Runner:
 
     def step_all(self, actions: Sequence[int]) -> None:
         for a in actions:
+            if a == MACRO_TOGGLE:
+                f = self.u.grid.get(*front(*self.pose()))
+                if f is not None and f.type == "door" and f.is_open:
+                    continue  # opened earlier on this path: just walk through
+                a = TOGGLE
             if self.done:
                 raise PlanError(f"episode ended before action {len(self.actions)}")
             _, r, term, trunc, _ = self.env.step(int(a))
@@ -161,9 +254,6 @@ def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
         return
     leg = legs[i]
     pos, d = run.pose()
-    targets = frozenset(leg.targets)
-    if leg.obj is not None:
-        targets |= frozenset(find(run.u, *leg.obj))
     avoid = frozenset(leg.avoid)
     if leg.kind == "drop":
         beside_doors = _door_avoid(run.u)
@@ -195,18 +285,11 @@ def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
             except PlanError as exc:
                 last_err = exc
         raise PlanError(f"no drop cell lets the plan continue ({last_err})")
-    if leg.kind == "reach":
-        path = search(run.u, pos, d, lambda p, dd: p in targets, open_doors=leg.open_doors,
-                      goal_cells=targets, avoid=avoid)
-        tail: list[int] = []
-    else:
-        path = search(run.u, pos, d, lambda p, dd: front(p, dd) in targets,
-                      open_doors=leg.open_doors, avoid=avoid)
-        tail = {"face": [], "pickup": [PICKUP], "toggle": [TOGGLE]}[leg.kind]
-    if path is None:
-        raise PlanError(f"leg {i} ({leg.kind} {sorted(targets)}) unreachable")
-    run.step_all(path + tail)
-    _run_legs(run, legs, i + 1)
+    j = i
+    while j < len(legs) and legs[j].kind != "drop":
+        j += 1
+    run.step_all(plan_segment(run.u, (pos, d), legs[i:j], first=i))
+    _run_legs(run, legs, j)
 
 
 def plan_actions(env_id: str, seed: int, legs: Sequence[Leg]) -> tuple[int, ...]:
