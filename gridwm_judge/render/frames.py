@@ -22,7 +22,7 @@ _CACHE: OrderedDict[tuple, tuple[np.ndarray, ...]] = OrderedDict()
 
 
 def _replay_envs():
-    from gridwm_judge.sim.interventions import replay_envs
+    from gridwm_judge.sim import replay_envs
 
     return replay_envs
 

@@ -1,0 +1,63 @@
+"""Group frames: one per state, shared keyframes across variants, NoCue masks pass N1."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gridwm_judge.render import FOG_RGB, keyframes, render_frames
+from gridwm_judge.render.masks import check_nocue_mask, mask_pixel_iou
+from gridwm_judge.sim import generate_groups
+
+
+@pytest.fixture(scope="module")
+def groups():
+    return {f: generate_groups(f, 1, 830000).groups[0] for f in ("doorkey", "lavagap")}
+
+
+def test_one_frame_per_state_and_read_only(groups):
+    g = groups["doorkey"]
+    for variant in ("full", "nocue", "cf"):
+        frames = render_frames(g, variant)
+        assert len(frames) == len(getattr(g, variant).states)
+        assert all(f.dtype == np.uint8 and f.ndim == 3 for f in frames)
+    with pytest.raises(ValueError):
+        frames[0][0, 0, 0] = 1
+    with pytest.raises(ValueError, match="full, nocue, cf"):
+        render_frames(g, "noisy")
+
+
+def test_nocue_differs_only_on_masked_frames(groups):
+    g = groups["doorkey"]
+    full, nocue = render_frames(g, "full"), render_frames(g, "nocue")
+    masked = {m["t"] for m in g.nocue.mask}
+    assert masked
+    for t, (a, b) in enumerate(zip(full, nocue, strict=True)):
+        assert np.array_equal(a, b) == (t not in masked)
+        if t in masked:
+            assert np.all(b[np.any(a != b, axis=2)] == FOG_RGB)
+
+
+def test_pixel_n1_passes_and_detects_misalignment(groups):
+    for g in groups.values():
+        check = check_nocue_mask(g)
+        assert check.passed, check
+        assert check.min_iou >= 0.70 and 1 <= check.n_masked_frames <= check.budget
+    clean = np.zeros((64, 64, 3), np.uint8)
+    masked = clean.copy()
+    masked[0:16, 0:16] = FOG_RGB
+    assert mask_pixel_iou(clean, masked, [(0, 0)], 16) == 1.0
+    assert mask_pixel_iou(clean, masked, [(1, 0)], 16) == 0.0
+    assert mask_pixel_iou(clean, masked, [(0, 0), (1, 0)], 16) == 0.5
+
+
+def test_keyframes_shared_across_variants(groups):
+    g = groups["doorkey"]
+    k = keyframes(g)
+    assert k[0] == 0 and k[-1] == len(g.full.states) - 1
+    assert keyframes(g, variant="nocue") == k
+    cf = keyframes(g, variant="cf")
+    assert cf[-1] == len(g.cf.states) - 1
+    assert set(cf[:-1]) <= set(k)
+    pickup = next(e["t"] for e in g.full.events if e["type"] == "pickup")
+    assert pickup in k
