@@ -30,7 +30,12 @@ BACKENDS: dict[str, str] = {
 
 
 def did_you_mean(name: str, valid) -> str:
-    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.5)
+    """A "; did you mean 'x'?" suffix for the closest valid name (or shared prefix), else ""."""
+    valid = list(valid)
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+    if not close:
+        low = name.lower()
+        close = [v for v in valid if low.startswith(v) or (len(low) >= 2 and v.startswith(low))]
     return f"; did you mean {close[0]!r}?" if close else ""
 
 

@@ -1,0 +1,214 @@
+"""``vllm:MODEL``: the offline ``vllm.LLM`` engine on one GPU, batched ``llm.chat``.
+
+Everything the engine is given is built as plain data by functions that are unit-tested on
+CPU (:func:`engine_kwargs`, :func:`sampling_kwargs`, :func:`chat_messages`); vLLM itself is
+imported only inside :class:`_Engine`, the thin seam that constructs ``vllm.LLM`` and
+``SamplingParams`` and calls ``llm.chat``. Decoding follows the paper: temperature 0 and the
+per-task max tokens. Constrained answers (``--structured``) use vLLM's current structured
+outputs API (``SamplingParams(structured_outputs=StructuredOutputsParams(...))``, which
+replaced ``guided_decoding`` in v0.12); they are off by default because the paper's protocol
+is free-form.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from gridwm_judge.judges.base import (
+    JudgeOptions,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    require,
+    status_for,
+)
+
+DEFAULT_MAX_MODEL_LEN = 32768
+CHUNK = 64
+"""Requests per ``llm.chat`` call: big enough to keep the GPU busy, small enough that a
+crash loses little (each chunk's responses are persisted before the next is sent)."""
+
+_B_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "agent": {
+            "type": "object",
+            "properties": {
+                "pos": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                "dir": {"enum": ["right", "down", "left", "up"]},
+                "carrying": {"type": ["string", "null"]},
+            },
+            "required": ["pos", "dir", "carrying"],
+        },
+        "front_cell": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string"},
+                "color": {"type": ["string", "null"]},
+                "state": {"enum": ["open", "closed", "locked", None]},
+            },
+            "required": ["type", "color", "state"],
+        },
+        "visible_objects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string"},
+                    "color": {"type": "string"},
+                    "pos": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["type", "color", "pos"],
+            },
+        },
+    },
+    "required": ["agent", "front_cell", "visible_objects"],
+}
+_E_SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+
+
+def structured_spec(task: str) -> dict[str, Any]:
+    """Keyword arguments of ``StructuredOutputsParams`` that constrain a task's answer format."""
+    if task == "A":
+        return {"choice": ["A", "B", "C", "D"]}
+    if task == "C":
+        return {"choice": ["Yes", "No"]}
+    if task == "D":
+        return {"choice": ["Success", "Fail"]}
+    if task == "B":
+        return {"json": json.dumps(_B_SCHEMA)}
+    if task == "E":
+        return {"json": json.dumps(_E_SCHEMA)}
+    raise ValueError(f"unknown task {task!r}; expected one of A, B, C, D, E")
+
+
+def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, seed: int = 0) -> dict:
+    """``SamplingParams`` keyword arguments: greedy, the task's budget, optional constraint.
+
+    ``structured_outputs`` holds the plain kwargs of ``StructuredOutputsParams``; the engine
+    seam wraps them.
+    """
+    out: dict[str, Any] = {"temperature": 0.0, "max_tokens": int(max_tokens), "seed": seed}
+    if structured:
+        out["structured_outputs"] = structured_spec(task)
+    return out
+
+
+def engine_kwargs(model: str, options: JudgeOptions) -> dict:
+    """``vllm.LLM`` keyword arguments for one GPU, sized to the largest item's image count."""
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "limit_mm_per_prompt": {"image": max(1, int(options.max_images))},
+        "max_model_len": int(options.max_model_len or DEFAULT_MAX_MODEL_LEN),
+        "tensor_parallel_size": 1,
+        "seed": options.seed,
+    }
+    if options.max_pixels:
+        kwargs["mm_processor_kwargs"] = {"max_pixels": int(options.max_pixels)}
+    kwargs.update(options.extra.get("vllm_engine", {}))
+    return kwargs
+
+
+def chat_messages(req: JudgeRequest) -> list[dict]:
+    """One user turn for ``llm.chat``: PIL images first (``image_pil`` parts), then the text."""
+    content: list[dict] = [{"type": "image_pil", "image_pil": im} for im in req.images]
+    content.append({"type": "text", "text": req.prompt})
+    return [{"role": "user", "content": content}]
+
+
+def response_from_output(req: JudgeRequest, output: Any, latency_s: float) -> JudgeResponse:
+    """One vLLM ``RequestOutput`` -> response; ``finish_reason == "length"`` is truncated."""
+    completion = output.outputs[0]
+    text = completion.text
+    usage = Usage(len(output.prompt_token_ids or ()), len(completion.token_ids or ()))
+    truncated = completion.finish_reason == "length"
+    return JudgeResponse(req.uid, text, status_for(text, truncated), latency_s, usage)
+
+
+class _Engine:
+    """The only code that touches vLLM: build the engine, wrap params, call ``llm.chat``."""
+
+    def __init__(self, kwargs: dict):
+        self.vllm = require("vllm", "vllm")
+        self.llm = self.vllm.LLM(**kwargs)
+
+    def chat(self, conversations: list, params: list[dict]) -> list:
+        from vllm import SamplingParams
+
+        wrapped = []
+        for p in params:
+            p = dict(p)
+            if "structured_outputs" in p:
+                from vllm.sampling_params import StructuredOutputsParams
+
+                p["structured_outputs"] = StructuredOutputsParams(**p["structured_outputs"])
+            wrapped.append(SamplingParams(**p))
+        return self.llm.chat(conversations, sampling_params=wrapped, use_tqdm=False)
+
+
+class VLLMJudge:
+    needs_gold = False
+
+    def __init__(self, model: str, options: JudgeOptions, spec: str, engine=None):
+        self.spec, self.model, self.options = spec, model, options
+        self.kwargs = engine_kwargs(model, options)
+        self.engine = engine if engine is not None else _Engine(self.kwargs)
+
+    def settings(self) -> dict:
+        safe = {k: v for k, v in self.kwargs.items() if k != "limit_mm_per_prompt"}
+        return {
+            "backend": "vllm",
+            "engine": safe,
+            "temperature": 0.0,
+            "structured": self.options.structured,
+        }
+
+    def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
+        chunk: list[JudgeRequest] = []
+        for req in requests:
+            chunk.append(req)
+            if len(chunk) >= CHUNK:
+                yield from self._run(chunk)
+                chunk = []
+        if chunk:
+            yield from self._run(chunk)
+
+    def _run(self, chunk: list[JudgeRequest]) -> Iterator[JudgeResponse]:
+        start = time.perf_counter()
+        params = [
+            sampling_kwargs(
+                r.task, r.max_tokens, structured=self.options.structured, seed=self.options.seed
+            )
+            for r in chunk
+        ]
+        try:
+            outputs = self.engine.chat([chat_messages(r) for r in chunk], params)
+        except Exception as exc:  # a failed batch is recorded, never turned into verdicts
+            elapsed = time.perf_counter() - start
+            for r in chunk:
+                yield JudgeResponse(
+                    r.uid, None, "error", elapsed, error=f"{type(exc).__name__}: {exc}"
+                )
+            return
+        elapsed = time.perf_counter() - start
+        for req, out in zip(chunk, outputs, strict=True):
+            yield response_from_output(req, out, elapsed)
+
+    def close(self) -> None:
+        self.engine = None
+
+
+def create(name: str, options: JudgeOptions, spec: str) -> VLLMJudge:
+    return VLLMJudge(name, options, spec)
