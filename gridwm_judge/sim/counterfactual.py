@@ -61,11 +61,16 @@ def _obj_at(state: dict, pos) -> dict | None:
     return next((o for o in state["objects"] if o["pos"] == list(pos)), None)
 
 
-def cf1_reason(family: str, full: Rollout, cf: Rollout, allowed_ops: tuple[str, ...]) -> str | None:
+def cf1_reason(family: str, full: Rollout, cf: Rollout, allowed_ops: tuple[str, ...],
+               settable: tuple[str, ...] = ()) -> str | None:
     """None if the CF intervention is of the declared kind and explains the failure."""
     ops = cf.intervention
     if not ops or any(op.get("op") not in allowed_ops for op in ops):
         return f"ops {[op.get('op') for op in ops]} not of the declared kind {allowed_ops}"
+    bad_attrs = [op.get("attr") for op in ops
+                 if op["op"] == "set" and op.get("attr") not in settable]
+    if bad_attrs:
+        return f"sets {bad_attrs}, but the card only allows {settable}"
     if cf.truncated:
         return "CF truncated"
     if cf.success:

@@ -162,7 +162,7 @@ def _n1(full, nocue, card: EnvCard, specs, **_):
 
 
 def _cf1(full, cf, card: EnvCard, **_):
-    return cf1_reason(card.family, full, cf, card.cf_ops)
+    return cf1_reason(card.family, full, cf, card.cf_ops, card.settable_attrs)
 
 
 _CHECKS = {"D1": _d1, "D2": _d2, "D4": _d4, "D5": _d5, "D6": _d6, "E1": _e1, "E2": _e2,
