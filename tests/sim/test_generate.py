@@ -101,3 +101,15 @@ def test_bad_arguments_name_the_valid_values(kwargs, match):
 def test_non_default_env_id():
     g = generate_groups("doorkey", 1, 7, env_id="MiniGrid-DoorKey-5x5-v0").groups[0]
     assert g.group_id == "doorkey.DoorKey-5x5.s7" and g.valid
+
+
+def test_status_at_follows_the_first_objects_pickups_and_drops():
+    g = next(g for g in generate_groups("unlockpickup", 6, 830000).groups if g.plan == "regrab")
+    first = g.first_pickup
+    picks = [e["t"] for e in g.full.events if e["type"] == "pickup" and e["obj"] == first]
+    drops = [e["t"] for e in g.full.events if e["type"] == "drop" and e["obj"] == first]
+    assert len(picks) >= 2 and drops and picks[0] < drops[0] < picks[1]
+    assert status_at(g.full, picks[0] - 1) is None
+    assert status_at(g.full, picks[0]) == "holding"
+    assert status_at(g.full, drops[0]) == status_at(g.full, picks[1] - 1) == "dropped"
+    assert status_at(g.full, picks[1]) == "reacquired_and_holding"
