@@ -70,3 +70,10 @@ def test_existing_file_needs_overwrite(tmp_path, capsys):
     assert out.read_text() == "keep me\n"
     assert run("--family", "doorkey", "--n", "1", "--out", str(out), "--overwrite") == 0
     assert json.loads(out.read_text().splitlines()[0])["family"] == "doorkey"
+
+
+def test_cli_family_list_matches_the_cards():
+    from gridwm_judge.sim import FAMILIES
+    from gridwm_judge.sim.commands import FAMILY_CHOICES
+
+    assert FAMILY_CHOICES == FAMILIES
