@@ -72,3 +72,19 @@ def test_wrong_order_that_fails_early_is_rejected():
 def test_unreachable_target_is_rejected():
     with pytest.raises(PlanError, match="unreachable"):
         plan_actions("MiniGrid-DoorKey-8x8-v0", 0, [Leg("reach", ((0, 0),))])
+
+
+def test_plan_running_past_max_steps_is_rejected_not_truncated_success():
+    env_id, seed = "MiniGrid-MultiRoom-N2-S4-v0", 4  # max_steps = 40
+    e = gym.make(env_id)
+    e.reset(seed=seed)
+    u = e.unwrapped
+    start = tuple(int(v) for v in u.agent_pos)
+    room = u.rooms[0]
+    corner = (room.top[0] + room.size[0] - 2, room.top[1] + room.size[1] - 2)
+    other = (room.top[0] + 1, room.top[1] + 1)
+    away = corner if corner != start else other
+    wander = [Leg("reach", (away,)), Leg("reach", (start,))] * 12
+    assert len(plan_actions(env_id, seed, wander[:2] + legs_for("multiroom", env_id, seed))) < 40
+    with pytest.raises(PlanError, match="episode ended|truncated=True"):
+        plan_actions(env_id, seed, wander + legs_for("multiroom", env_id, seed))
