@@ -113,3 +113,11 @@ def test_status_at_follows_the_first_objects_pickups_and_drops():
     assert status_at(g.full, picks[0]) == "holding"
     assert status_at(g.full, drops[0]) == status_at(g.full, picks[1] - 1) == "dropped"
     assert status_at(g.full, picks[1]) == "reacquired_and_holding"
+
+
+@pytest.mark.slow
+def test_fifty_valid_groups_per_family_from_consecutive_seeds():
+    for family in FAMILIES:
+        res = generate_groups(family, 50, 830000)
+        assert len(res.groups) == 50 and all(g.valid for g in res.groups)
+        assert res.reject_rate < 0.5, (family, res.rejects)
