@@ -17,10 +17,12 @@ import math
 from collections.abc import Iterable
 from functools import cache
 
+import minigrid.core.world_object as _world_object
 import numpy as np
 from minigrid.utils.rendering import (
     downsample,
     fill_coords,
+    point_in_circle,
     point_in_rect,
     point_in_triangle,
     rotate_fn,
@@ -52,6 +54,43 @@ _CELL_CACHE: dict[tuple, np.ndarray] = {}
 _TILE_CACHE: dict[tuple, np.ndarray] = {}
 
 
+_RECT_CODE = point_in_rect(0, 1, 0, 1).__code__
+_CIRCLE_CODE = point_in_circle(0.5, 0.5, 0.5).__code__
+
+
+def fast_fill_coords(img: np.ndarray, fn, color) -> np.ndarray:
+    """``minigrid.utils.rendering.fill_coords`` with rectangles and circles done in numpy.
+
+    MiniGrid tests every pixel in a Python loop. For its ``point_in_rect`` and
+    ``point_in_circle`` shapes the same float64 expressions are evaluated on whole pixel
+    grids (identical results, tested); any other shape goes through MiniGrid's own loop.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is not _RECT_CODE and code is not _CIRCLE_CODE:
+        return fill_coords(img, fn, color)
+    v = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
+    h, w = img.shape[:2]
+    yf = ((np.arange(h) + 0.5) / h)[:, None]
+    xf = ((np.arange(w) + 0.5) / w)[None, :]
+    if code is _RECT_CODE:
+        mask = (xf >= v["xmin"]) & (xf <= v["xmax"]) & (yf >= v["ymin"]) & (yf <= v["ymax"])
+    else:
+        cx, cy, r = v["cx"], v["cy"], v["r"]
+        mask = (xf - cx) * (xf - cx) + (yf - cy) * (yf - cy) <= r * r
+    img[mask] = color
+    return img
+
+
+def _render_object(cell, img: np.ndarray) -> None:
+    """``cell.render(img)`` with MiniGrid's fill routine swapped for ``fast_fill_coords``."""
+    original = _world_object.fill_coords
+    _world_object.fill_coords = fast_fill_coords
+    try:
+        cell.render(img)
+    finally:
+        _world_object.fill_coords = original
+
+
 @cache
 def _agent_mask(agent_dir: int, tile_size: int) -> np.ndarray:
     """MiniGrid's agent triangle (its own shape functions) at supersampled resolution."""
@@ -69,10 +108,10 @@ def _supersampled_cell(cell, tile_size: int) -> np.ndarray:
     if img is None:
         n = tile_size * _SUBDIVS
         img = np.zeros((n, n, 3), np.uint8)
-        fill_coords(img, point_in_rect(0, 0.031, 0, 1), _LINE_RGB)
-        fill_coords(img, point_in_rect(0, 1, 0, 0.031), _LINE_RGB)
+        fast_fill_coords(img, point_in_rect(0, 0.031, 0, 1), _LINE_RGB)
+        fast_fill_coords(img, point_in_rect(0, 1, 0, 0.031), _LINE_RGB)
         if cell is not None:
-            cell.render(img)
+            _render_object(cell, img)
         img.setflags(write=False)
         _CELL_CACHE[key] = img
     return img
