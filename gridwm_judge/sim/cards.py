@@ -4,6 +4,13 @@ Each card names the registered env ids, a default whose full-grid frames stay re
 causal chain (text and the ordered events gate E1 requires), the NoCue target and frame
 budget (paper: key 5, matching key 5, red door 5, lava 4, cue 10, door/goal 12), the CF
 intervention kind (the op kinds it may use) and the env attributes a CF may ``set``.
+
+Event extractor: one extractor (``events.extract_events``) serves every card; the
+env-specific events come from the env's own attributes (LavaGap ``gap_pos`` -> cross_gap,
+Memory ``success_pos`` / ``failure_pos`` -> choose), and ``chain_events`` names the ones gate
+E1 requires, in order. Default env ids: DoorKey-8x8 (8x8), KeyCorridorS4R3 (10x10),
+RedBlueDoors-8x8 (16x8), LavaGapS7 (7x7), MemoryS9 (9x9), MultiRoom-N2-S4 (25x25 canvas, two
+small rooms), UnlockPickup / BlockedUnlockPickup (11x6).
 """
 
 from __future__ import annotations
