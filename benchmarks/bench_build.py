@@ -1,0 +1,112 @@
+"""Build benchmark: wall time per config and in total, peak RSS, and the PNG encode floor.
+
+The encode floor is the time to PNG-encode, once each, just the distinct images the build
+wrote (decoded from the Parquet files beforehand, not timed), with the builder's own encoder
+settings: the least any build that writes these images could cost. Targets on a 2-core
+machine for the base profile with ``--num-proc 2``: total < 90 s, build <= 2 x encode floor,
+peak RSS < 2 GiB.
+
+    python benchmarks/bench_build.py --profile base --num-proc 2 [--configs task_c,task_d]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def peak_rss_mib() -> dict[str, float]:
+    """Peak RSS of this process and of its largest finished child (worker), in MiB."""
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"main": self_kb / 1024, "largest_child": child_kb / 1024}
+
+
+def encode_floor(folder: Path, configs: tuple[str, ...]) -> dict[str, float]:
+    """Seconds to PNG-encode each distinct written image once (decode untimed)."""
+    import pyarrow.parquet as pq
+    from PIL import Image
+
+    from gridwm_judge.dataset.builder import PngCache
+
+    encoder = PngCache()
+    seen: set[bytes] = set()
+    seconds = 0.0
+    pixels = 0
+    for config in configs:
+        for f in sorted((folder / "data" / config).glob("test-*.parquet")):
+            pf = pq.ParquetFile(f)
+            for i in range(pf.num_row_groups):
+                for images in pf.read_row_group(i, columns=["images"]).column("images").to_pylist():
+                    for im in images:
+                        digest = hashlib.sha256(im["bytes"]).digest()
+                        if digest in seen:
+                            continue
+                        seen.add(digest)
+                        decoded = Image.open(io.BytesIO(im["bytes"]))
+                        decoded.load()
+                        pixels += decoded.width * decoded.height
+                        t0 = time.perf_counter()
+                        encoder.encode(decoded)
+                        seconds += time.perf_counter() - t0
+    return {"seconds": seconds, "distinct_images": len(seen), "megapixels": pixels / 1e6}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gridwm_judge.dataset.export import build_dataset
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="base")
+    ap.add_argument("--num-proc", type=int, default=2)
+    ap.add_argument("--configs", default=None, help="comma-separated subset")
+    ap.add_argument("--out", default=None, help="keep the build here (default: a temp dir)")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    configs = [c for c in args.configs.split(",") if c] if args.configs else None
+
+    with tempfile.TemporaryDirectory(prefix="gwj-bench-") as tmp:
+        out = Path(args.out) if args.out else Path(tmp) / "gwj"
+        report = build_dataset(out, args.profile, num_proc=args.num_proc, configs=configs,
+                               overwrite=bool(args.out))
+        rss = peak_rss_mib()
+        floor = encode_floor(report.out, report.configs)
+        size_mb = sum(f.stat().st_size for f in (report.out / "data").rglob("*.parquet")) / 1e6
+
+    figures = {
+        "profile": args.profile, "num_proc": args.num_proc,
+        "rows": report.rows,
+        "seconds_per_config": {c: round(s, 2) for c, s in report.seconds.items()},
+        "generation_seconds": round(report.generation_seconds, 2),
+        "total_seconds": round(report.total_seconds, 2),
+        "encode_floor_seconds": round(floor["seconds"], 2),
+        "distinct_images": floor["distinct_images"],
+        "megapixels": round(floor["megapixels"], 1),
+        "build_over_floor": round(report.total_seconds / max(floor["seconds"], 1e-9), 2),
+        "peak_rss_mib": {k: round(v, 1) for k, v in rss.items()},
+        "parquet_mb": round(size_mb, 1),
+    }
+    print(f"profile {args.profile}, num_proc {args.num_proc}")
+    print(f"  group generation      {report.generation_seconds:8.1f} s")
+    for c, s in report.seconds.items():
+        print(f"  {c:<20}  {s:8.1f} s   {report.rows[c]:6d} rows")
+    print(f"  total                 {report.total_seconds:8.1f} s   (target < 90 s)")
+    print(f"  encode floor          {floor['seconds']:8.1f} s   "
+          f"{floor['distinct_images']} distinct images, {floor['megapixels']:.0f} MP")
+    print(f"  build / floor         {figures['build_over_floor']:8.2f}     (target <= 2)")
+    print(f"  peak RSS              {max(rss.values()):8.0f} MiB (main {rss['main']:.0f}, largest "
+          f"worker {rss['largest_child']:.0f}; target < 2048)")
+    print(f"  Parquet size          {size_mb:8.1f} MB")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
