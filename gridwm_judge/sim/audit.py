@@ -68,7 +68,14 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
         raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
     if not out.parent.exists():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
-    results = [generate_groups(f, n, seed, env_id=env_id, num_proc=num_proc) for f in families]
+    if num_proc > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=num_proc) as pool:
+            results = [generate_groups(f, n, seed, env_id=env_id, num_proc=num_proc,
+                                       executor=pool) for f in families]
+    else:
+        results = [generate_groups(f, n, seed, env_id=env_id) for f in families]
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

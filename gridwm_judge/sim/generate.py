@@ -103,28 +103,37 @@ def _check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
     return env_id
 
 
-def _seed_results(family: str, env_id: str, seeds: Iterable[int], num_proc: int):
-    if num_proc <= 1:
+def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool):
+    if pool is None:
         for s in seeds:
             yield s, try_seed(family, env_id, s)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
     seeds = list(seeds)
-    with ProcessPoolExecutor(max_workers=num_proc) as pool:
-        futures = [pool.submit(try_seed, family, env_id, s) for s in seeds]
+    futures = [pool.submit(try_seed, family, env_id, s) for s in seeds]
+    try:
         for s, fut in zip(seeds, futures, strict=True):
             yield s, fut.result()
+    finally:
+        for fut in futures:
+            fut.cancel()
 
 
 def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
-                    num_proc: int = 1) -> GenerationResult:
+                    num_proc: int = 1, executor=None) -> GenerationResult:
     """Exactly ``n`` valid groups from consecutive seeds ``seed, seed+1, ...``.
 
+    ``num_proc > 1`` evaluates seeds in a process pool (or in ``executor``, a
+    ``concurrent.futures`` executor the caller owns); the result is the same either way.
     Raises ValueError for bad arguments and RuntimeError if more than
     ``MAX_DRAWS_FACTOR * n + 50`` seeds are drawn without reaching n.
     """
     env_id = _check_args(family, n, seed, env_id)
+    if executor is None and num_proc > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=num_proc) as pool:
+            return generate_groups(family, n, seed, env_id, num_proc, executor=pool)
+    pool = executor
     kept: list[TrajectoryGroup] = []
     rejects: Counter = Counter()
     rejected: list[tuple[int, tuple[str, ...]]] = []
@@ -135,10 +144,10 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
         if drawn >= limit:
             raise RuntimeError(f"{family}: only {len(kept)}/{n} valid groups in {drawn} seeds "
                                f"from {seed}; rejects {dict(rejects)}")
-        batch = max(1, (n - len(kept))) if num_proc <= 1 else max(num_proc * 4, n - len(kept))
+        batch = n - len(kept) if pool is None else max(num_proc * 4, n - len(kept))
         seeds = range(next_seed, next_seed + batch)
         next_seed += batch
-        for s, (group, failed, why) in _seed_results(family, env_id, seeds, num_proc):
+        for s, (group, failed, why) in _seed_results(family, env_id, seeds, pool):
             if len(kept) == n:
                 break
             drawn += 1
