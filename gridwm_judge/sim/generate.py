@@ -37,6 +37,9 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     Raises PlanError when no plan reaches success.
     """
     card = get_card(family)
+    if family_of(env_id) != family:
+        raise ValueError(f"env id {env_id!r} belongs to family {family_of(env_id)!r}, "
+                         f"not {family!r}; {family} ids: {', '.join(card.env_ids)}")
     variant = plan_variant(family, seed)
     u = _reset_env(env_id, seed)
     legs = card.legs(u, variant)
