@@ -7,7 +7,7 @@ which is what the vectorised group bootstrap resamples.
 
 Modules: ``causal`` (JAcc_neu, Acc_*, SuccC, p_active, G_active, IDR_raw/cond/rev,
 degenerate flags, IDR_cond rule), ``invariance`` (NS_F, JCR_F, Flip_F, VCC_rep, VCC_oracle),
-``controls`` (Task A/B/E; the Task B weights ``B_WEIGHTS``), ``les`` (mixed-effects
+``controls`` (Task A/B/E; the Task B weights ``B_WEIGHTS``), ``leakage`` (mixed-effects
 logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``diagnosis``
 (failure modes with evidence), ``join`` / ``tables`` / ``commands`` (``gridwm-judge score``).
 
@@ -90,7 +90,7 @@ from gridwm_judge.scoring.diagnosis import (
     diagnose,
 )
 from gridwm_judge.scoring.invariance import VCCResult, jcr, ns, vcc, vcc_oracle
-from gridwm_judge.scoring.les import LESResult, les
+from gridwm_judge.scoring.leakage import LESResult, les
 from gridwm_judge.scoring.significance import TestResult, holm, mcnemar, mcnemar_paired, wilcoxon
 
 __all__ = [

@@ -44,7 +44,7 @@ def _weights(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
     idx = rng.integers(0, n_units, size=(n_resamples, n_units))
     flat = idx + (np.arange(n_resamples) * n_units)[:, None]
     w = np.bincount(flat.ravel(), minlength=n_resamples * n_units).reshape(n_resamples, n_units)
-    w = w.astype(np.float64)
+    w = w.astype(np.float32)  # small integer counts: exact in float32, half the memory traffic
     w.setflags(write=False)
     return w
 
@@ -99,19 +99,27 @@ def bootstrap_ratios(
         agg[inv, np.arange(len(groups))] = 1.0
         num, den = agg @ num, agg @ den
     w = resample_weights(num.shape[0], n_resamples, seed)
-    s_num, s_den = w @ num, w @ den
+    # one float32 product for numerators and denominators (relative rounding ~1e-7)
+    both = (w @ np.concatenate([num, den], axis=1).astype(np.float32)).astype(np.float64)
+    s_num, s_den = both[:, : num.shape[1]], both[:, num.shape[1] :]
     defined = s_den > 0
     est = np.divide(s_num, s_den, out=np.zeros_like(s_num), where=defined)
     alpha = (1 - level) / 2
-    out = {}
-    for j, name in enumerate(names):
+    q = [alpha, 1 - alpha]
+    out: dict[str, Interval] = {}
+    full = defined.all(axis=0)
+    if full.any():  # every resample defined: one vectorised quantile call
+        bounds = np.quantile(est[:, full], q, axis=0)
+        for col, j in enumerate(np.flatnonzero(full)):
+            out[names[j]] = Interval(float(bounds[0, col]), float(bounds[1, col]), n_resamples, 0)
+    for j in np.flatnonzero(~full):
         vals = est[defined[:, j], j]
         if vals.size == 0:
-            out[name] = Interval(None, None, n_resamples, n_resamples)
+            out[names[j]] = Interval(None, None, n_resamples, n_resamples)
             continue
-        lo, hi = np.quantile(vals, [alpha, 1 - alpha])
-        out[name] = Interval(float(lo), float(hi), n_resamples, int(n_resamples - vals.size))
-    return out
+        lo, hi = np.quantile(vals, q)
+        out[names[j]] = Interval(float(lo), float(hi), n_resamples, int(n_resamples - vals.size))
+    return {name: out[name] for name in names}
 
 
 def bootstrap_ratio(ratio: GroupRatio, **kw) -> Interval:

@@ -100,10 +100,7 @@ def score(
     by_judge = read_predictions(predictions)
     if tasks:  # predictions for tasks not scored are set aside, not unknown
         keep = {t.upper() for t in tasks}
-        by_judge = {
-            j: [r for r in recs if _task_of(r) in keep]
-            for j, recs in by_judge.items()
-        }
+        by_judge = {j: [r for r in recs if _task_of(r) in keep] for j, recs in by_judge.items()}
     if not by_judge:
         raise ValueError(f"no prediction records in {', '.join(map(str, predictions))}")
     judges, graded_all, coverage = {}, [], {}

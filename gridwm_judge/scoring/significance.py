@@ -54,23 +54,66 @@ def mcnemar_paired(a: Sequence[bool], b: Sequence[bool], **kw) -> TestResult:
     return mcnemar(int((~x & y).sum()), int((x & ~y).sum()), **kw)
 
 
+EXACT_WILCOXON_MAX = 50  # exact null distribution up to this many non-zero differences
+PERMUTATION_MAX = 13  # with tied magnitudes: full sign-flip enumeration up to this many
+
+
+def _signed_rank_cdf(n: int, t: int) -> float:
+    """P(T+ <= t) under H0 for n untied non-zero differences (counting subsets of 1..n)."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1.0
+    for k in range(1, n + 1):
+        counts[k:] = counts[k:] + counts[:-k].copy()
+    return float(counts[: t + 1].sum() / 2.0**n)
+
+
 def wilcoxon(x: Sequence[float], y: Sequence[float]) -> TestResult:
     """Two-sided Wilcoxon signed-rank test of paired per-judge summaries x vs y.
 
-    Zero differences are dropped (Wilcoxon's convention); exact null distribution for
-    small samples without ties, normal approximation otherwise (scipy's choice).
+    Zero differences are dropped (Wilcoxon's convention); statistic = min(T+, T-). Exact
+    null distribution when there are at most 50 differences and no tied magnitudes; with
+    ties, an exact sign-flip permutation test up to 13 differences, else the normal
+    approximation with the tie-corrected variance and no continuity correction (the same
+    choices as ``scipy.stats.wilcoxon``'s defaults, without importing scipy.stats).
     """
-    from scipy import stats
-
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.shape != b.shape:
         raise ValueError(f"paired summaries differ in length: {a.size} vs {b.size}")
     d = a - b
     d = d[d != 0]
-    if d.size == 0:
+    n = int(d.size)
+    if n == 0:
         return TestResult(0.0, 1.0, "no_difference", 0)
-    res = stats.wilcoxon(d)
-    return TestResult(float(res.statistic), float(res.pvalue), "wilcoxon", int(d.size))
+    mags = np.abs(d)
+    order = np.argsort(mags, kind="stable")
+    ranks = np.empty(n)
+    sorted_m = mags[order]
+    i = 0
+    tie_term = 0.0
+    while i < n:  # average ranks over ties
+        j = i
+        while j + 1 < n and sorted_m[j + 1] == sorted_m[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j + 2) / 2.0
+        t = j - i + 1
+        tie_term += t**3 - t
+        i = j + 1
+    r_plus = float(ranks[d > 0].sum())
+    r_minus = float(ranks[d < 0].sum())
+    stat = min(r_plus, r_minus)
+    if n <= EXACT_WILCOXON_MAX and tie_term == 0:
+        p = min(1.0, 2.0 * _signed_rank_cdf(n, int(stat)))
+        return TestResult(stat, p, "exact", n)
+    if n <= PERMUTATION_MAX:  # ties: enumerate all 2^n sign patterns of the tied ranks
+        signs = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
+        t_plus = signs @ ranks
+        eps = 1e-9 * max(1.0, r_plus)
+        less, greater = np.mean(t_plus <= r_plus + eps), np.mean(t_plus >= r_plus - eps)
+        return TestResult(stat, float(min(1.0, 2.0 * min(less, greater))), "permutation", n)
+    mean = n * (n + 1) / 4.0
+    var = n * (n + 1) * (2 * n + 1) / 24.0 - tie_term / 48.0
+    z = (stat - mean) / math.sqrt(var)
+    return TestResult(stat, math.erfc(abs(z) / math.sqrt(2.0)), "normal", n)
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:

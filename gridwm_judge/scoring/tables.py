@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from gridwm_judge.scoring._arrays import GroupRatio
 from gridwm_judge.scoring.bootstrap import (
     DEFAULT_LEVEL,
@@ -29,7 +31,7 @@ from gridwm_judge.scoring.controls import (
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
 from gridwm_judge.scoring.invariance import jcr, ns, vcc
 from gridwm_judge.scoring.join import GradedRow, b_component_means
-from gridwm_judge.scoring.les import les
+from gridwm_judge.scoring.leakage import les
 from gridwm_judge.scoring.significance import mcnemar, mcnemar_paired
 
 TASK_PROTOCOL = {"C": "eligible_pairs", "D": "all_groups"}
@@ -78,33 +80,56 @@ def _is_phi0(r: GradedRow) -> bool:
     return r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral"
 
 
-def _metric_block(
-    ratios: Mapping[str, GroupRatio], s: Settings, clusters: Mapping[str, str] | None = None
-) -> dict[str, dict]:
-    ci = bootstrap_ratios(ratios, n_resamples=s.n_resamples, seed=s.seed, level=s.level)
-    env = (
-        bootstrap_ratios(
-            ratios, n_resamples=s.n_resamples, seed=s.seed, level=s.level, clusters=clusters
-        )
-        if clusters is not None
-        else None
-    )
-    out = {}
-    for name, r in ratios.items():
-        m = {
-            "value": r.value,
-            "ci": ci[name].as_list() if r.value is not None else None,
-            "num": r.total_num,
-            "den": r.total_den,
-        }
-        if env is not None:
-            m["ci_env"] = env[name].as_list() if r.value is not None else None
-        out[name] = m
-    return out
+class _Batch:
+    """Collects the metrics of one task and bootstraps them together on flush: one
+    resample matrix and one product for the whole task instead of one per metric block."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.pending: list[tuple[GroupRatio, dict, str, Mapping[str, str] | None]] = []
+
+    def block(
+        self,
+        ratios: Mapping[str, GroupRatio],
+        clusters: Mapping[str, str] | None = None,
+        no_ci: tuple[str, ...] = (),
+    ) -> dict[str, dict]:
+        out = {}
+        for name, r in ratios.items():
+            m = {"value": r.value, "ci": None, "num": r.total_num, "den": r.total_den}
+            if clusters is not None:
+                m["ci_env"] = None
+            if r.value is not None and name not in no_ci:
+                self.pending.append((r, m, "ci", None))
+                if clusters is not None:
+                    self.pending.append((r, m, "ci_env", clusters))
+            out[name] = m
+        return out
+
+    def flush(self) -> None:
+        s = self.settings
+        batches: dict[int, list] = {}
+        for item in self.pending:
+            batches.setdefault(id(item[3]), []).append(item)
+        for items in batches.values():
+            groups = tuple(sorted({g for r, *_ in items for g in r.groups}))
+            pos = {g: i for i, g in enumerate(groups)}
+            aligned = {}
+            for k, (r, *_rest) in enumerate(items):
+                num, den = np.zeros(len(groups)), np.zeros(len(groups))
+                idx = np.array([pos[g] for g in r.groups], dtype=int)
+                num[idx], den[idx] = r.num, r.den
+                aligned[str(k)] = GroupRatio(groups, num, den)
+            cis = bootstrap_ratios(
+                aligned, n_resamples=s.n_resamples, seed=s.seed, level=s.level, clusters=items[0][3]
+            )
+            for k, (_r, m, key, _c) in enumerate(items):
+                m[key] = cis[str(k)].as_list()
+        self.pending.clear()
 
 
 def _causal_block(
-    rows: Sequence[GradedRow], protocol: str, s: Settings, clusters=None, select=_is_phi0
+    rows: Sequence[GradedRow], protocol: str, s: _Batch, clusters=None, select=_is_phi0
 ) -> dict:
     phi0: dict[tuple[str, str], GradedRow] = {}
     for r in rows:  # the grid probe set's phi0 row wins over the framing set's
@@ -120,11 +145,8 @@ def _causal_block(
         protocol=protocol,
     )
     ratios = {k: res.ratios[k] for k in CAUSAL_METRICS}
-    block = _metric_block(ratios, s, clusters)
-    if res.idr_cond_status != "ok":  # reporting rule: no interval below 10 active groups
-        block["idr_cond"]["ci"] = None
-        if clusters is not None:
-            block["idr_cond"]["ci_env"] = None
+    # reporting rule: IDR_cond gets no interval below 10 active groups
+    block = s.block(ratios, clusters, no_ci=() if res.idr_cond_status == "ok" else ("idr_cond",))
     return {
         "protocol": protocol,
         "metrics": block,
@@ -137,7 +159,7 @@ def _causal_block(
     }
 
 
-def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: Settings) -> dict:
+def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: _Batch) -> dict:
     sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
     y = [r.verdict for r in sel]
     g = [r.group_id for r in sel]
@@ -147,11 +169,11 @@ def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: Sett
         "baseline": fam.baseline,
         "levels": sorted(set(p)),
         "n_rows": len(sel),
-        "metrics": _metric_block(
-            {"ns": ns(y, g, p, fam.baseline, protocol=protocol), "jcr": j, "flip": flip}, s
+        "metrics": s.block(
+            {"ns": ns(y, g, p, fam.baseline, protocol=protocol), "jcr": j, "flip": flip}
         ),
     }
-    if s.with_les:
+    if s.settings.with_les:
         fit = les(y, g, p, fam.baseline)
         block["les"] = {
             "les": fit.les,
@@ -175,7 +197,7 @@ def _test_json(t) -> dict:
     return {"statistic": t.statistic, "p_value": t.p_value, "method": t.method, "n": t.n}
 
 
-def score_task_c(rows: Sequence[GradedRow], s: Settings) -> dict:
+def score_task_c(rows: Sequence[GradedRow], s: _Batch) -> dict:
     protocol = TASK_PROTOCOL["C"]
     out: dict = {"protocol": protocol, "representations": {}}
     for rep in sorted({r.representation for r in rows}):
@@ -194,13 +216,12 @@ def score_task_c(rows: Sequence[GradedRow], s: Settings) -> dict:
             pair_ids=key,
             protocol=protocol,
         )
-        block = _metric_block(
+        block = s.block(
             {
                 "vcc_rep": res.vcc,
                 "vcc_given_success": res.given_success,
                 "vcc_given_failure": res.given_failure,
-            },
-            s,
+            }
         )
         pairs: dict[str, dict[str, bool]] = {}
         for k, r in zip(key, rows, strict=True):
@@ -216,7 +237,7 @@ def score_task_c(rows: Sequence[GradedRow], s: Settings) -> dict:
     return out
 
 
-def score_task_d(rows: Sequence[GradedRow], s: Settings) -> dict:
+def score_task_d(rows: Sequence[GradedRow], s: _Batch) -> dict:
     protocol = TASK_PROTOCOL["D"]
     envs = {r.group_id: r.family for r in rows}
     out = {
@@ -231,7 +252,7 @@ def score_task_d(rows: Sequence[GradedRow], s: Settings) -> dict:
     return out
 
 
-def score_task_a(rows: Sequence[GradedRow], s: Settings) -> dict:
+def score_task_a(rows: Sequence[GradedRow], s: _Batch) -> dict:
     res = task_a_metrics(
         [r.parsed for r in rows],
         [r.gold for r in rows],
@@ -242,29 +263,28 @@ def score_task_a(rows: Sequence[GradedRow], s: Settings) -> dict:
     ratios = {("acc_a1" if c == "orig" else f"acc_{c}"): r for c, r in res.acc.items()}
     ratios.update({f"delta_{c}": r for c, r in res.delta.items()})
     tests = {c: _test_json(mcnemar(*nn)) for c, nn in res.discordant.items()}
-    return {"metrics": _metric_block(ratios, s), "mcnemar": tests}
+    return {"metrics": s.block(ratios), "mcnemar": tests}
 
 
-def score_task_b(rows: Sequence[GradedRow], s: Settings) -> dict:
+def score_task_b(rows: Sequence[GradedRow], s: _Batch) -> dict:
     ratios = task_b_metrics([r.score for r in rows], [r.group_id for r in rows])
     return {
-        "metrics": _metric_block(ratios, s),
+        "metrics": s.block(ratios),
         "components": b_component_means(rows),
         "weights": dict(B_WEIGHTS),
         "threshold": B_THRESHOLD,
     }
 
 
-def score_task_e(rows: Sequence[GradedRow], s: Settings) -> dict:
+def score_task_e(rows: Sequence[GradedRow], s: _Batch) -> dict:
     def block(sub):
-        return _metric_block(
+        return s.block(
             task_e_metrics(
                 [r.parsed for r in sub],
                 [r.gold for r in sub],
                 [r.question for r in sub],
                 [r.group_id for r in sub],
-            ),
-            s,
+            )
         )
 
     by_q = {
@@ -343,5 +363,7 @@ def score_judge(graded: Sequence[GradedRow], s: Settings) -> dict:
     """{"tasks": {task: block}, "failure_modes": [...]} for one judge."""
     tasks = {}
     for task in sorted({g.task for g in graded}):
-        tasks[task] = SCORERS[task]([g for g in graded if g.task == task], s)
+        batch = _Batch(s)
+        tasks[task] = SCORERS[task]([g for g in graded if g.task == task], batch)
+        batch.flush()
     return {"tasks": tasks, "failure_modes": failure_modes(tasks)}

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gridwm_judge.scoring import les
-from gridwm_judge.scoring.les import LOGIT_SD
+from gridwm_judge.scoring.leakage import LOGIT_SD
 
 LEVELS = ("neutral", "positive", "negative")
 

@@ -114,6 +114,24 @@ def test_wilcoxon_against_scipy():
     t = wilcoxon(x, y)
     assert t.statistic == pytest.approx(ref.statistic) and t.p_value == pytest.approx(ref.pvalue)
     assert wilcoxon([0.5, 0.6], [0.5, 0.6]).p_value == 1.0
+    rng = np.random.default_rng(2)
+    for n in (3, 9, 30):  # exact regime, no ties
+        a, b = rng.random(n), rng.random(n) + 0.1
+        ref = stats.wilcoxon(a, b)
+        t = wilcoxon(a, b)
+        assert t.method == "exact"
+        assert t.statistic == pytest.approx(ref.statistic) and t.p_value == pytest.approx(
+            ref.pvalue
+        )
+    d = np.array([1, 1, -2, 3, 3, 3, -1, 4, 2, 5]) / 8  # tied magnitudes, exact in binary
+    ref = stats.wilcoxon(d)
+    t = wilcoxon(d, np.zeros(d.size))
+    assert t.method == "permutation" and t.p_value == pytest.approx(ref.pvalue)
+    d = np.tile(d, 3)[:20]  # ties and n > 13: normal approximation
+    ref = stats.wilcoxon(d)
+    t = wilcoxon(d, np.zeros(d.size))
+    assert t.method == "normal" and t.p_value == pytest.approx(ref.pvalue)
+    assert t.statistic == pytest.approx(ref.statistic)
 
 
 def test_holm_hand_computed():
