@@ -74,12 +74,12 @@ class _Model:
         self.x, self.log_w = x, np.log(w) - 0.5 * math.log(math.pi)
         self.member = np.zeros((n_groups, y.size))
         self.member[inv, np.arange(y.size)] = 1.0
-        self.lo, self.hi = (math.log(b) for b in SIGMA_BOUNDS)
+        self.lo, self.hi = SIGMA_BOUNDS
 
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        beta, log_s = theta[:-1], theta[-1]
-        inside = self.lo <= log_s <= self.hi
-        s = math.exp(min(max(log_s, self.lo), self.hi))
+        beta, sigma = theta[:-1], theta[-1]
+        inside = self.lo <= sigma <= self.hi
+        s = min(max(sigma, self.lo), self.hi)
         lin = (self.X @ beta)[:, None] + (math.sqrt(2.0) * s) * self.x[None, :]  # N x Q
         ll_rows = self.y[:, None] * lin - np.logaddexp(0.0, lin)
         a = self.member @ ll_rows + self.log_w[None, :]  # G x Q
@@ -89,7 +89,7 @@ class _Model:
         resid = post * (self.y[:, None] - np.exp(-np.logaddexp(0.0, -lin)))  # stable sigmoid
         grad = np.empty_like(theta)
         grad[:-1] = -(self.X.T @ resid.sum(axis=1))
-        grad[-1] = -float((resid * self.x[None, :]).sum()) * math.sqrt(2.0) * s if inside else 0.0
+        grad[-1] = -float((resid * self.x[None, :]).sum()) * math.sqrt(2.0) if inside else 0.0
         return float(-lse.sum()), grad
 
 
@@ -110,7 +110,7 @@ def _newton(fun, x0: np.ndarray, max_iter: int = 100, gtol: float = 1e-5):
     Returns (x, converged, Hessian at x). The Hessian is the central difference of the exact
     gradient; a non-positive-definite one is shifted (Levenberg) and steps backtrack (Armijo).
     """
-    lo, hi = (math.log(b) for b in SIGMA_BOUNDS)
+    lo, hi = SIGMA_BOUNDS
     x = x0.astype(float).copy()
     f, g = fun(x)
 
@@ -210,14 +210,14 @@ def les(
     p_mean = float(np.clip(y.mean(), 0.05, 0.95))
     theta0 = np.zeros(X.shape[1] + 1)
     theta0[0] = math.log(p_mean / (1 - p_mean))
+    theta0[-1] = 1.0  # sigma itself (not its log): a boundary optimum at 0 is reached fast
     theta, converged, H = _newton(objective, theta0)
     betas = {lv: float(theta[1 + k]) for k, lv in enumerate(levels)}
     se: dict[str, float | None] = dict.fromkeys(levels)
     pv: dict[str, float | None] = dict.fromkeys(levels)
     notes = []
     try:
-        lo_s, hi_s = (math.log(b) for b in SIGMA_BOUNDS)
-        if not lo_s < theta[-1] < hi_s:  # sigma on its bound: SEs conditional on sigma
+        if not SIGMA_BOUNDS[0] < theta[-1] < SIGMA_BOUNDS[1]:  # SEs conditional on sigma
             H = H[:-1, :-1]
             notes.append("sigma on its bound: standard errors conditional on sigma")
         cov = np.linalg.inv(H)
@@ -236,7 +236,7 @@ def les(
         status = "not_converged"
         notes.append("Newton iterations stopped before the gradient vanished")
     sigma = float(
-        math.exp(min(max(theta[-1], math.log(SIGMA_BOUNDS[0])), math.log(SIGMA_BOUNDS[1])))
+        min(max(theta[-1], SIGMA_BOUNDS[0]), SIGMA_BOUNDS[1])
     )
     if sigma >= SIGMA_BOUNDS[1] * 0.999:
         notes.append("group variance at its upper bound")

@@ -18,7 +18,7 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 Fits logit P(y = 1) = b0 + sum_k beta_k [presentation = k] + u_g, u_g ~ N(0, sigma^2), by
-maximum likelihood (adaptive Gauss-Hermite quadrature over the group intercept), with one
+maximum likelihood (Gauss-Hermite quadrature over the group intercept), with one
 beta per non-baseline level. LES = max_k |beta_k|; odds ratios exp(beta_k); d_logit =
 LES / (pi / sqrt(3)). One-sided flips give a non-zero effect. The fit status is reported:
 "ok", "separation" (a level's verdicts are all equal: penalised estimates, read as a lower
