@@ -141,6 +141,27 @@ def test_errors_are_recorded_and_counted(smoke, tmp_path, capsys):
             assert r["status"] == "error" and r["parsed"] is None and "HTTP 500" in r["error"]
         else:
             assert r["status"] == "ok" and r["parsed"] == "success"
+    # --retry-errors asks only the errored uids again (a new server URL is fine on resume)
+    with StubServer(default_reply="Yes") as healthy:
+        code = main(
+            _eval(
+                smoke,
+                run,
+                "--tasks",
+                "c",
+                "--judge",
+                "openai:stub",
+                "--base-url",
+                healthy.base_url,
+                "--representation",
+                "composite",
+                "--retry-errors",
+            )
+        )
+        assert code == 0 and len(healthy.requests) == 2
+    assert "done 4 (2 new, 2 resumed), errors 0, invalid parses 0" in capsys.readouterr().out
+    records = _lines(run)
+    assert len(records) == 4 and all(r["status"] == "ok" for r in records)
 
 
 def test_bad_input_messages(smoke, tmp_path, capsys, monkeypatch):

@@ -62,8 +62,9 @@ class JudgeResponse:
 class JudgeOptions:
     """Settings every backend may read; unused ones are ignored by that backend.
 
-    ``workers``/``rps``/``timeout_s``/``retries``/``backoff_s``/``batch_size`` change how
-    requests are sent, not what is asked, so a resumed run may change them.
+    ``base_url``/``workers``/``rps``/``timeout_s``/``retries``/``backoff_s``/``batch_size``/
+    ``device`` change how requests are sent, not what is asked, so a resumed run may change
+    them (the model name in the judge spec is what identifies the judge).
     """
 
     base_url: str | None = None
@@ -83,6 +84,7 @@ class JudgeOptions:
 
 
 OPERATIONAL_OPTIONS = (
+    "base_url",
     "workers",
     "rps",
     "timeout_s",

@@ -39,8 +39,14 @@ def image_data_url(image) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def chat_body(model: str, req: JudgeRequest, seed: int | None = None) -> dict:
-    """The chat-completions request body: images first, then the prompt; temperature 0."""
+def chat_body(
+    model: str, req: JudgeRequest, seed: int | None = None, structured: bool = False
+) -> dict:
+    """The chat-completions request body: images first, then the prompt; temperature 0.
+
+    ``structured`` adds vLLM's ``structured_outputs`` extra parameter (choice / JSON schema
+    of the task's answer format); only vLLM-compatible servers understand it.
+    """
     content = [{"type": "image_url", "image_url": {"url": image_data_url(im)}} for im in req.images]
     content.append({"type": "text", "text": req.prompt})
     body = {
@@ -51,6 +57,10 @@ def chat_body(model: str, req: JudgeRequest, seed: int | None = None) -> dict:
     }
     if seed is not None:
         body["seed"] = seed
+    if structured:
+        from gridwm_judge.judges.vllm_engine import structured_spec
+
+        body["structured_outputs"] = structured_spec(req.task)
     return body
 
 
@@ -109,7 +119,7 @@ class OpenAIJudge:
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": self.options.base_url,
+            "structured": self.options.structured,
             "temperature": 0.0,
             "seed": self.options.seed,
         }
@@ -141,7 +151,7 @@ class OpenAIJudge:
         """Send one request with retries; never raises."""
         start = time.perf_counter()
         try:
-            body = chat_body(self.model, req, self.options.seed)
+            body = chat_body(self.model, req, self.options.seed, self.options.structured)
         except Exception as exc:  # e.g. an image that cannot be encoded
             return JudgeResponse(req.uid, None, "error", 0.0, error=f"bad request: {exc}")
         last = "no attempt"

@@ -78,6 +78,11 @@ def register(subparsers) -> None:
             default=default,
             help=f"max new tokens for task {task.upper()} (default {default})",
         )
+    p.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="ask again the uids whose stored record has status 'error' (replaces those lines)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=run)
 
@@ -112,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         max_tokens={t.upper(): getattr(args, f"max_tokens_{t}") for t in "abcde"},
         options=options,
         progress=not args.no_progress,
+        retry_errors=args.retry_errors,
     )
     try:
         summary = run_eval(cfg)

@@ -47,6 +47,7 @@ class EvalConfig:
     max_tokens: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     options: JudgeOptions = field(default_factory=JudgeOptions)
     progress: bool = True
+    retry_errors: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,11 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
 
 
 def _select(tables, cfg: EvalConfig, store: PredictionStore):
-    """(pending [(task, row index, n images)], all selected uids) in dataset order."""
+    """(pending [(task, row index, n images)], all selected uids) in dataset order.
+
+    With ``retry_errors``, stored error records of the selected uids are dropped first
+    (atomic rewrite of predictions.jsonl), so those uids are asked again.
+    """
     import pyarrow.compute as pc
 
     pending, selected = [], []
@@ -199,10 +204,12 @@ def _select(tables, cfg: EvalConfig, store: PredictionStore):
             if cfg.limit is not None and kept >= cfg.limit:
                 break
             kept += 1
-            selected.append(uid)
-            if uid not in store:
-                pending.append((task, i, n_images[i] or 0))
-    return pending, selected
+            selected.append((uid, task, i, n_images[i] or 0))
+    if cfg.retry_errors:
+        chosen = {uid for uid, *_ in selected}
+        store.discard(lambda r: r["uid"] in chosen and r.get("status") == "error")
+    pending = [(task, i, n) for uid, task, i, n in selected if uid not in store]
+    return pending, [uid for uid, *_ in selected]
 
 
 def _requests(judge, tables, pending, cfg: EvalConfig, identity, meta) -> Iterator[JudgeRequest]:

@@ -104,6 +104,24 @@ class PredictionStore:
         self.records[uid] = record
         return True
 
+    def discard(self, predicate) -> int:
+        """Drop records matching ``predicate`` by an atomic rewrite (temp file, fsync, rename)."""
+        drop = [uid for uid, rec in self.records.items() if predicate(rec)]
+        if not drop:
+            return 0
+        for uid in drop:
+            del self.records[uid]
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for rec in self.records.values():
+                fh.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.close(self._fd)
+        os.replace(tmp, self.path)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return len(drop)
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

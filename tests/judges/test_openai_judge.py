@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
-from gridwm_judge.judges.openai_http import RateLimiter
+from gridwm_judge.judges.openai_http import RateLimiter, chat_body
 from gridwm_judge.judges.stub_server import (
     MALFORMED,
     NO_CHOICES,
@@ -136,6 +136,14 @@ def test_rate_limit_spaces_request_starts(server):
     for _ in range(100):
         limiter.wait()
     assert time.perf_counter() - t0 < 0.05
+
+
+def test_structured_outputs_extra_parameter():
+    req = JudgeRequest("u", "D", "p", (), 8)
+    assert "structured_outputs" not in chat_body("m", req)
+    assert chat_body("m", req, structured=True)["structured_outputs"] == {
+        "choice": ["Success", "Fail"]
+    }
 
 
 def test_missing_base_url_is_a_clear_error():
