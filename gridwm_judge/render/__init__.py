@@ -10,6 +10,8 @@ from gridwm_judge.render.layout import (
     SPLIT_MAX_PX,
     choice_panel,
     composite,
+    panel_size,
+    scaled,
     split,
 )
 from gridwm_judge.render.painter import FOG_RGB, GridPainter, tile_size_for
@@ -27,9 +29,11 @@ __all__ = [
     "choice_panel",
     "composite",
     "keyframes",
+    "panel_size",
     "render_frames",
     "rng_from_key",
     "rollout_of",
+    "scaled",
     "select",
     "select_keyframes",
     "split",

@@ -50,15 +50,19 @@ def caption_height(panel_h: int) -> int:
     return max(16, min(40, panel_h // 8))
 
 
+def _caption(draw: ImageDraw.ImageDraw, x: int, y: int, width: int, cap_h: int, text: str):
+    """Draw ``text`` centred in the caption strip whose top-left corner is (x, y)."""
+    font = _font(max(10, cap_h - 6))
+    box = draw.textbbox((0, 0), text, font=font)
+    tx = x + (width - (box[2] - box[0])) // 2 - box[0]
+    ty = y + (cap_h - (box[3] - box[1])) // 2 - box[1]
+    draw.text((tx, ty), text, fill=TEXT, font=font)
+
+
 def _captioned(img: Image.Image, text: str, cap_h: int) -> Image.Image:
     out = Image.new("RGB", (img.width, img.height + cap_h), BACKGROUND)
     out.paste(img, (0, cap_h))
-    draw = ImageDraw.Draw(out)
-    font = _font(max(10, cap_h - 6))
-    box = draw.textbbox((0, 0), text, font=font)
-    x = (img.width - (box[2] - box[0])) // 2 - box[0]
-    y = (cap_h - (box[3] - box[1])) // 2 - box[1]
-    draw.text((x, y), text, fill=TEXT, font=font)
+    _caption(ImageDraw.Draw(out), 0, 0, img.width, cap_h, text)
     return out
 
 
@@ -66,6 +70,25 @@ def grid_shape(n: int) -> tuple[int, int]:
     """(rows, cols) for n panels: at most 4 per row, rows as balanced as possible."""
     rows = math.ceil(n / 4)
     return rows, math.ceil(n / rows)
+
+
+def panel_size(frame_w: int, frame_h: int, n: int) -> tuple[int, int]:
+    """Pixel size of each panel of an n-frame composite of frame_w x frame_h frames.
+
+    Callers that compose many storyboards from the same frames can pre-scale frames to this
+    size once (``composite`` then pastes them as they are).
+    """
+    rows, cols = grid_shape(n)
+    cap = caption_height(min(frame_h, PANEL_MAX_PX))
+    avail_w = (COMPOSITE_MAX_PX - GAP_PX * (cols + 1)) / cols
+    avail_h = (COMPOSITE_MAX_PX - GAP_PX * (rows + 1)) / rows - cap
+    scale = min(1.0, PANEL_MAX_PX / max(frame_w, frame_h), avail_w / frame_w, avail_h / frame_h)
+    return max(1, int(frame_w * scale)), max(1, int(frame_h * scale))
+
+
+def scaled(frame, size: tuple[int, int]) -> Image.Image:
+    """``frame`` as an image scaled down (box filter) to fit in ``size``."""
+    return _fit(_as_image(frame), *size)
 
 
 def composite(frames: Sequence, labels: Sequence[str] | None = None) -> Image.Image:
@@ -77,21 +100,17 @@ def composite(frames: Sequence, labels: Sequence[str] | None = None) -> Image.Im
         raise ValueError(f"{len(labels)} labels for {len(frames)} frames")
     imgs = [_as_image(f) for f in frames]
     rows, cols = grid_shape(len(imgs))
-    fw = max(i.width for i in imgs)
-    fh = max(i.height for i in imgs)
-    cap = caption_height(min(fh, PANEL_MAX_PX))
-    avail_w = (COMPOSITE_MAX_PX - GAP_PX * (cols + 1)) / cols
-    avail_h = (COMPOSITE_MAX_PX - GAP_PX * (rows + 1)) / rows - cap
-    scale = min(1.0, PANEL_MAX_PX / max(fw, fh), avail_w / fw, avail_h / fh)
-    pw, ph = max(1, int(fw * scale)), max(1, int(fh * scale))
+    pw, ph = panel_size(max(i.width for i in imgs), max(i.height for i in imgs), len(imgs))
     cap = caption_height(ph)
     width = cols * pw + GAP_PX * (cols + 1)
     height = rows * (ph + cap) + GAP_PX * (rows + 1)
     canvas = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(canvas)
     for k, (img, text) in enumerate(zip(imgs, labels, strict=True)):
         r, c = divmod(k, cols)
-        panel = _captioned(_fit(img, pw, ph), text, cap)
-        canvas.paste(panel, (GAP_PX + c * (pw + GAP_PX), GAP_PX + r * (ph + cap + GAP_PX)))
+        x, y = GAP_PX + c * (pw + GAP_PX), GAP_PX + r * (ph + cap + GAP_PX)
+        canvas.paste(_fit(img, pw, ph), (x, y + cap))
+        _caption(draw, x, y, pw, cap, text)
     return canvas
 
 
@@ -112,32 +131,40 @@ def split(frames: Sequence, labels: Sequence[str] | None = None) -> list[Image.I
 
 
 def choice_panel(current, candidates: Sequence, letters: Sequence[str] = "ABCD") -> Image.Image:
-    """Task A: current frame on the left, four lettered candidates (2x2) on the right."""
+    """Task A: current frame on the left, four lettered candidates (2x2) on the right.
+
+    All five frames are shown at the same scale (the current frame centred vertically), so no
+    candidate differs from the current frame by size alone.
+    """
     if len(candidates) != 4 or len(letters) != 4:
         raise ValueError(f"a choice panel needs 4 candidates and 4 letters, got {len(candidates)}")
     cur = _as_image(current)
     cands = [_as_image(c) for c in candidates]
     fw = max(i.width for i in [cur, *cands])
     fh = max(i.height for i in [cur, *cands])
-    # Current panel is 2x the candidate size; total width 4 cells + 4 gaps <= max.
-    cap = caption_height(min(fh, PANEL_MAX_PX) // 2)
+    cap = caption_height(min(fh, PANEL_MAX_PX))
     scale = min(
         1.0,
-        (COMPOSITE_MAX_PX - 5 * GAP_PX) / (4 * fw),
+        (COMPOSITE_MAX_PX - 6 * GAP_PX) / (3 * fw),
         (COMPOSITE_MAX_PX - 3 * GAP_PX - 2 * cap) / (2 * fh),
-        (PANEL_MAX_PX / 2) / max(fw, fh),
+        PANEL_MAX_PX / max(fw, fh),
     )
     pw, ph = max(1, int(fw * scale)), max(1, int(fh * scale))
     cap = caption_height(ph)
-    big_w, big_h = 2 * pw + GAP_PX, 2 * ph + cap + GAP_PX
-    width = big_w + 2 * pw + 4 * GAP_PX
+    width = 3 * pw + 6 * GAP_PX
     height = 2 * (ph + cap) + 3 * GAP_PX
     canvas = Image.new("RGB", (width, height), BACKGROUND)
-    big = _fit(cur, big_w, big_h)
-    canvas.paste(_captioned(big, "Current", cap), (GAP_PX, GAP_PX))
-    x0 = GAP_PX * 2 + big_w
+    draw = ImageDraw.Draw(canvas)
+    y0 = (height - ph - cap) // 2
+    canvas.paste(_fit(cur, pw, ph), (GAP_PX, y0 + cap))
+    _caption(draw, GAP_PX, y0, pw, cap, "Current")
+    # A vertical rule separates the current state from the candidates.
+    rule_x = pw + 3 * GAP_PX
+    draw.line([(rule_x, GAP_PX), (rule_x, height - GAP_PX)], fill=(160, 160, 160), width=2)
+    x0 = pw + 5 * GAP_PX
     for k, (img, letter) in enumerate(zip(cands, letters, strict=True)):
         r, c = divmod(k, 2)
-        panel = _captioned(_fit(img, pw, ph), letter, cap)
-        canvas.paste(panel, (x0 + c * (pw + GAP_PX), GAP_PX + r * (ph + cap + GAP_PX)))
+        x, y = x0 + c * (pw + GAP_PX), GAP_PX + r * (ph + cap + GAP_PX)
+        canvas.paste(_fit(img, pw, ph), (x, y + cap))
+        _caption(draw, x, y, pw, cap, letter)
     return canvas

@@ -93,12 +93,32 @@ def _render_object(cell, img: np.ndarray) -> None:
 
 @cache
 def _agent_mask(agent_dir: int, tile_size: int) -> np.ndarray:
-    """MiniGrid's agent triangle (its own shape functions) at supersampled resolution."""
+    """MiniGrid's agent triangle at supersampled resolution, as a boolean mask.
+
+    Barycentric coordinates are evaluated in numpy; pixels within 1e-3 of an edge are
+    re-evaluated with MiniGrid's own shape function, so the mask equals MiniGrid's exactly.
+    """
     n = tile_size * _SUBDIVS
-    mask = np.zeros((n, n, 3), np.uint8)
-    tri = point_in_triangle((0.12, 0.19), (0.87, 0.50), (0.12, 0.81))
-    fill_coords(mask, rotate_fn(tri, cx=0.5, cy=0.5, theta=0.5 * math.pi * agent_dir), (1, 1, 1))
-    return mask[..., 0].astype(bool)
+    theta = 0.5 * math.pi * agent_dir
+    corners = ((0.12, 0.19), (0.87, 0.50), (0.12, 0.81))
+    exact = rotate_fn(point_in_triangle(*corners), cx=0.5, cy=0.5, theta=theta)
+    c = (np.arange(n) + 0.5) / n
+    x, y = c[None, :] - 0.5, c[:, None] - 0.5
+    x2 = 0.5 + x * math.cos(-theta) - y * math.sin(-theta)
+    y2 = 0.5 + y * math.cos(-theta) + x * math.sin(-theta)
+    a, b, cc = (np.asarray(p, dtype=np.float64) for p in corners)
+    v0, v1 = cc - a, b - a
+    px, py = x2 - a[0], y2 - a[1]
+    d00, d01, d11 = v0 @ v0, v0 @ v1, v1 @ v1
+    d02, d12 = v0[0] * px + v0[1] * py, v1[0] * px + v1[1] * py
+    inv = 1.0 / (d00 * d11 - d01 * d01)
+    u = (d11 * d02 - d01 * d12) * inv
+    v = (d00 * d12 - d01 * d02) * inv
+    mask = (u >= 0) & (v >= 0) & (u + v < 1)
+    near = np.minimum(np.minimum(np.abs(u), np.abs(v)), np.abs(1 - u - v)) < 1e-3
+    for j, i in np.argwhere(near):
+        mask[j, i] = bool(exact((i + 0.5) / n, (j + 0.5) / n))
+    return mask
 
 
 def _supersampled_cell(cell, tile_size: int) -> np.ndarray:

@@ -1,0 +1,205 @@
+"""Task A: action-conditioned next state (C2), four candidate next frames in one panel.
+
+A question is one transition t -> t+1 of a group's Full rollout whose frames differ (no-op
+transitions, e.g. turning into nothing or toggling a wall, are excluded). The panel shows the
+current frame on the left and four lettered candidates on the right: the true next frame and
+three hard negatives, preferably other timesteps of the same trajectory (nearest in time
+first, a seeded pick among the closest), else the frame at the same step of other groups
+(same env id first, then same family). No candidate is pixel-identical to the gold or to
+another candidate. Gold letters are balanced over the selected questions (a seeded
+permutation of A, B, C, D repeated), so every letter is gold for n/4 questions (+-1).
+
+Each question becomes three rows sharing the same panel: ``orig`` (the true action),
+``shuffle`` (a different action of MiniGrid's action space, seeded by the question) and
+``mask`` (``Action: unknown``). Questions are drawn round-robin over the groups in the order
+given (each group's transitions in a seeded order), so ``n_items`` questions spread evenly.
+
+uid ``A.{family}.{group_id}.q{t:03d}.{action_condition}`` where ``t`` is the current state's
+index; ``item_id`` drops the condition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
+from gridwm_judge.schema import ACTION_CONDITIONS, COLUMNS
+
+DEFAULT_SEED = 42
+LETTERS = ("A", "B", "C", "D")
+NEAREST_POOL = 5
+"""Same-trajectory negatives are drawn from this many distinct frames nearest in time."""
+
+
+def base_row(group: Any) -> dict[str, Any]:
+    """A row with every schema column blank ("" / -1) except the group's audit columns."""
+    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
+    row.update(
+        family=group.family,
+        env_id=group.env_id,
+        group_id=group.group_id,
+        seed=int(group.seed),
+        intervention="[]",
+        mask="[]",
+        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
+                              sort_keys=True),
+        prompt_version=PROMPT_VERSION,
+    )
+    return row
+
+
+def _digest(frame: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(frame).tobytes(), digest_size=16).digest()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    group_index: int
+    t: int
+    source: str  # gold / same_trajectory / other_trajectory
+
+
+class _Frames:
+    """Full-rollout frames and their digests per group, rendered once."""
+
+    def __init__(self, groups: Sequence[Any]):
+        from gridwm_judge.render import render_frames
+
+        self.frames = [render_frames(g, "full") for g in groups]
+        self.digests = [[_digest(f) for f in fr] for fr in self.frames]
+
+
+def transitions(group: Any, frames: Sequence[np.ndarray]) -> list[int]:
+    """Indices t whose transition t -> t+1 changes the picture (no-ops excluded)."""
+    states = group.full.states
+    return [
+        t for t in range(len(frames) - 1)
+        if states[t] != states[t + 1] and not np.array_equal(frames[t], frames[t + 1])
+    ]
+
+
+def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -> list[Candidate]:
+    gold = fr.digests[gi][t + 1]
+    taken = {gold}
+    near: list[int] = []
+    for s in sorted(range(len(fr.frames[gi])), key=lambda s: (abs(s - (t + 1)), s)):
+        d = fr.digests[gi][s]
+        if s != t + 1 and d not in taken:
+            taken.add(d)
+            near.append(s)
+        if len(near) == NEAREST_POOL:
+            break
+    picks = sorted(rng.choice(len(near), size=min(3, len(near)), replace=False).tolist())
+    out = [Candidate(gi, near[k], "same_trajectory") for k in picks]
+    if len(out) < 3:
+        g = groups[gi]
+        others = sorted(
+            (h for h in range(len(groups)) if h != gi),
+            key=lambda h: (groups[h].env_id != g.env_id, groups[h].family != g.family, h),
+        )
+        taken = {gold} | {fr.digests[c.group_index][c.t] for c in out}
+        for h in others:
+            s = min(t + 1, len(fr.frames[h]) - 1)
+            d = fr.digests[h][s]
+            if d not in taken:
+                taken.add(d)
+                out.append(Candidate(h, s, "other_trajectory"))
+            if len(out) == 3:
+                break
+    return out
+
+
+def _select(groups, fr: _Frames, n_items: int | None, seed: int) -> list[tuple[int, int]]:
+    from gridwm_judge.render import rng_from_key
+
+    queues = []
+    for gi, g in enumerate(groups):
+        ts = transitions(g, fr.frames[gi])
+        order = rng_from_key(f"{seed}|A|{g.group_id}", "order").permutation(len(ts))
+        queues.append([ts[k] for k in order])
+    available = sum(len(q) for q in queues)
+    if n_items is None:
+        n_items = available
+    if n_items < 0 or n_items > available:
+        raise ValueError(
+            f"Task A: {len(groups)} groups offer {available} non-trivial transitions; "
+            f"cannot make n_items={n_items}"
+        )
+    chosen: list[tuple[int, int]] = []
+    depth = 0
+    while len(chosen) < n_items:
+        for gi, q in enumerate(queues):
+            if depth < len(q) and len(chosen) < n_items:
+                chosen.append((gi, q[depth]))
+        depth += 1
+    return chosen
+
+
+def build_rows(
+    groups: Sequence[Any],
+    *,
+    n_items: int | None = None,
+    seed: int = DEFAULT_SEED,
+    action_conditions: Sequence[str] = ACTION_CONDITIONS,
+) -> list[dict]:
+    """3 rows (one per action condition) for each of ``n_items`` questions (all when None)."""
+    from gridwm_judge.render import choice_panel, rng_from_key
+    from gridwm_judge.sim import ACTION_NAMES
+
+    bad = [c for c in action_conditions if c not in ACTION_CONDITIONS]
+    if bad or not action_conditions:
+        raise ValueError(
+            f"bad action_conditions {bad or list(action_conditions)!r}; "
+            f"expected a non-empty subset of {', '.join(ACTION_CONDITIONS)}"
+        )
+    groups = list(groups)
+    if not groups:
+        raise ValueError("Task A needs at least one trajectory group")
+    fr = _Frames(groups)
+    chosen = _select(groups, fr, n_items, seed)
+    gold_slots = np.resize(np.arange(4), len(chosen))
+    gold_slots = gold_slots[np.random.default_rng(seed).permutation(len(chosen))]
+    rows: list[dict] = []
+    for (gi, t), slot in zip(chosen, gold_slots.tolist(), strict=True):
+        g = groups[gi]
+        key = f"{seed}|A|{g.group_id}|{t}"
+        negs = _negatives(gi, t, groups, fr, rng_from_key(key, "negatives"))
+        if len(negs) < 3:
+            raise ValueError(f"Task A: no 3 distinct negatives for {g.group_id} t={t}")
+        cands = list(negs)
+        cands.insert(slot, Candidate(gi, t + 1, "gold"))
+        panel = choice_panel(fr.frames[gi][t], [fr.frames[c.group_index][c.t] for c in cands])
+        action = g.action_names[t]
+        others = [a for a in ACTION_NAMES if a != action]
+        shuffled = others[int(rng_from_key(key, "shuffle").integers(len(others)))]
+        shown_action = {"orig": action, "shuffle": shuffled, "mask": TASK_A_MASKED_ACTION}
+        order = [
+            {"letter": LETTERS[k], "group_id": groups[c.group_index].group_id, "t": c.t,
+             "source": c.source, "gold": c.source == "gold"}
+            for k, c in enumerate(cands)
+        ]
+        item_id = f"A.{g.family}.{g.group_id}.q{t:03d}"
+        for cond in action_conditions:
+            row = base_row(g)
+            row.update(
+                uid=f"{item_id}.{cond}",
+                task="A",
+                item_id=item_id,
+                prompt=TASK_A.format(action=shown_action[cond]),
+                images=[panel],
+                answer=LETTERS[slot],
+                visual="clean",
+                action_condition=cond,
+                action=action,
+                candidate_order=json.dumps(order, sort_keys=True),
+                frame_indices=json.dumps([t] + [c.t for c in cands]),
+                checkpoint=int(t),
+            )
+            rows.append(row)
+    return rows

@@ -1,0 +1,123 @@
+"""Task A: counts, determinism, candidate distinctness, balanced gold, clean prompts."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
+from gridwm_judge.render import render_frames
+from gridwm_judge.schema import COLUMNS
+from gridwm_judge.sim import ACTION_NAMES, generate_groups
+from gridwm_judge.tasks.task_a import build_rows
+
+
+@pytest.fixture(scope="module")
+def groups():
+    return [g for f in ("doorkey", "lavagap") for g in generate_groups(f, 2, 830000).groups]
+
+
+@pytest.fixture(scope="module")
+def rows(groups):
+    return build_rows(groups, n_items=16, seed=42)
+
+
+def _png_hash(img: Image.Image) -> str:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return hashlib.sha256(buf.getvalue()).hexdigest()
+
+
+def check_schema(row):
+    assert set(row) == set(COLUMNS)
+    for name, (dtype, _) in COLUMNS.items():
+        if dtype == "int64":
+            assert isinstance(row[name], int) and not isinstance(row[name], bool), name
+        elif dtype == "list_image":
+            assert row[name] and all(isinstance(i, Image.Image) and i.mode == "RGB"
+                                     for i in row[name])
+        else:
+            assert isinstance(row[name], str), name
+
+
+def test_counts_schema_and_uids(rows):
+    assert len(rows) == 48
+    for row in rows:
+        check_schema(row)
+        assert row["task"] == "A" and row["prompt_version"] == PROMPT_VERSION
+        assert row["uid"] == f"{row['item_id']}.{row['action_condition']}"
+        assert row["item_id"] == f"A.{row['family']}.{row['group_id']}.q{row['checkpoint']:03d}"
+    assert len({r["uid"] for r in rows}) == len(rows)
+    by_item = collections.defaultdict(list)
+    for r in rows:
+        by_item[r["item_id"]].append(r)
+    assert len(by_item) == 16
+    for item in by_item.values():
+        assert sorted(r["action_condition"] for r in item) == ["mask", "orig", "shuffle"]
+        assert len({id(r["images"][0]) for r in item}) == 1  # the same panel
+        assert len({r["answer"] for r in item}) == 1
+    # Spread over the groups: 4 groups x 4 questions.
+    assert set(collections.Counter(r["group_id"] for r in rows).values()) == {12}
+
+
+def test_deterministic(groups, rows):
+    again = build_rows(groups, n_items=16, seed=42)
+    assert [r["uid"] for r in again] == [r["uid"] for r in rows]
+    for a, b in zip(rows, again, strict=True):
+        assert _png_hash(a["images"][0]) == _png_hash(b["images"][0])
+        assert {k: v for k, v in a.items() if k != "images"} == {
+            k: v for k, v in b.items() if k != "images"}
+    other = build_rows(groups, n_items=16, seed=7)
+    assert [r["answer"] for r in other] != [r["answer"] for r in rows]
+
+
+def test_candidates_distinct_and_gold_is_next_frame(groups, rows):
+    by_id = {g.group_id: g for g in groups}
+    for row in rows[::3]:
+        order = json.loads(row["candidate_order"])
+        assert [c["letter"] for c in order] == ["A", "B", "C", "D"]
+        golds = [c for c in order if c["gold"]]
+        assert len(golds) == 1 and golds[0]["letter"] == row["answer"]
+        t = row["checkpoint"]
+        assert golds[0]["group_id"] == row["group_id"] and golds[0]["t"] == t + 1
+        frames = [render_frames(by_id[c["group_id"]], "full")[c["t"]] for c in order]
+        digests = {hashlib.sha256(f.tobytes()).hexdigest() for f in frames}
+        assert len(digests) == 4
+        own = render_frames(by_id[row["group_id"]], "full")
+        assert not np.array_equal(own[t], own[t + 1])  # no-op transitions are excluded
+        assert json.loads(row["frame_indices"]) == [t] + [c["t"] for c in order]
+
+
+def test_gold_letters_balanced(groups):
+    rows = build_rows(groups, n_items=20, seed=42, action_conditions=("orig",))
+    counts = collections.Counter(r["answer"] for r in rows)
+    assert counts == {"A": 5, "B": 5, "C": 5, "D": 5}
+
+
+def test_action_conditions_and_prompts(rows):
+    allowed = {TASK_A.format(action=a) for a in (*ACTION_NAMES, TASK_A_MASKED_ACTION)}
+    for row in rows:
+        assert row["prompt"] in allowed
+        assert row["action"] in ACTION_NAMES
+        for audit in (row["group_id"], row["family"], row["candidate_order"], "gold"):
+            assert audit not in row["prompt"]
+        shown = row["prompt"].split("\n")[0]
+        if row["action_condition"] == "orig":
+            assert shown == f"Action: {row['action']}."
+        elif row["action_condition"] == "shuffle":
+            assert shown != f"Action: {row['action']}." and shown != "Action: unknown."
+        else:
+            assert shown == "Action: unknown."
+
+
+def test_bad_requests(groups):
+    with pytest.raises(ValueError, match="cannot make n_items=10000"):
+        build_rows(groups, n_items=10000, seed=42)
+    with pytest.raises(ValueError, match="orig, shuffle, mask"):
+        build_rows(groups, n_items=2, seed=42, action_conditions=("loud",))
