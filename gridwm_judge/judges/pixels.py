@@ -3,8 +3,8 @@
 Works from rendered images only (never audit columns). MiniGrid draws the agent as a red
 triangle and the goal as a bright green tile, so "the agent stands on the goal" is a red blob
 whose bounding box is otherwise mostly green. Composite storyboards are cut into panels at
-uniform gutter lines (a full-width or full-height run of one colour that is neither MiniGrid's
-wall grey nor black) and read left-to-right, top-to-bottom. The rules are deliberately simple
+bright gutter lines (recursive XY-cut; MiniGrid itself draws nothing white) and read
+left-to-right, top-to-bottom. The rules are deliberately simple
 so that their failure modes are explainable (e.g. a red key lying on the goal counts).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_WALL_GREY = (100, 100, 100)
+_BRIGHT = 180
 _MIN_PANEL = 8
 
 
@@ -26,14 +26,14 @@ def to_array(image) -> np.ndarray:
 
 
 def _gutters(arr: np.ndarray, axis: int) -> np.ndarray:
-    """Boolean per line (rows if axis=0): the line is one colour, not wall grey, not black."""
+    """Boolean per line (rows if axis=0): the line is (almost all) bright background.
+
+    MiniGrid draws no white, so a bright full-length line is layout background; the 97%
+    share and the 180 threshold tolerate the noisy / style visual probes.
+    """
     lines = arr if axis == 0 else arr.transpose(1, 0, 2)
-    first = lines[:, :1, :]
-    uniform = np.all(lines == first, axis=(1, 2))
-    colour = first[:, 0, :]
-    wall = np.all(colour == _WALL_GREY, axis=1)
-    black = np.all(colour < 16, axis=1)
-    return uniform & ~wall & ~black
+    bright = np.all(lines >= _BRIGHT, axis=2)
+    return bright.mean(axis=1) >= 0.97
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -73,8 +73,8 @@ def _leaves(arr: np.ndarray, y: int, x: int, depth: int) -> list[tuple[int, int,
 
 def _is_frame(arr: np.ndarray) -> bool:
     """Caption strips (dark text on white) are not frames: MiniGrid frames are mostly dark."""
-    near_white = np.all(arr >= 230, axis=-1).mean()
-    return min(arr.shape[:2]) >= _MIN_PANEL and near_white < 0.5
+    bright = np.all(arr >= _BRIGHT, axis=-1).mean()
+    return min(arr.shape[:2]) >= _MIN_PANEL and bright < 0.5
 
 
 def panel_boxes(image) -> list[tuple[int, int, np.ndarray]]:

@@ -121,3 +121,14 @@ def test_oracle_is_gold_and_labelled_upper_bound(rows):
         assert out[r["uid"]].raw == r["answer"]
     [missing] = list(judge.judge(_requests(rows[:1])))
     assert missing.status == "error" and "no gold answer" in missing.error
+
+
+@pytest.mark.parametrize("visual", ["clean", "noisy", "style"])
+def test_panels_survive_the_real_layout_and_visual_probes(visual):
+    from gridwm_judge.render import apply_visual, composite
+
+    success, failure = trajectories()
+    board = apply_visual(composite(success + failure), visual, key=f"k.{visual}")
+    found = pixels.panels(board)  # numbered caption strips are not panels
+    assert len(found) == 6
+    assert [pixels.agent_on_goal(p) for p in found] == [False, False, True, False, False, False]
