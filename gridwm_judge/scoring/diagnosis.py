@@ -110,7 +110,7 @@ def _action(a: ActionEvidence | None) -> FailureMode:
     if a.acc_a1 < ACC_A1_NONTRIVIAL:
         return FailureMode(
             "action_ignorant_heuristic",
-            False,
+            None,
             (f"Acc_A1 = {_f(a.acc_a1)} is near chance: not assessed",),
         )
     ev = []

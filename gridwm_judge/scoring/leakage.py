@@ -235,9 +235,7 @@ def les(
     elif not converged:
         status = "not_converged"
         notes.append("Newton iterations stopped before the gradient vanished")
-    sigma = float(
-        min(max(theta[-1], SIGMA_BOUNDS[0]), SIGMA_BOUNDS[1])
-    )
+    sigma = float(min(max(theta[-1], SIGMA_BOUNDS[0]), SIGMA_BOUNDS[1]))
     if sigma >= SIGMA_BOUNDS[1] * 0.999:
         notes.append("group variance at its upper bound")
     level = max(levels, key=lambda lv: abs(betas[lv]))
