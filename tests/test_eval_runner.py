@@ -196,6 +196,8 @@ def test_store_skips_duplicates_and_rejects_corrupt_middle(tmp_path):
     path = tmp_path / "p.jsonl"
     with PredictionStore(path) as store:
         assert store.append({"uid": "a", "x": 1}) and not store.append({"uid": "a", "x": 2})
+    with PredictionStore(path), pytest.raises(ValueError, match="another eval is writing"):
+        PredictionStore(path)
     path.write_text('{"uid": "a"}\nnot json\n{"uid": "b"}\n')
     with pytest.raises(ValueError, match=r"p.jsonl:2 is not a JSON line"):
         PredictionStore(path)

@@ -36,10 +36,16 @@ class PredictionStore:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.dropped_partial_bytes = self._cut_partial_tail()
+        self._fd = -1
+        self._lock_fd = _lock(self.path.with_suffix(".lock"))
         self.records: dict[str, dict[str, Any]] = {}
-        self._load()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self.dropped_partial_bytes = self._cut_partial_tail()
+            self._load()
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except BaseException:
+            self.close()
+            raise
 
     def _cut_partial_tail(self) -> int:
         """Drop a trailing line without its newline (a write cut off by a kill)."""
@@ -126,12 +132,33 @@ class PredictionStore:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # releases the lock
+            self._lock_fd = -1
 
     def __enter__(self) -> PredictionStore:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _lock(path: Path) -> int:
+    """An exclusive advisory lock on RUN_DIR (released by the OS even after kill -9)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; one writer per RUN_DIR is on the user
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        raise ValueError(
+            f"another eval is writing to {path.parent} (lock {path.name} is held); "
+            "wait for it or use another --out folder"
+        ) from exc
+    return fd
 
 
 def now_iso() -> str:
