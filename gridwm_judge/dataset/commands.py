@@ -54,7 +54,7 @@ def _build(args: argparse.Namespace) -> int:
     for config in report.configs:
         print(f"{config}: {report.rows[config]} rows in {report.seconds[config]:.1f}s")
     print(f"wrote {report.out} ({report.total_seconds:.1f}s); "
-          f"load it with datasets.load_dataset({str(report.out)!r}, 'task_c')")
+          f"load it with datasets.load_dataset({str(report.out)!r}, {report.configs[0]!r})")
     return 0
 
 

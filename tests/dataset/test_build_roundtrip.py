@@ -11,14 +11,14 @@ from PIL import Image
 
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
-
-CONFIGS = ["task_c", "task_d"]
+from gridwm_judge.dataset.profiles import get_profile
+from gridwm_judge.schema import CONFIGS
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("build") / "gwj"
-    report = build_dataset(out, "smoke", configs=CONFIGS, num_proc=1)
+    report = build_dataset(out, "smoke", num_proc=1)
     return out, report
 
 
@@ -35,7 +35,8 @@ def row_hashes(folder):
 
 def test_hub_layout_card_and_validation(built):
     out, report = built
-    assert report.rows == {"task_c": 48, "task_d": 24}
+    assert report.rows == {p.config: p.expected_rows for p in get_profile("smoke").plans}
+    assert report.rows["task_c"] == 48 and report.rows["task_d"] == 24
     assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "validation.json"]
     for config in CONFIGS:
         assert list((out / "data" / config).glob("test-*-of-*.parquet"))
@@ -43,8 +44,8 @@ def test_hub_layout_card_and_validation(built):
     meta = yaml.safe_load(text.split("---\n")[1])
     assert meta["license"] == "apache-2.0" and meta["pretty_name"] == "GridWM-Judge"
     assert meta["task_categories"] and meta["size_categories"] == ["n<1K"]
-    assert [c["config_name"] for c in meta["configs"]] == CONFIGS
-    assert meta["configs"][0]["data_files"] == [{"split": "test", "path": "data/task_c/test-*"}]
+    assert [c["config_name"] for c in meta["configs"]] == list(CONFIGS)
+    assert meta["configs"][2]["data_files"] == [{"split": "test", "path": "data/task_c/test-*"}]
     info = {i["config_name"]: i for i in meta["dataset_info"]}
     assert info["task_d"]["splits"][0]["num_examples"] == 24
     assert info["task_c"]["splits"][0]["num_bytes"] > 0
@@ -59,7 +60,7 @@ def test_hub_layout_card_and_validation(built):
 
 def test_load_dataset_round_trip(built, tmp_path):
     out, _ = built
-    assert datasets.get_dataset_config_names(str(out)) == CONFIGS
+    assert datasets.get_dataset_config_names(str(out)) == list(CONFIGS)
     ds = datasets.load_dataset(str(out), "task_c", split="test", cache_dir=str(tmp_path))
     assert len(ds) == 48
     row = ds[0]
@@ -67,11 +68,15 @@ def test_load_dataset_round_trip(built, tmp_path):
     assert row["answer"] in ("Yes", "No") and row["uid"].startswith("C.redbluedoor.")
     split_row = next(r for r in ds if r["representation"] == "split")
     assert len(split_row["images"]) == len(json.loads(split_row["frame_indices"])) > 1
+    for config in CONFIGS:
+        rows = datasets.load_dataset(str(out), config, split="test", cache_dir=str(tmp_path))
+        assert len(rows) == get_profile("smoke").plan(config).expected_rows
+        assert all(isinstance(im, Image.Image) for im in rows[0]["images"])
 
 
 def test_same_args_same_rows_with_one_or_two_processes(built, tmp_path):
     out, _ = built
-    again = build_dataset(tmp_path / "np2", "smoke", configs=CONFIGS, num_proc=2)
+    again = build_dataset(tmp_path / "np2", "smoke", num_proc=2)
     assert row_hashes(again.out) == row_hashes(out)
     other_seed = build_dataset(tmp_path / "s1", "smoke", configs=["task_d"], seed=830100)
     assert other_seed.rows["task_d"] == 24
