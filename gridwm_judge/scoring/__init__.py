@@ -14,7 +14,7 @@ logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``di
 scores.json (``format`` "gridwm-judge-scores/1")::
 
     {"format", "package_version", "dataset", "dataset_fingerprint", "predictions": [path],
-     "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "family"},
+     "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "env_id"},
      "elapsed_s",
      "comparisons": {"C_composite_vs_split": {metric: {"statistic", "p_value", "p_holm",
                                                        "method", "n_judges", "n_nonzero"}}},

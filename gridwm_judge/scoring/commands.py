@@ -129,7 +129,7 @@ def score(
             "seed": settings.seed,
             "level": settings.level,
             "unit": "group_id",
-            "env_unit": "family",
+            "env_unit": "env_id",
         },
         "judges": judges,
         "comparisons": compare_judges(judges),

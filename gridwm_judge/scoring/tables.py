@@ -239,7 +239,7 @@ def score_task_c(rows: Sequence[GradedRow], s: _Batch) -> dict:
 
 def score_task_d(rows: Sequence[GradedRow], s: _Batch) -> dict:
     protocol = TASK_PROTOCOL["D"]
-    envs = {r.group_id: r.family for r in rows}
+    envs = {r.group_id: r.env_id or r.family for r in rows}  # environment = registered env id
     out = {
         "protocol": protocol,
         "causal": _causal_block(rows, protocol, s, clusters=envs),

@@ -95,3 +95,16 @@ def test_task_e():
         ["a", "a", "b", "b"],
     )
     assert m["e_acc"].value == 0.5 and m["e_mean_score"].value == pytest.approx(2.5 / 4)
+
+
+def test_empty_controls_are_none_without_warnings():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = task_b_metrics([], [])
+        e = task_e_metrics([], [], [], [])
+        a = task_a_metrics(["A"], ["A"], ["i1"], ["shuffle"], ["g"])
+    assert b["b_mean_score"].value is None and b["b_acc_090"].value is None
+    assert e["e_acc"].value is None
+    assert a.acc_a1 is None and a.delta["shuffle"].value is None  # no orig row: nothing paired
