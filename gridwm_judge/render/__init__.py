@@ -14,8 +14,10 @@ from gridwm_judge.render.layout import (
     scaled,
     split,
 )
+from gridwm_judge.render.masks import MaskCheck, check_nocue_mask, mask_pixel_iou
 from gridwm_judge.render.painter import FOG_RGB, GridPainter, tile_size_for
 from gridwm_judge.render.probes import VISUALS, apply_visual, rng_from_key, style_factors
+from gridwm_judge.render.tiles import classify_frame, palette, symbolic_grid
 
 __all__ = [
     "COMPOSITE_MAX_PX",
@@ -25,10 +27,15 @@ __all__ = [
     "VARIANTS",
     "VISUALS",
     "GridPainter",
+    "MaskCheck",
     "apply_visual",
+    "check_nocue_mask",
     "choice_panel",
+    "classify_frame",
     "composite",
     "keyframes",
+    "mask_pixel_iou",
+    "palette",
     "panel_size",
     "render_frames",
     "rng_from_key",
@@ -38,5 +45,6 @@ __all__ = [
     "select_keyframes",
     "split",
     "style_factors",
+    "symbolic_grid",
     "tile_size_for",
 ]
