@@ -13,7 +13,8 @@ logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``di
 
 scores.json (``format`` "gridwm-judge-scores/1")::
 
-    {"format", "package_version", "dataset", "dataset_fingerprint", "predictions": [path],
+    {"format", "package_version", "dataset", "dataset_fingerprint" (local folders only),
+     "predictions": [path], "runs": {path: run.json beside it, when present},
      "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "env_id"},
      "elapsed_s",
      "comparisons": {"C_composite_vs_split": {metric: {"statistic", "p_value", "p_holm",

@@ -48,6 +48,19 @@ def _task_of(rec: Mapping[str, Any]) -> str:
     return str(rec.get("task") or str(rec["uid"]).split(".")[0]).upper()
 
 
+def _run_records(predictions: Sequence[str | Path]) -> dict[str, Any]:
+    """The run.json beside each predictions file (judge spec, seeds, dataset fingerprint)."""
+    runs = {}
+    for p in predictions:
+        run = Path(p).parent / "run.json"
+        if run.is_file():
+            try:
+                runs[str(p)] = json.loads(run.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{run}: not valid JSON ({exc.msg})") from None
+    return runs
+
+
 def compare_judges(judges: Mapping[str, dict]) -> dict:
     """Composite vs split across judges (Wilcoxon signed-rank), Holm over the family."""
     tests = {}
@@ -124,6 +137,7 @@ def score(
         "dataset": str(dataset),
         "dataset_fingerprint": fingerprint,
         "predictions": [str(p) for p in predictions],
+        "runs": _run_records(predictions),
         "bootstrap": {
             "n_resamples": settings.n_resamples,
             "seed": settings.seed,

@@ -31,6 +31,7 @@ def scored(tiny_dataset, tmp_path_factory):
     folder, rows = tiny_dataset
     tmp = tmp_path_factory.mktemp("score")
     oracle = write_predictions(tmp / "oracle.jsonl", "oracle", rows, oracle_raw)
+    (tmp / "run.json").write_text(json.dumps({"judge": {"spec": "baseline:oracle"}}))
 
     def yes_man(row):
         if row["task"] == "D" and row["variant"] == "full" and row["family"] == "doorkey":
@@ -42,6 +43,8 @@ def scored(tiny_dataset, tmp_path_factory):
     yes = write_predictions(tmp / "yes.jsonl", "always-yes", shuffled, yes_man)
     assert _run(folder, [oracle, yes], tmp / "out") == 0
     doc = json.loads((tmp / "out" / "scores.json").read_text())
+    assert doc["runs"][str(oracle)]["judge"]["spec"] == "baseline:oracle"
+    assert doc["bootstrap"]["seed"] == 20261103 and doc["dataset_fingerprint"].startswith("sha256:")
     lines = [json.loads(x) for x in (tmp / "out" / "rows.jsonl").read_text().splitlines()]
     return doc, lines, rows, tmp
 
