@@ -121,3 +121,21 @@ def test_bad_requests(groups):
         build_rows(groups, n_items=10000, seed=42)
     with pytest.raises(ValueError, match="orig, shuffle, mask"):
         build_rows(groups, n_items=2, seed=42, action_conditions=("loud",))
+
+
+def test_short_trajectory_falls_back_to_other_groups(groups):
+    """With too few distinct frames of its own, a question borrows frames of other groups."""
+    from dataclasses import replace
+
+    g = groups[0]
+    short = replace(g, group_id=g.group_id + "-short", actions=g.actions[:2],
+                    full=replace(g.full, actions=g.actions[:2], states=g.full.states[:3]))
+    rows = build_rows([short, *groups[1:]], n_items=5, seed=42, action_conditions=("orig",))
+    mine = [r for r in rows if r["group_id"] == short.group_id]
+    assert mine
+    sources = [c["source"] for r in mine for c in json.loads(r["candidate_order"])]
+    assert "other_trajectory" in sources
+    borrowed = [c for r in mine for c in json.loads(r["candidate_order"])
+                if c["source"] == "other_trajectory"]
+    # Same env id first: the other DoorKey group is preferred over LavaGap groups.
+    assert {c["group_id"] for c in borrowed} == {groups[1].group_id}
