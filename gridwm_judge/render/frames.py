@@ -2,8 +2,8 @@
 
 ``render_frames(group, "nocue")`` applies the NoCue mask (fog over the masked tiles of the
 masked frames); ``"cf"`` replays under the group's intervention. Frames are cached per
-(group, variant, tile size) in a small LRU, returned read-only, so tasks that reuse a group
-(Task C's 9 presentations, Task A's negatives) render each state once.
+(group, variant, tile size) in an LRU bounded by ``CACHE_BYTES`` and returned read-only, so
+tasks that reuse a group (Task C's presentations, Task A's negatives) render each state once.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 from gridwm_judge.render.painter import GridPainter, tile_size_for
 
 VARIANTS = ("full", "nocue", "cf")
-_CACHE_SIZE = 48
+CACHE_BYTES = 256 * 2**20
+"""Frames kept in the per-process LRU (bytes); the oldest groups are dropped beyond it."""
 _CACHE: OrderedDict[tuple, tuple[np.ndarray, ...]] = OrderedDict()
 
 
@@ -87,9 +88,13 @@ def render_frames(
             f"records {len(rollout.states)} states"
         )
     _CACHE[key] = tuple(frames)
-    if len(_CACHE) > _CACHE_SIZE:
+    while len(_CACHE) > 1 and _cache_bytes() > CACHE_BYTES:
         _CACHE.popitem(last=False)
     return frames
+
+
+def _cache_bytes() -> int:
+    return sum(f.nbytes for frames in _CACHE.values() for f in frames)
 
 
 def select(frames: Sequence[np.ndarray], indices: Sequence[int]) -> list[np.ndarray]:

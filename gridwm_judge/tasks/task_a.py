@@ -66,13 +66,25 @@ class Candidate:
 
 
 class _Frames:
-    """Full-rollout frames and their digests per group, rendered once."""
+    """Frame digests of every group's Full rollout (frames themselves come from the render
+    cache on demand, so memory stays bounded however many groups there are)."""
 
     def __init__(self, groups: Sequence[Any]):
+        self.groups = groups
+        self.digests = []
+        self.transitions = []
+        for g in groups:
+            frames = self.frames(len(self.digests))
+            self.digests.append([_digest(f) for f in frames])
+            self.transitions.append(transitions(g, frames))
+
+    def frames(self, gi: int) -> list[np.ndarray]:
         from gridwm_judge.render import render_frames
 
-        self.frames = [render_frames(g, "full") for g in groups]
-        self.digests = [[_digest(f) for f in fr] for fr in self.frames]
+        return render_frames(self.groups[gi], "full")
+
+    def frame(self, gi: int, t: int) -> np.ndarray:
+        return self.frames(gi)[t]
 
 
 def transitions(group: Any, frames: Sequence[np.ndarray]) -> list[int]:
@@ -88,7 +100,7 @@ def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -
     gold = fr.digests[gi][t + 1]
     taken = {gold}
     near: list[int] = []
-    for s in sorted(range(len(fr.frames[gi])), key=lambda s: (abs(s - (t + 1)), s)):
+    for s in sorted(range(len(fr.digests[gi])), key=lambda s: (abs(s - (t + 1)), s)):
         d = fr.digests[gi][s]
         if s != t + 1 and d not in taken:
             taken.add(d)
@@ -105,7 +117,7 @@ def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -
         )
         taken = {gold} | {fr.digests[c.group_index][c.t] for c in out}
         for h in others:
-            s = min(t + 1, len(fr.frames[h]) - 1)
+            s = min(t + 1, len(fr.digests[h]) - 1)
             d = fr.digests[h][s]
             if d not in taken:
                 taken.add(d)
@@ -120,7 +132,7 @@ def _select(groups, fr: _Frames, n_items: int | None, seed: int) -> list[tuple[i
 
     queues = []
     for gi, g in enumerate(groups):
-        ts = transitions(g, fr.frames[gi])
+        ts = fr.transitions[gi]
         order = rng_from_key(f"{seed}|A|{g.group_id}", "order").permutation(len(ts))
         queues.append([ts[k] for k in order])
     available = sum(len(q) for q in queues)
@@ -166,7 +178,9 @@ def build_rows(
     gold_slots = np.resize(np.arange(4), len(chosen))
     gold_slots = gold_slots[np.random.default_rng(seed).permutation(len(chosen))]
     rows: list[dict] = []
-    for (gi, t), slot in zip(chosen, gold_slots.tolist(), strict=True):
+    # Questions are built group by group (so each group's frames are rendered once); the
+    # gold letter stays tied to the question's place in the selection order.
+    for (gi, t), slot in sorted(zip(chosen, gold_slots.tolist(), strict=True)):
         g = groups[gi]
         key = f"{seed}|A|{g.group_id}|{t}"
         negs = _negatives(gi, t, groups, fr, rng_from_key(key, "negatives"))
@@ -174,7 +188,7 @@ def build_rows(
             raise ValueError(f"Task A: no 3 distinct negatives for {g.group_id} t={t}")
         cands = list(negs)
         cands.insert(slot, Candidate(gi, t + 1, "gold"))
-        panel = choice_panel(fr.frames[gi][t], [fr.frames[c.group_index][c.t] for c in cands])
+        panel = choice_panel(fr.frame(gi, t), [fr.frame(c.group_index, c.t) for c in cands])
         action = g.action_names[t]
         others = [a for a in ACTION_NAMES if a != action]
         shuffled = others[int(rng_from_key(key, "shuffle").integers(len(others)))]
