@@ -29,6 +29,18 @@ def chat_messages(req: JudgeRequest) -> list[dict]:
     return [{"role": "user", "content": content}]
 
 
+def limit_pixels(image, max_pixels: int | None):
+    """Scale an image down (never up, aspect kept) to at most ``max_pixels`` pixels.
+
+    Model-agnostic, unlike processor-specific pixel kwargs; recorded in the judge settings.
+    """
+    if not max_pixels or image.width * image.height <= max_pixels:
+        return image
+    scale = (max_pixels / (image.width * image.height)) ** 0.5
+    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
+    return image.resize(size, resample=3)  # bicubic
+
+
 def batches(requests: Iterable[JudgeRequest], size: int) -> Iterator[list[JudgeRequest]]:
     """Consecutive batches of at most ``size`` requests sharing one max-token budget."""
     batch: list[JudgeRequest] = []
@@ -101,16 +113,12 @@ class HFJudge:
             self.processor.apply_chat_template(chat_messages(r), add_generation_prompt=True)
             for r in batch
         ]
-        images = [list(r.images) for r in batch]
-        kwargs = {}
-        if self.options.max_pixels:
-            kwargs["images_kwargs"] = {"max_pixels": self.options.max_pixels}
+        images = [[limit_pixels(im, self.options.max_pixels) for im in r.images] for r in batch]
         enc = self.processor(
             text=texts,
             images=images if any(images) else None,
             return_tensors="pt",
             padding=True,
-            **kwargs,
         )
         enc = enc.to(self.model.device)
         budget = batch[0].max_tokens

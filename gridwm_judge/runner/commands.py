@@ -63,7 +63,10 @@ def register(subparsers) -> None:
     )
     p.add_argument("--max-model-len", type=int, default=None, help="vllm context length")
     p.add_argument(
-        "--max-pixels", type=int, default=None, help="per-image pixel cap (vllm/hf processors)"
+        "--max-pixels",
+        type=int,
+        default=None,
+        help="per-image pixel cap (vllm: mm_processor_kwargs; hf: images scaled down first)",
     )
     p.add_argument(
         "--device", default=None, help="hf device (default: cuda via accelerate if present)"

@@ -13,7 +13,11 @@ from PIL import Image  # noqa: E402
 from smoke_data import write_smoke_dataset  # noqa: E402
 
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge  # noqa: E402
-from gridwm_judge.judges.hf_transformers import batches, chat_messages  # noqa: E402
+from gridwm_judge.judges.hf_transformers import (  # noqa: E402
+    batches,
+    chat_messages,
+    limit_pixels,
+)
 from gridwm_judge.judges.tiny_model import build_tiny_vlm  # noqa: E402
 from gridwm_judge.runner import EvalConfig, run_eval  # noqa: E402
 
@@ -45,6 +49,13 @@ def test_batches_split_on_size_and_budget():
     sizes = [[r.uid for r in b] for b in batches(reqs, 2)]
     assert sizes == [["u0", "u1"], ["u2"], ["x"], ["u4"]]
     assert [p["type"] for p in chat_messages(reqs[2])[0]["content"]] == ["image"] * 3 + ["text"]
+
+
+def test_limit_pixels_only_scales_down():
+    img = Image.new("RGB", (400, 200))
+    small = limit_pixels(img, 20_000)
+    assert small.width * small.height <= 20_000 and small.size == (200, 100)
+    assert limit_pixels(img, None) is img and limit_pixels(img, 10**6) is img
 
 
 def test_batched_left_padded_generation_matches_one_by_one(tiny):
