@@ -56,7 +56,7 @@ class EvalSummary:
     new: int  # finished in this invocation
     skipped: int  # already present when the run started
     errors: int
-    invalid: int
+    invalid: int  # responses that came back but did not parse (errors not included)
     dropped_partial_bytes: int
     predictions: Path
 
@@ -176,7 +176,7 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
             new=new,
             skipped=len(selected) - len(pending),
             errors=sum(r.get("status") == "error" for r in stored),
-            invalid=sum(r.get("parse_mode") == "invalid" for r in stored),
+            invalid=sum(_unparsed(r) for r in stored),
             dropped_partial_bytes=store.dropped_partial_bytes,
             predictions=out / PREDICTIONS,
         )
@@ -253,12 +253,17 @@ def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> tuple[in
             if store.append(record):
                 new += 1
                 errors += record["status"] == "error"
-                invalid += record["parse_mode"] == "invalid"
+                invalid += _unparsed(record)
             bar.update(1)
             bar.set_postfix(errors=errors, invalid=invalid, refresh=False)
     finally:
         bar.close()
     return new, errors, invalid
+
+
+def _unparsed(record: dict) -> bool:
+    """A response came back but did not parse (errors are counted separately)."""
+    return record.get("parse_mode") == "invalid" and record.get("status") != "error"
 
 
 def prediction_record(
