@@ -1,14 +1,16 @@
 """Model-facing prompt templates, versioned in one place.
 
-Texts marked *verbatim* are the paper's (Appendix C). Two additions of ours keep probes
-semantics-preserving: a reversed storyboard says so (otherwise reversal changes meaning), and
-split-image items say how the numbered images relate. Bump ``PROMPT_VERSION`` whenever any
+Texts marked *verbatim* are the paper's (Appendix C). Additions of ours (marked *ours*) keep probes
+semantics-preserving and answers scorable: a reversed storyboard says so (otherwise reversal
+changes meaning), split-image items say how the numbered images relate, and Tasks B and E state
+the answer schema / label space (the paper's texts do not, so a judge could match the scored
+fields only by luck). Bump ``PROMPT_VERSION`` whenever any
 model-facing text changes; it is recorded in every row and every run.
 """
 
 from __future__ import annotations
 
-PROMPT_VERSION = "gwj-prompts-v1"
+PROMPT_VERSION = "gwj-prompts-v2"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (
@@ -19,12 +21,20 @@ TASK_A = (
 )
 TASK_A_MASKED_ACTION = "unknown"
 
-# --- Task B (verbatim) -------------------------------------------------------------------
-TASK_B = (
+# --- Task B (verbatim instruction + our answer schema) -----------------------------------
+TASK_B_VERBATIM = (
     "You are given one MiniGrid observation. Describe the visible local state using JSON only. "
     "Include the agent direction, whether the agent is carrying an object, the front cell, "
     "and visible objects. Do not infer hidden objects."
 )
+TASK_B_SCHEMA = (  # ours
+    'Use this schema: {"agent": {"pos": [x, y], "dir": "right"|"down"|"left"|"up", '
+    '"carrying": null or "<type>_<color>"}, "front_cell": {"type": ..., "color": ... or null, '
+    '"state": "open"|"closed"|"locked" or null}, "visible_objects": [{"type": ..., "color": ..., '
+    '"pos": [x, y]}]}. Coordinates are [column, row] counted from 0 at the top-left cell '
+    "(the outer wall included); visible_objects lists every non-wall object except the front cell."
+)
+TASK_B = f"{TASK_B_VERBATIM}\n{TASK_B_SCHEMA}"
 
 # --- Task C (verbatim preambles; neutral is the paper's first line) ----------------------
 TASK_C_PREAMBLE = {
@@ -50,8 +60,8 @@ TASK_D = (
     "completes the same task goal as the reference trajectory. Answer with ONLY: Success or Fail."
 )
 
-# --- Task E (verbatim; the release's doubled braces are a bug we avoid) -------------------
-TASK_E = {
+# --- Task E (verbatim; the release's doubled braces are a bug we avoid) + label lines ----
+TASK_E_VERBATIM = {
     "identity": (
         "Below is a MiniGrid trajectory storyboard showing the trajectory up to the last shown "
         "frame only. Earlier in the shown trajectory, what was the first object the agent picked "
@@ -63,6 +73,14 @@ TASK_E = {
         'picked up earlier? Answer using JSON only: {"answer":"<label>"}.'
     ),
 }
+TASK_E_LABELS = {  # ours
+    "identity": (
+        "The label is <object>_<color>, e.g. key_yellow or ball_green "
+        "(objects: key, ball, box; colors: red, green, blue, purple, yellow, grey)."
+    ),
+    "status": "The label is one of: holding, dropped, reacquired_and_holding.",
+}
+TASK_E = {q: f"{text}\n{TASK_E_LABELS[q]}" for q, text in TASK_E_VERBATIM.items()}
 
 # --- Presentation notes (ours) -----------------------------------------------------------
 REVERSED_NOTE = (
@@ -74,8 +92,7 @@ SPLIT_NOTE = "The storyboard is given as {n} separate images, numbered in the or
 
 def task_c_prompt(mission: str, framing: str, *, reversed_order: bool, n_split: int = 0) -> str:
     """Task C prompt. ``n_split`` > 0 marks a split-image item with that many images."""
-    if framing not in TASK_C_PREAMBLE:
-        raise ValueError(f"unknown framing {framing!r}; expected one of {', '.join(TASK_C_PREAMBLE)}")
+    _check_framing(framing)
     parts = [TASK_C_PREAMBLE[framing]]
     parts += _presentation_notes(reversed_order, n_split)
     parts.append(TASK_C_QUESTION.format(mission=mission))
@@ -83,11 +100,14 @@ def task_c_prompt(mission: str, framing: str, *, reversed_order: bool, n_split: 
 
 
 def task_d_prompt(
-    framing: str, *, reversed_order: bool = False, n_split_reference: int = 0, n_split_query: int = 0
+    framing: str,
+    *,
+    reversed_order: bool = False,
+    n_split_reference: int = 0,
+    n_split_query: int = 0,
 ) -> str:
     """Task D prompt: the verbatim instruction, with the framing preamble for non-neutral rows."""
-    if framing not in TASK_C_PREAMBLE:
-        raise ValueError(f"unknown framing {framing!r}; expected one of {', '.join(TASK_C_PREAMBLE)}")
+    _check_framing(framing)
     parts = [] if framing == "neutral" else [TASK_C_PREAMBLE[framing]]
     if n_split_reference or n_split_query:
         parts.append(
@@ -97,6 +117,12 @@ def task_d_prompt(
     parts += _presentation_notes(reversed_order, 0)
     parts.append(TASK_D)
     return "\n".join(parts)
+
+
+def _check_framing(framing: str) -> None:
+    if framing not in TASK_C_PREAMBLE:
+        valid = ", ".join(TASK_C_PREAMBLE)
+        raise ValueError(f"unknown framing {framing!r}; expected one of {valid}")
 
 
 def _presentation_notes(reversed_order: bool, n_split: int) -> list[str]:
