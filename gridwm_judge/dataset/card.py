@@ -66,8 +66,12 @@ def counts_table(splits: dict[str, dict[str, int]], validation: dict[str, Any]) 
     for config, s in splits.items():
         v = validation.get("configs", {}).get(config, {})
         lines.append(f"| `{config}` | {s['num_examples']:,} | {v.get('groups', '?')} | "
-                     f"{v.get('images', '?'):,} | {s['download_size'] / 1e6:.1f} MB |")
+                     f"{v.get('images', '?'):,} | {_size(s['download_size'])} |")
     return "\n".join(lines)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
 
 
 def columns_table() -> str:
@@ -99,7 +103,7 @@ def validation_summary(validation: dict[str, Any]) -> str:
 
 
 def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[str, Any],
-           profile: Any, build_command: str, load_path: str = "path/or/user/name") -> Path:
+           profile: Any, build_command: str, load_path: str = "USER/gridwm-judge") -> Path:
     """Write ``folder/README.md`` and return its path."""
     from gridwm_judge import __version__
     from gridwm_judge.dataset.builder import _CITATION

@@ -115,6 +115,7 @@ def build_dataset(
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
     try:
         pool = pool_for(seed)
+        pool.reset_usage()
         pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
         t_gen = time.perf_counter() - t_start
         splits: dict[str, dict[str, int]] = {}
@@ -153,8 +154,7 @@ def build_dataset(
             raise ValueError(f"build of profile {prof.name!r} failed its checks: {'; '.join(bad)}")
         card.render(stage, splits=splits, validation=report, profile=prof,
                     build_command=build_command(prof.name, Path("gridwm-judge-data"), seed,
-                                                sampling_seed, configs and chosen),
-                    load_path=str(out))
+                                                sampling_seed, configs and chosen))
         _replace(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)

@@ -92,14 +92,19 @@ class GroupPool:
             out.extend(self.draws[key].groups[:n])
         return out
 
+    def reset_usage(self) -> None:
+        """Forget which groups were used (call at the start of a build)."""
+        self.used.clear()
+
     def report(self) -> dict[str, Any]:
-        """Seeds drawn, rejects by gate and validator results, for validation.json."""
+        """Seeds drawn, rejects by gate and validator results of the groups used since the last
+        :meth:`reset_usage`, for validation.json."""
         rejects: Counter[str] = Counter()
         gates: dict[str, Counter[str]] = {}
         envs = []
-        for (family, env_id), d in sorted(self.draws.items()):
+        for (family, env_id), n_used in sorted(self.used.items()):
+            d = self.draws[(family, env_id)]
             rejects.update(d.rejects)
-            n_used = self.used.get((family, env_id), len(d.groups))
             for g in d.groups[:n_used]:
                 for gate, ok in dict(g.validators).items():
                     gates.setdefault(str(gate), Counter())["pass" if ok else "fail"] += 1

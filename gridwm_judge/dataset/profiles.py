@@ -134,7 +134,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "smoke": Profile(
         "smoke",
-        "a few items per task, for tests and demos (seconds)",
+        "a few items per task, for tests and demos",
         (
             TaskPlan("task_a", _each(("doorkey", "lavagap"), 2), 12, n_items=4),
             TaskPlan("task_b", _each(("doorkey", "redbluedoor"), 1), 4, n_items=4),

@@ -80,6 +80,10 @@ def test_same_args_same_rows_with_one_or_two_processes(built, tmp_path):
     assert row_hashes(again.out) == row_hashes(out)
     other_seed = build_dataset(tmp_path / "s1", "smoke", configs=["task_d"], seed=830100)
     assert other_seed.rows["task_d"] == 24
+    gen = other_seed.validation["generation"]
+    assert gen["generation_seed"] == 830100
+    assert {e["family"] for e in gen["envs"]} == {"lavagap", "redbluedoor"}  # only what was built
+    assert all(e["groups_used"] == 2 for e in gen["envs"])  # reference + one query per env
     assert set(uids(other_seed.out, "task_d")).isdisjoint(uids(out, "task_d"))
 
 
