@@ -9,6 +9,7 @@ goes into every run's ``run.json`` so predictions can be traced to the exact dat
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 SPLIT = "test"
@@ -67,6 +68,25 @@ def load_task(dataset: str, config: str):
     import datasets
 
     return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
+
+
+def dataset_provenance(dataset: str) -> dict:
+    """Seeds, profile and versions the builder recorded in a local ``validation.json``.
+
+    Best effort ({} for a Hub repo id or a folder without the file): it is copied into each
+    run's run.json so a run names the generation and sampling seeds of the data it used.
+    """
+    path = Path(dataset) / "validation.json"
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+    if not isinstance(meta, dict):
+        return {}
+    keys = ("seeds", "profile", "prompt_version", "package_version", "ok")
+    return {k: meta[k] for k in keys if k in meta}
 
 
 def dataset_fingerprint(dataset: str) -> str:

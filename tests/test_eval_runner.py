@@ -48,7 +48,7 @@ def _eval(smoke, run, *extra) -> list[str]:
     return ["eval", "--dataset", str(smoke), "--out", str(run), "--no-progress", *extra]
 
 
-def test_baseline_run_writes_contract_and_resumes(smoke, tmp_path, capsys):
+def test_baseline_run_writes_contract_and_resumes(smoke, tmp_path, capsys, monkeypatch):
     run = tmp_path / "px"
     assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:pixel-heuristic")) == 0
     out = capsys.readouterr().out
@@ -64,6 +64,12 @@ def test_baseline_run_writes_contract_and_resumes(smoke, tmp_path, capsys):
     assert manifest["judge"] == "baseline:pixel-heuristic" and manifest["tasks"] == list("ABCDE")
     assert manifest["dataset_fingerprint"].startswith("sha256:")
     assert manifest["prompt_version"] and manifest["package_version"] and manifest["seed"] == 0
+    assert manifest["dataset_provenance"]["seeds"] == {"generation": 1, "sampling": 2}
+
+    def no_judge(*args, **kwargs):
+        raise AssertionError("a finished run must not load its judge again")
+
+    monkeypatch.setattr("gridwm_judge.judges.make_judge", no_judge)
     assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:pixel-heuristic")) == 0
     assert "done 13 (0 new, 13 resumed)" in capsys.readouterr().out
     assert len(_lines(run)) == 13

@@ -117,7 +117,7 @@ def request_hash(
 def run_eval(cfg: EvalConfig) -> EvalSummary:
     """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``."""
     from gridwm_judge import __version__
-    from gridwm_judge.dataset_io import dataset_fingerprint, load_task
+    from gridwm_judge.dataset_io import dataset_fingerprint, dataset_provenance, load_task
     from gridwm_judge.judges import make_judge, split_spec
     from gridwm_judge.prompts import PROMPT_VERSION
 
@@ -143,6 +143,7 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
         "seed": cfg.options.seed,
         "dataset": cfg.dataset,
         "dataset_fingerprint": dataset_fingerprint(cfg.dataset),
+        "dataset_provenance": dataset_provenance(cfg.dataset),
         "prompt_version": PROMPT_VERSION,
         "package_version": __version__,
     }
@@ -152,23 +153,32 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
         pending, selected = _select(tables, cfg, store)
         max_images = max((n for _, _, n in pending), default=1)
         options = dataclasses.replace(cfg.options, max_images=max(1, max_images))
-        judge = make_judge(cfg.judge, options)
-        try:
-            manifest["judge_settings"] = judge.settings()
-            check_run_manifest(out, manifest, keys=("judge_settings",))
-            tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=TASK_NAMES.index)
+        tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=TASK_NAMES.index)
+        manifest.update(
+            tasks=list(tasks),
+            limit=cfg.limit,
+            created=(old or {}).get("created", now_iso()),
+            updated=now_iso(),
+            operational={k: getattr(options, k) for k in OPERATIONAL_OPTIONS},
+        )
+        new = 0
+        if not pending and old is not None and "judge_settings" in old:
+            # Nothing left to ask: do not load the judge (a model can take minutes).
             manifest.update(
-                tasks=list(tasks),
-                limit=cfg.limit,
-                created=(old or {}).get("created", now_iso()),
-                updated=now_iso(),
-                operational={k: getattr(options, k) for k in OPERATIONAL_OPTIONS},
-                oracle_upper_bound=bool(judge.needs_gold),
+                judge_settings=old["judge_settings"],
+                oracle_upper_bound=old.get("oracle_upper_bound", False),
             )
             write_run_manifest(out, manifest)
-            new, errors, invalid = _drive(judge, tables, pending, cfg, store, manifest)
-        finally:
-            judge.close()
+        else:
+            judge = make_judge(cfg.judge, options)
+            try:
+                manifest["judge_settings"] = judge.settings()
+                check_run_manifest(out, manifest, keys=("judge_settings",))
+                manifest["oracle_upper_bound"] = bool(judge.needs_gold)
+                write_run_manifest(out, manifest)
+                new = _drive(judge, tables, pending, cfg, store, manifest)
+            finally:
+                judge.close()
         done = sum(1 for uid in selected if uid in store)
         stored = [store.records[u] for u in selected if u in store]
         return EvalSummary(
@@ -232,7 +242,7 @@ def _requests(judge, tables, pending, cfg: EvalConfig, identity, meta) -> Iterat
             )
 
 
-def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> tuple[int, int, int]:
+def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> int:
     from tqdm import tqdm
 
     identity = {k: manifest[k] for k in ("judge", "judge_options", "judge_settings")}
@@ -258,7 +268,7 @@ def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> tuple[in
             bar.set_postfix(errors=errors, invalid=invalid, refresh=False)
     finally:
         bar.close()
-    return new, errors, invalid
+    return new
 
 
 def _unparsed(record: dict) -> bool:

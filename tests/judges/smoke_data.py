@@ -229,5 +229,7 @@ def write_smoke_dataset(
         ]
     card += ["---", "", "# GridWM-Judge smoke fixture", ""]
     (root / "README.md").write_text("\n".join(card), encoding="utf-8")
-    (root / "validation.json").write_text(json.dumps({"fixture": True}), encoding="utf-8")
+    (root / "validation.json").write_text(
+        json.dumps({"fixture": True, "seeds": {"generation": 1, "sampling": 2}}), encoding="utf-8"
+    )
     return root
