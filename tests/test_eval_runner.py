@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
@@ -295,3 +297,23 @@ def test_predictions_score_with_the_scorer(smoke, tmp_path, capsys):
     assert code == 0
     assert "C 8/8, D 2/2" in capsys.readouterr().out
     assert (tmp_path / "scores" / "scores.json").exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), cut=st.floats(0, 1), texts=st.lists(st.text(max_size=30), max_size=6))
+def test_store_recovers_from_a_cut_at_any_byte(tmp_path_factory, n, cut, texts):
+    path = tmp_path_factory.mktemp("cut") / "p.jsonl"
+    with PredictionStore(path) as store:
+        for i in range(n):
+            store.append({"uid": f"u{i}", "raw": texts[i] if i < len(texts) else "é\n{"})
+    data = path.read_bytes()
+    keep = int(len(data) * cut)
+    path.write_bytes(data[:keep])  # what a kill in the middle of a write could leave
+    complete = data[:keep].count(b"\n")
+    with PredictionStore(path) as store:
+        assert sorted(store.records) == [f"u{i}" for i in range(complete)]
+        store.append({"uid": "new"})
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["uid"] for line in lines] == [f"u{i}" for i in range(complete)] + [
+        "new"
+    ]
