@@ -1,6 +1,7 @@
 """Crash-safe prediction storage and the run manifest of one RUN_DIR.
 
-``predictions.jsonl`` is append-only: each finished request is one line written with a single
+``predictions.jsonl`` is append-only, pure-ASCII JSON (so no reader can split a line on an
+exotic separator such as U+2028): each finished request is one line written with a single
 ``write`` call, flushed and fsynced before the next, so a ``kill -9`` can at worst leave one
 partial trailing line, which the next open cuts off (that request is then simply asked again).
 ``run.json`` pins what a run means (judge spec and answer-changing settings, dataset
@@ -76,9 +77,9 @@ class PredictionStore:
             return size - keep
 
     def _load(self) -> None:
-        with self.path.open("a+", encoding="utf-8") as fh:
+        with self.path.open("a+b") as fh:
             fh.seek(0)
-            for lineno, line in enumerate(fh, 1):
+            for lineno, line in enumerate(fh.read().split(b"\n"), 1):
                 if not line.strip():
                     continue
                 try:
@@ -102,7 +103,7 @@ class PredictionStore:
         uid = record["uid"]
         if uid in self.records:
             return False
-        line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+        line = (json.dumps(record, ensure_ascii=True, sort_keys=True) + "\n").encode("utf-8")
         written = os.write(self._fd, line)
         while written < len(line):  # regular files write fully; loop for safety
             written += os.write(self._fd, line[written:])
@@ -120,7 +121,7 @@ class PredictionStore:
         tmp = self.path.with_suffix(".jsonl.tmp")
         with tmp.open("w", encoding="utf-8") as fh:
             for rec in self.records.values():
-                fh.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+                fh.write(json.dumps(rec, ensure_ascii=True, sort_keys=True) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.close(self._fd)
