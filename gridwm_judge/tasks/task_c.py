@@ -14,9 +14,13 @@ has 27 rows per group and representation: 486 per representation, 972 in all.
 Why the matched rows are comparable: the keyframe indices come from the group (shared by all
 variants), a variant whose rollout is shorter maps indices past its end to its terminal
 frame (so the number of images, and hence the prompt, never changes), and visual probes are
-seeded by group, visual, representation, order and position but not by variant: a Full row and
-its CF row differ only in the world they show (gate D3: identical prompts). No sampling
-happens here; ``seed`` is accepted for the common ``build_rows`` signature.
+applied to the keyframes themselves, seeded by group and state index but not by variant,
+before the storyboard is laid out. So a Full row and its CF row differ only in the world they
+show (gate D3: identical prompts), the reversed storyboard shows the very same noisy or styled
+frames in the other order, and composite and split show the same perturbed frames: each probe
+changes one factor. Style uses one set of factors per group (a consistent look); noise is
+drawn per frame. No sampling happens here; ``seed`` is accepted for the common
+``build_rows`` signature.
 """
 
 from __future__ import annotations
@@ -68,29 +72,49 @@ class Storyboards:
         self.group = group
         kw = {} if max_frames is None else {"max_frames": max_frames}
         self.keyframes = tuple(int(i) for i in keyframes(group, **kw))
-        self._panels: dict[str, list] = {}
+        self._frames: dict[str, list] = {}
+        self._panels: dict[tuple[str, str], list] = {}
         self._images: dict[tuple[str, str, str, str], list] = {}
 
     def indices(self, variant: str) -> tuple[int, ...]:
         """State indices shown for ``variant``, in chronological order."""
         return shown_indices(self.keyframes, len(rollout(self.group, variant).states))
 
-    def panels(self, variant: str) -> list:
+    def frames(self, variant: str) -> list:
         """Chronological keyframe arrays of ``variant`` (NoCue masks applied by the renderer)."""
-        if variant not in self._panels:
+        if variant not in self._frames:
             from gridwm_judge.render import render_frames
 
             frames = render_frames(self.group, variant)
-            self._panels[variant] = [frames[i] for i in self.indices(variant)]
-        return self._panels[variant]
+            self._frames[variant] = [frames[i] for i in self.indices(variant)]
+        return self._frames[variant]
+
+    def panels(self, variant: str, visual: str) -> list:
+        """Chronological keyframes of ``variant`` under the visual probe ``visual``."""
+        key = (variant, visual)
+        if key not in self._panels:
+            frames = self.frames(variant)
+            if visual == "clean":
+                self._panels[key] = frames
+            else:
+                from PIL import Image
+
+                from gridwm_judge.render import apply_visual
+
+                self._panels[key] = [
+                    apply_visual(Image.fromarray(f), visual, visual_key(self.group.group_id,
+                                                                        visual, t))
+                    for f, t in zip(frames, self.indices(variant), strict=True)
+                ]
+        return self._panels[key]
 
     def images(self, variant: str, temporal: str, visual: str, representation: str) -> list:
         """The model-facing images of one presentation, in shown order."""
         key = (variant, temporal, visual, representation)
         if key not in self._images:
-            from gridwm_judge.render import apply_visual, composite, split
+            from gridwm_judge.render import composite, split
 
-            panels = self.panels(variant)
+            panels = self.panels(variant, visual)
             if temporal == "rev":
                 panels = panels[::-1]
             elif temporal != "orig":
@@ -106,12 +130,6 @@ class Storyboards:
                     f"unknown representation {representation!r}; expected one of "
                     f"{', '.join(REPRESENTATIONS)}"
                 )
-            if visual != "clean":
-                gid = self.group.group_id
-                images = [
-                    apply_visual(im, visual, f"{gid}|{visual}|{representation}|{temporal}|{k}")
-                    for k, im in enumerate(images)
-                ]
             self._images[key] = images
         return self._images[key]
 
@@ -119,6 +137,11 @@ class Storyboards:
         """State indices in shown order."""
         idx = list(self.indices(variant))
         return idx[::-1] if temporal == "rev" else idx
+
+
+def visual_key(group_id: str, visual: str, t: int) -> str:
+    """Seed key of a visual probe: one per group for style, one per frame for noise."""
+    return f"{group_id}|{visual}" if visual == "style" else f"{group_id}|{visual}|t{t:03d}"
 
 
 def rollout(group: Any, variant: str) -> Any:

@@ -111,3 +111,18 @@ def test_bad_options_name_the_valid_ones(group):
     other = generate_groups("lavagap", 1, 830000).groups[0]
     with pytest.raises(ValueError, match="keycorridor, multiroom, redbluedoor"):
         task_c.build_rows([other], seed=0)
+
+
+def test_probe_noise_depends_on_group_and_frame_not_variant(group):
+    boards = task_c.Storyboards(group)
+    diffs = []
+    for variant in ("full", "cf"):
+        clean = np.asarray(boards.panels(variant, "clean")[0], dtype=np.int16)
+        noisy = np.asarray(boards.panels(variant, "noisy")[0], dtype=np.int16)
+        diffs.append((noisy - clean, (clean > 40) & (clean < 215)))
+    (d_full, ok_full), (d_cf, ok_cf) = diffs
+    both = ok_full & ok_cf
+    assert both.mean() > 0.2 and np.abs(d_full[both]).mean() > 1
+    assert np.array_equal(d_full[both], d_cf[both])
+    styled = boards.panels("full", "style")
+    assert len(styled) == len(boards.indices("full"))
