@@ -43,15 +43,10 @@ FIXED_B = json.dumps(
 )
 FIXED_E = {"identity": "key_yellow", "status": "holding"}
 _E_LABELS = {
-    "identity": (
-        "key_yellow",
-        "key_red",
-        "key_blue",
-        "key_green",
-        "key_purple",
-        "key_grey",
-        "ball_green",
-        "box_blue",
+    "identity": tuple(
+        f"{obj}_{color}"
+        for obj in ("key", "ball", "box")
+        for color in ("red", "green", "blue", "purple", "yellow", "grey")
     ),
     "status": ("holding", "dropped", "reacquired_and_holding"),
 }
