@@ -59,6 +59,7 @@ class StubServer:
         self.max_active = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
+        self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
@@ -67,7 +68,10 @@ class StubServer:
         return f"http://{host}:{port}/v1"
 
     def script(self, key: str, *behaviours: Behaviour) -> None:
-        """Requests whose prompt contains ``key`` get these replies in turn, then the default."""
+        """Requests whose prompt contains ``key`` get these replies in turn, then the default.
+
+        When several keys occur in a prompt, the longest one with replies left is used.
+        """
         with self._lock:
             self._scripts.setdefault(key, deque()).extend(behaviours)
 
@@ -85,10 +89,8 @@ class StubServer:
 
     def _next(self, prompt: str) -> Behaviour | None:
         with self._lock:
-            for key, queue in self._scripts.items():
-                if key in prompt and queue:
-                    return queue.popleft()
-        return None
+            keys = sorted((k for k, q in self._scripts.items() if k in prompt and q), key=len)
+            return self._scripts[keys[-1]].popleft() if keys else None
 
     def _handler(self):
         server = self
@@ -165,6 +167,19 @@ class StubServer:
                 self._send(200, json.dumps(reply).encode())
 
         return Handler
+
+
+def _quiet_disconnects(handle_error):
+    """Clients that time out close their socket; that is expected here, not a server error."""
+
+    def handler(request, client_address):
+        import sys
+
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        handle_error(request, client_address)
+
+    return handler
 
 
 def _prompt(body: dict) -> str:

@@ -94,10 +94,10 @@ def test_final_failures_are_recorded_as_errors(server):
 
 
 def test_timeout_is_retried_then_recorded(server):
-    server.script("sleepy", slow(1.0), ok("Fail"))
-    server.script("always-sleepy", *[slow(1.0)] * 5)
-    judge = _judge(server, timeout_s=0.3, retries=1)
-    out = {r.uid: r for r in judge.judge([_req("s", "sleepy"), _req("t", "always-sleepy")])}
+    server.script("nap-once", slow(1.5), ok("Fail"))
+    server.script("always-slow", *[slow(1.5)] * 5)
+    judge = _judge(server, timeout_s=0.5, retries=1)
+    out = {r.uid: r for r in judge.judge([_req("s", "nap-once"), _req("t", "always-slow")])}
     judge.close()
     assert (out["s"].raw, out["s"].status) == ("Fail", "ok")
     assert out["t"].status == "error" and "timeout" in out["t"].error
