@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gridwm_judge.dataset.profiles import DEFAULT_SAMPLING_SEED, DEFAULT_SEED, PROFILES
+
+DEFAULT_NUM_PROC = max(1, min(4, os.cpu_count() or 1))
 
 
 def _configs(text: str) -> list[str]:
@@ -26,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--sampling-seed", type=int, default=DEFAULT_SAMPLING_SEED,
                    help="item sampling seed, e.g. Task A candidates "
                         f"(default {DEFAULT_SAMPLING_SEED})")
-    b.add_argument("--num-proc", type=int, default=1, help="worker processes (default 1)")
+    b.add_argument("--num-proc", type=int, default=DEFAULT_NUM_PROC,
+                   help="worker processes; the output does not depend on it "
+                        f"(default {DEFAULT_NUM_PROC}: the CPU count, at most 4)")
     b.add_argument("--configs", type=_configs, default=None,
                    help="comma-separated subset of task_a,task_b,task_c,task_d,task_e")
     b.add_argument("--overwrite", action="store_true", help="replace a non-empty --out folder")
