@@ -101,7 +101,8 @@ def test_non_empty_out_is_refused_and_untouched(tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no staging folder left
     assert main(["build", "--profile", "smoke", "--out", str(out), "--configs", "task_d"]) == 2
-    build_dataset(out, "smoke", configs=["task_d"], overwrite=True)
+    assert main(["build", "--profile", "smoke", "--out", str(out), "--configs", "task_d",
+                 "--overwrite", "--num-proc", "1"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "validation.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
 
