@@ -1,0 +1,192 @@
+"""``gridwm-judge quickstart``: build a small dataset, run the five weight-free baseline judges,
+score them, write the report and print the headline table -- no downloads, about a minute.
+
+Why a profile of its own: ``smoke`` has two Task C groups, so every judge, the oracle too,
+would carry the low-activation caution (G_active < 10) and the table could not show the
+benchmark's point. ``quickstart`` keeps just enough: 10 Task C groups (Full and CF under the
+temporal x visual probes, composite and split) and 12 Task D query groups (Full and CF under
+the framing and style conditions), so the
+oracle is unflagged, the constant judges are perfectly stable yet degenerate, and the pixel
+heuristic sits in between with its own flags.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle")
+PROFILE = "quickstart"
+TASKS = ("A", "B", "C", "D", "E")
+
+
+def quickstart_profile(n_c_groups: int = 10, n_d_per_env: int = 2):
+    """The quickstart build profile (see the module docstring); sizes adjustable for tests."""
+    from gridwm_judge.dataset.profiles import (
+        CORE,
+        TASK_C_FAMILIES,
+        TASK_E_FAMILIES,
+        Profile,
+        TaskPlan,
+    )
+    from gridwm_judge.tasks.task_c import rows_per_group
+
+    c_opts = (("probe_sets", ("grid",)), ("variants", ("full", "cf")))
+    k = len(TASK_C_FAMILIES)
+    c_fams = tuple(
+        (f, n_c_groups // k + (1 if i < n_c_groups % k else 0))
+        for i, f in enumerate(TASK_C_FAMILIES)
+    )
+    c_rows = n_c_groups * rows_per_group(("grid",), variants=("full", "cf"))
+    n_d = n_d_per_env * len(CORE)
+    return Profile(
+        PROFILE,
+        f"quickstart demo: A 12 questions x 3, B 12, C {n_c_groups} groups (Full/CF under "
+        f"the temporal x visual probes, composite+split), D {n_d} query groups (Full/CF under "
+        "4 conditions), E 12",
+        (
+            TaskPlan("task_a", tuple((f, 1) for f in CORE), 36, n_items=12),
+            TaskPlan("task_b", tuple((f, 1) for f in CORE), 12, n_items=12),
+            TaskPlan("task_c", c_fams, c_rows, shard_by="group", options=c_opts),
+            TaskPlan(
+                "task_d",
+                tuple((f, n_d_per_env) for f in CORE),
+                n_d * 8,
+                extra_per_env=1,
+                shard_by="env",
+                options=(("variants", ("full", "cf")),),
+            ),
+            TaskPlan("task_e", tuple((f, 3) for f in TASK_E_FAMILIES), 12, n_items=12),
+        ),
+    )
+
+
+@contextlib.contextmanager
+def registered(profile) -> Iterator[None]:
+    """Make ``profile`` visible to the dataset builder by name for the duration of a build.
+
+    Workaround: ``build_dataset`` takes a profile *name* from the dataset package's registry.
+    """
+    from gridwm_judge.dataset.profiles import PROFILES
+
+    previous = PROFILES.get(profile.name)
+    PROFILES[profile.name] = profile
+    try:
+        yield
+    finally:
+        if previous is None:
+            PROFILES.pop(profile.name, None)
+        else:
+            PROFILES[profile.name] = previous
+
+
+@dataclass(frozen=True)
+class QuickstartResult:
+    out: Path
+    dataset: Path
+    run_dirs: tuple[Path, ...]
+    report: Path
+    headline: str
+    timings: dict[str, float]
+
+
+def default_out(cwd: Path | None = None) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return (cwd or Path.cwd()) / f"gwj-quickstart-{stamp}"
+
+
+def run_quickstart(
+    out: str | Path | None = None,
+    *,
+    judges: Sequence[str] = BASELINES,
+    n_c_groups: int = 10,
+    n_d_per_env: int = 2,
+    n_resamples: int = 2000,
+    dataset: str | Path | None = None,
+    log=print,
+) -> QuickstartResult:
+    """Build (unless ``dataset`` is given), evaluate ``judges``, score, report; return paths."""
+    from gridwm_judge.report.writer import write_report
+    from gridwm_judge.runner.evaluate import EvalConfig, run_eval
+    from gridwm_judge.scoring.commands import load_rows, score
+    from gridwm_judge.scoring.tables import Settings
+
+    out = Path(out) if out is not None else default_out()
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not empty; pass a new --out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if dataset is None:
+        from gridwm_judge.dataset.export import build_dataset
+
+        dataset = out / "dataset"
+        log(f"[1/4] building the {PROFILE!r} dataset into {dataset} ...")
+        with registered(quickstart_profile(n_c_groups, n_d_per_env)):
+            build_dataset(dataset, PROFILE, num_proc=max(1, min(2, os.cpu_count() or 1)))
+    dataset = Path(dataset)
+    timings["build_s"] = time.perf_counter() - t0
+
+    t = time.perf_counter()
+    rows = load_rows(str(dataset))  # also prepares the datasets cache once for the workers
+    log(f"[2/4] running {len(judges)} baseline judges: {', '.join(judges)} ...")
+    configs = [
+        EvalConfig(
+            dataset=str(dataset),
+            tasks=TASKS,
+            judge=f"baseline:{name}",
+            out=out / "runs" / name,
+            progress=False,
+        )
+        for name in judges
+    ]
+    run_dirs = [cfg.out for cfg in configs]
+    workers = max(1, min(len(configs), os.cpu_count() or 1, 4))
+    slow_first = sorted(configs, key=lambda c: c.judge != "baseline:pixel-heuristic")
+    if workers == 1:
+        for cfg in slow_first:
+            run_eval(cfg)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for fut in [pool.submit(run_eval, cfg) for cfg in slow_first]:
+                fut.result()
+    timings["eval_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    log("[3/4] scoring (group bootstrap, LES fits) ...")
+    settings = Settings(n_resamples=n_resamples)
+    for run_dir in run_dirs:
+        score(str(dataset), [run_dir / "predictions.jsonl"], run_dir, settings=settings, rows=rows)
+    timings["score_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    log("[4/4] writing the report ...")
+    result = write_report(run_dirs, out / "report", overwrite=True)
+    timings["report_s"] = time.perf_counter() - t
+    timings["total_s"] = time.perf_counter() - t0
+    return QuickstartResult(out, dataset, tuple(run_dirs), result.out, result.headline, timings)
+
+
+def main(out: str | None, *, stream=sys.stdout) -> int:
+    def log(msg: str) -> None:
+        print(msg, file=stream, flush=True)
+
+    res = run_quickstart(out, log=log)
+    log("")
+    log(res.headline)
+    log("")
+    log(
+        f"quickstart finished in {res.timings['total_s']:.0f} s "
+        f"(build {res.timings['build_s']:.0f} s, eval {res.timings['eval_s']:.0f} s, "
+        f"score {res.timings['score_s']:.0f} s, report {res.timings['report_s']:.0f} s)"
+    )
+    log(f"everything is in {res.out}/ : dataset/, runs/<judge>/, report/")
+    log(f"read {res.report / 'index.md'} next")
+    return 0

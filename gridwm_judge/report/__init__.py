@@ -1,0 +1,27 @@
+"""Reports: paper-shaped tables (Markdown, CSV, JSON), diagnostic plots (PNG), the per-judge
+failure-mode summary and REPORT_DIR/index.md, all read from scores.json (``gridwm-judge
+report``). Every number is the scoring package's; this package only arranges and draws.
+"""
+
+from gridwm_judge.report.failures import MODES, ModeStatus, flags, summarize
+from gridwm_judge.report.inputs import JudgeEntry, ReportData, RunInput, collect, load_run
+from gridwm_judge.report.table import Table
+from gridwm_judge.report.tables import all_tables, headline
+from gridwm_judge.report.writer import ReportResult, write_report
+
+__all__ = [
+    "MODES",
+    "JudgeEntry",
+    "ModeStatus",
+    "ReportData",
+    "ReportResult",
+    "RunInput",
+    "Table",
+    "all_tables",
+    "collect",
+    "flags",
+    "headline",
+    "load_run",
+    "summarize",
+    "write_report",
+]

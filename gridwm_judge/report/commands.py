@@ -1,0 +1,60 @@
+"""``gridwm-judge report`` and ``gridwm-judge quickstart``."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _report(args: argparse.Namespace) -> int:
+    from gridwm_judge.report.writer import write_report
+
+    res = write_report(
+        args.run_dirs, args.out, overwrite=args.overwrite, n_resamples=args.n_resamples
+    )
+    print(res.headline)
+    print()
+    print(
+        f"wrote {len(res.tables)} table files and {len(res.figures)} figures; start at {res.index}"
+    )
+    return 0
+
+
+def _quickstart(args: argparse.Namespace) -> int:
+    from gridwm_judge.quickstart import main
+
+    return main(args.out)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="tables, plots and failure modes of one or more eval runs",
+        description="Read each RUN_DIR (run.json + predictions.jsonl from `eval`, and "
+        "scores.json from `score` if present, else score against the dataset in run.json) "
+        "and write REPORT_DIR/index.md, tables/ (md, csv, json), figures/ (png) and "
+        "failure_modes.md.",
+    )
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="folders written by eval")
+    p.add_argument("--out", required=True, help="report folder")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing report")
+    p.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="bootstrap resamples when a run has no scores.json (default: scorer's)",
+    )
+    p.set_defaults(handler=_report)
+
+    q = subparsers.add_parser(
+        "quickstart",
+        help="build a small dataset, run the 5 baseline judges, score and report (~1-2 min)",
+        description="No downloads: builds the 'quickstart' profile, runs always-yes, always-no, "
+        "random, pixel-heuristic and oracle, scores them, writes the report and prints the "
+        "headline table.",
+    )
+    q.add_argument(
+        "--out",
+        default=None,
+        help="new folder for everything (default: ./gwj-quickstart-<UTC timestamp>)",
+    )
+    q.set_defaults(handler=_quickstart)

@@ -1,0 +1,171 @@
+"""Gather what a report reads: each RUN_DIR's run.json, its scores (scores.json, or scored now
+against the dataset its run.json names) and a merged view over every judge of every run.
+
+A report never recomputes a metric itself: every number comes from the scoring package's
+``scores.json`` shape (documented in :mod:`gridwm_judge.scoring`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PREDICTIONS = "predictions.jsonl"
+RUN_JSON = "run.json"
+SCORES = "scores.json"
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """One RUN_DIR: where it is, its run.json, and the scores document that covers it."""
+
+    name: str  # short, unique among the report's runs (the folder name, suffixed if repeated)
+    path: Path
+    run: Mapping[str, Any]
+    scores: Mapping[str, Any]
+    scores_path: Path
+    scored_now: bool  # True when the report computed scores.json itself
+
+    @property
+    def dataset(self) -> str:
+        return str(self.run.get("dataset") or self.scores.get("dataset") or "")
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.run.get("dataset_fingerprint") or self.scores.get("dataset_fingerprint")
+
+    @property
+    def is_oracle(self) -> bool:
+        return bool(self.run.get("oracle_upper_bound"))
+
+
+@dataclass(frozen=True)
+class JudgeEntry:
+    """One judge's block of scores.json, labelled for the report's columns."""
+
+    label: str  # judge id, suffixed with the run name when two runs hold the same judge
+    judge: str
+    run: RunInput
+    block: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def tasks(self) -> Mapping[str, Any]:
+        return self.block.get("tasks", {})
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.run.is_oracle or self.judge == "baseline:oracle"
+
+
+@dataclass(frozen=True)
+class ReportData:
+    runs: tuple[RunInput, ...]
+    judges: tuple[JudgeEntry, ...]
+    comparisons: Mapping[str, Any]
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
+
+
+def resolve_dataset(dataset: str, run_dir: Path) -> str:
+    """The dataset a run.json names: as written, else relative to the run folder's parents."""
+    if not dataset:
+        raise ValueError(f"{run_dir / RUN_JSON} names no dataset; pass scores.json instead")
+    p = Path(dataset).expanduser()
+    if p.is_dir() or p.is_absolute():
+        return str(p)
+    for base in (run_dir, *run_dir.resolve().parents):
+        if (base / p).is_dir():
+            return str(base / p)
+    return dataset  # a Hub repo id
+
+
+def _score_now(run_dir: Path, run: Mapping[str, Any], out: Path, n_resamples: int | None) -> Path:
+    from gridwm_judge.scoring.commands import score
+    from gridwm_judge.scoring.tables import Settings
+
+    dataset = resolve_dataset(str(run.get("dataset") or ""), run_dir)
+    settings = Settings() if n_resamples is None else Settings(n_resamples=n_resamples)
+    tasks = run.get("tasks") or None
+    score(dataset, [run_dir / PREDICTIONS], out, settings=settings, tasks=tasks, overwrite=True)
+    return out / SCORES
+
+
+def load_run(
+    run_dir: str | Path, *, score_dir: Path, name: str, n_resamples: int | None = None
+) -> RunInput:
+    """Read RUN_DIR; score it into ``score_dir`` when it has no scores.json of its own."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise FileNotFoundError(f"run folder {str(run_dir)!r} does not exist")
+    run_json, preds = run_dir / RUN_JSON, run_dir / PREDICTIONS
+    run = _read_json(run_json) if run_json.is_file() else {}
+    scores_path = run_dir / SCORES
+    scored_now = False
+    if not scores_path.is_file():
+        if not preds.is_file():
+            raise FileNotFoundError(
+                f"{run_dir} holds neither {SCORES} nor {PREDICTIONS}; expected a folder "
+                "written by `gridwm-judge eval` (and optionally `gridwm-judge score`)"
+            )
+        if not run:
+            raise FileNotFoundError(f"{run_json} is missing: cannot tell which dataset to score")
+        scores_path = _score_now(run_dir, run, score_dir, n_resamples)
+        scored_now = True
+    scores = _read_json(scores_path)
+    if not run and scores.get("runs"):  # a scores.json written from this run records it
+        run = next(iter(scores["runs"].values()))
+    return RunInput(name, run_dir, run, scores, scores_path, scored_now)
+
+
+def _unique_names(paths: Sequence[Path]) -> list[str]:
+    names, seen = [], {}
+    for p in paths:
+        base = p.resolve().name or "run"
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return names
+
+
+def collect(
+    run_dirs: Sequence[str | Path], *, work_dir: Path, n_resamples: int | None = None
+) -> ReportData:
+    """Load every run and merge their judges; re-run the across-judge comparisons on the union."""
+    from gridwm_judge.scoring.commands import compare_judges
+
+    if not run_dirs:
+        raise ValueError(
+            "no RUN_DIR given; pass at least one folder written by `gridwm-judge eval`"
+        )
+    paths = [Path(p) for p in run_dirs]
+    names = _unique_names(paths)
+    runs = tuple(
+        load_run(p, score_dir=work_dir / "scores" / n, name=n, n_resamples=n_resamples)
+        for p, n in zip(paths, names, strict=True)
+    )
+    own = [(r, j) for r in runs for j in _judges_of(r)]
+    counts: dict[str, int] = {}
+    for _r, j in own:
+        counts[j] = counts.get(j, 0) + 1
+    entries = tuple(
+        JudgeEntry(j if counts[j] == 1 else f"{j} [{r.name}]", j, r, r.scores["judges"][j])
+        for r, j in own
+    )
+    comparisons = compare_judges({e.label: e.block for e in entries})
+    return ReportData(runs, entries, comparisons)
+
+
+def _judges_of(run: RunInput) -> list[str]:
+    """The judges of a run: its run.json's judge when scores.json holds several, else all."""
+    judges = list(run.scores.get("judges", {}))
+    mine = run.run.get("judge")
+    if mine in judges and len(run.scores.get("predictions", [])) > 1:
+        return [mine]
+    return judges

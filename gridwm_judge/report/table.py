@@ -1,0 +1,137 @@
+"""One report table and its three renderings (Markdown, CSV, JSON).
+
+A cell is plain (str / int / float / None) or a metric ``M`` of scores.json
+(``{"value", "num", "den", "ci"[, "ci_env"]}``). Markdown shows a metric as
+``value (num/den) [lo, hi]`` so every number carries its denominator and CI; CSV spreads it
+over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_env_ci_*``);
+JSON keeps the metric object as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DASH = "–"
+
+
+def is_metric(cell: Any) -> bool:
+    return isinstance(cell, Mapping) and "value" in cell and "den" in cell
+
+
+def fnum(x: float | None, digits: int = 3) -> str:
+    return DASH if x is None else f"{x:.{digits}f}"
+
+
+def fcount(x: float | int | None) -> str:
+    if x is None:
+        return DASH
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
+def fci(ci) -> str:
+    return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True) -> str:
+    """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``."""
+    if not m:
+        return DASH
+    text = fnum(m.get("value"))
+    if count and m.get("den") is not None:
+        text += f" ({fcount(m.get('num'))}/{fcount(m.get('den'))})"
+    if ci and m.get("ci"):
+        text += " " + fci(m["ci"])
+        if m.get("ci_env"):
+            text = text[:-1] + f"; env {m['ci_env'][0]:.2f}, {m['ci_env'][1]:.2f}]"
+    return text
+
+
+def fcell(cell: Any) -> str:
+    if is_metric(cell):
+        return fmetric(cell)
+    if cell is None:
+        return DASH
+    if isinstance(cell, float):
+        return fnum(cell)
+    return str(cell)
+
+
+@dataclass(frozen=True)
+class Table:
+    key: str  # file stem under REPORT_DIR/tables/
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    notes: tuple[str, ...] = ()
+
+    def markdown(self) -> str:
+        esc = [c.replace("|", "\\|") for c in self.columns]
+        lines = [f"### {self.title}", "", "| " + " | ".join(esc) + " |"]
+        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
+        for row in self.rows:
+            lines.append("| " + " | ".join(fcell(c).replace("|", "\\|") for c in row) + " |")
+        if not self.rows:
+            lines.append("| " + " | ".join(DASH for _ in self.columns) + " |")
+        lines.append("")
+        lines.extend(f"_{n}_" for n in self.notes)
+        return "\n".join(lines).rstrip() + "\n"
+
+    def csv(self) -> str:
+        metric_cols = {
+            i for i in range(len(self.columns)) if any(is_metric(r[i]) for r in self.rows)
+        }
+        env_cols = {
+            i for i in metric_cols if any(is_metric(r[i]) and "ci_env" in r[i] for r in self.rows)
+        }
+        header: list[str] = []
+        for i, c in enumerate(self.columns):
+            header.append(c)
+            if i in metric_cols:
+                header += [f"{c}_num", f"{c}_den", f"{c}_ci_lo", f"{c}_ci_hi"]
+                if i in env_cols:
+                    header += [f"{c}_env_ci_lo", f"{c}_env_ci_hi"]
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(header)
+        for row in self.rows:
+            out: list[Any] = []
+            for i, cell in enumerate(row):
+                if i not in metric_cols:
+                    out.append("" if cell is None else cell)
+                    continue
+                m = cell if is_metric(cell) else {}
+                ci = m.get("ci") or [None, None]
+                vals = [m.get("value"), m.get("num"), m.get("den"), ci[0], ci[1]]
+                if i in env_cols:
+                    vals += list(m.get("ci_env") or [None, None])
+                out.extend("" if v is None else v for v in vals)
+            w.writerow(out)
+        return buf.getvalue()
+
+    def json_obj(self) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "columns": list(self.columns),
+            "rows": [dict(zip(self.columns, r, strict=True)) for r in self.rows],
+            "notes": list(self.notes),
+        }
+
+    def json(self) -> str:
+        return json.dumps(self.json_obj(), indent=1) + "\n"
+
+    def text(self) -> str:
+        """A plain aligned table for the terminal (values only, no CIs)."""
+        cells = [[fcell(c) for c in r] for r in self.rows]
+        widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(self.columns)]
+        line = "  ".join(h.ljust(w) for h, w in zip(self.columns, widths, strict=True))
+        rule = "  ".join("-" * w for w in widths)
+        body = [
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+        ]
+        return "\n".join([line.rstrip(), rule, *body])

@@ -1,0 +1,359 @@
+"""The report's tables in the paper's shapes, built from scores.json blocks only.
+
+- ``task_c`` (paper Table 2): per judge x representation, JAcc_neu, p_active, G_active,
+  IDR_raw, IDR_cond, VCC_rep, degenerate status (composite/split), invalid outputs.
+- ``composite_split`` (Table 3): composite -> split shifts per judge and the Wilcoxon
+  signed-rank tests across judges (Holm-adjusted).
+- ``controls`` (Table 4): B_Acc@0.90, B_MeanScore, E_Acc, Acc_A1, Delta_shuffle, Delta_mask.
+- ``task_d`` (Table 13): reference-aided Task D, group- and environment-bootstrap CIs.
+- ``stability`` (Figure 4): NS, JCR, Flip and LES per probe family and scope.
+- ``headline``: the one-screen summary the quickstart prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gridwm_judge.report.failures import SHORT, causal_scopes, flags
+from gridwm_judge.report.inputs import JudgeEntry, ReportData
+from gridwm_judge.report.table import DASH, Table, fnum
+
+REPS = ("composite", "split")
+ABBR = {"all_fail": "AF", "success_biased": "SB", "low_activation": "LA"}
+DEGENERATE_NOTE = (
+    "Degenerate: AF all-fail (p_active < 0.1), SB success-biased (p_active > 0.9 and "
+    "Acc_cf < 0.1), LA low-activation (0 < G_active < 10: IDR_cond descriptive only)."
+)
+
+
+def _m(block: Mapping[str, Any] | None, name: str) -> dict | None:
+    if not block:
+        return None
+    return block.get("metrics", {}).get(name)
+
+
+def _v(block, name) -> float | None:
+    m = _m(block, name)
+    return None if m is None else m.get("value")
+
+
+def invalid(entry: JudgeEntry, task: str) -> str:
+    """``k/N``: invalid or missing answers of a task (counted incorrect by the protocols)."""
+    cov = entry.block.get("coverage", {}).get(task)
+    if not cov:
+        return DASH
+    bad = cov.get("parse_modes", {}).get("invalid", 0) + cov.get("n_missing", 0)
+    return f"{bad}/{cov.get('n_items', 0)}"
+
+
+def c_causal(entry: JudgeEntry, rep: str) -> dict | None:
+    return entry.tasks.get("C", {}).get("representations", {}).get(rep, {}).get("causal")
+
+
+def deg_cs(entry: JudgeEntry) -> str:
+    parts = []
+    for rep in REPS:
+        c = c_causal(entry, rep)
+        if c is None:
+            parts.append(DASH)
+        else:
+            parts.append("+".join(ABBR[f] for f in c["degenerate_flags"]) or "ok")
+    return "/".join(parts)
+
+
+def _idr_cond(c: Mapping[str, Any] | None) -> str:
+    if not c:
+        return DASH
+    m = c["metrics"]["idr_cond"]
+    if c["idr_cond_status"] == "undefined":
+        return "undefined (G_active 0)"
+    text = f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])})"
+    return text + (" unstable" if c["idr_cond_status"] == "unstable" else "")
+
+
+def task_c(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        vcc = _m(e.tasks.get("C", {}).get("vcc"), "vcc_rep")
+        for rep in REPS:
+            c = c_causal(e, rep)
+            if c is None:
+                continue
+            rows.append(
+                (
+                    e.label,
+                    rep,
+                    _m(c, "jacc_neu"),
+                    _m(c, "p_active"),
+                    c["g_active"],
+                    _m(c, "idr_raw"),
+                    _idr_cond(c),
+                    vcc,
+                    deg_cs(e),
+                    invalid(e, "C"),
+                )
+            )
+    return Table(
+        "task_c",
+        "Task C: correctness and causal sensitivity (paper Table 2)",
+        (
+            "judge",
+            "representation",
+            "JAcc_neu",
+            "p_active",
+            "G_active",
+            "IDR_raw",
+            "IDR_cond",
+            "VCC_rep",
+            "degenerate C/S",
+            "invalid C",
+        ),
+        tuple(rows),
+        (
+            "Eligible-pairs protocol: p_active and IDR use groups whose Full and CF verdicts both "
+            "parse; JAcc_neu uses every group (invalid = incorrect). Brackets: 95% group "
+            "bootstrap CI.",
+            DEGENERATE_NOTE,
+        ),
+    )
+
+
+def _shift(e: JudgeEntry, name: str) -> tuple[Any, Any, float | None]:
+    a, b = _v(c_causal(e, "composite"), name), _v(c_causal(e, "split"), name)
+    delta = None if a is None or b is None else b - a
+    return _m(c_causal(e, "composite"), name), _m(c_causal(e, "split"), name), delta
+
+
+METRIC_LABEL = {"jacc_neu": "JAcc_neu", "p_active": "p_active", "idr_raw": "IDR_raw"}
+
+
+def composite_split(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        if c_causal(e, "composite") is None or c_causal(e, "split") is None:
+            continue
+        cells: list[Any] = [e.label]
+        for name in METRIC_LABEL:
+            a, b, d = _shift(e, name)
+            cells += [a, b, None if d is None else f"{d:+.3f}"]
+        rows.append(tuple(cells))
+    tests = data.comparisons.get("C_composite_vs_split", {})
+    cells = ["Wilcoxon p (Holm)"]
+    for name in METRIC_LABEL:
+        t = tests.get(name)
+        if t is None:
+            cells += [DASH, DASH, "needs >= 2 judges"]
+        else:
+            cells += [
+                f"n = {t['n_judges']} judges",
+                f"{t['n_nonzero']} nonzero",
+                f"p = {t['p_value']:.3g} (Holm {t.get('p_holm', t['p_value']):.3g})",
+            ]
+    rows.append(tuple(cells))
+    cols = ["judge"]
+    for label in METRIC_LABEL.values():
+        cols += [f"{label} composite", f"{label} split", f"{label} shift"]
+    return Table(
+        "composite_split",
+        "Composite -> split ablation across judges (paper Table 3)",
+        tuple(cols),
+        tuple(rows),
+        (
+            "Shift = split - composite. Wilcoxon signed-rank over judges (paired by judge), Holm "
+            "over the three metrics; with few judges or ties the test has little power.",
+        ),
+    )
+
+
+def _with_p(m: dict | None, test: Mapping[str, Any] | None) -> str:
+    from gridwm_judge.report.table import fmetric
+
+    text = fmetric(m)
+    if test and test.get("p_value") is not None:
+        text += f", McNemar p = {test['p_value']:.3g} (n = {test['n']})"
+    return text
+
+
+def controls(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        a, b, ee = e.tasks.get("A"), e.tasks.get("B"), e.tasks.get("E")
+        mc = (a or {}).get("mcnemar", {})
+        rows.append(
+            (
+                e.label,
+                _m(b, "b_acc_090"),
+                _m(b, "b_mean_score"),
+                _m(ee, "e_acc"),
+                _m(a, "acc_a1"),
+                _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")) if a else None,
+                _with_p(_m(a, "delta_mask"), mc.get("mask")) if a else None,
+                f"A {invalid(e, 'A')}, B {invalid(e, 'B')}, E {invalid(e, 'E')}",
+            )
+        )
+    return Table(
+        "controls",
+        "Local controls: perception, state tracking, action use (paper Table 4)",
+        (
+            "judge",
+            "B_Acc@0.90",
+            "B_MeanScore",
+            "E_Acc",
+            "Acc_A1",
+            "Delta_shuffle",
+            "Delta_mask",
+            "invalid",
+        ),
+        tuple(rows),
+        (
+            "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by question; "
+            "invalid answers count as incorrect (B score 0).",
+        ),
+    )
+
+
+def task_d(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        d = e.tasks.get("D", {}).get("causal")
+        if d is None:
+            continue
+        rows.append(
+            (
+                e.label,
+                _m(d, "jacc_neu"),
+                _m(d, "acc_cf"),
+                _m(d, "p_active"),
+                d["g_active"],
+                _m(d, "idr_raw"),
+                _idr_cond(d),
+                "+".join(ABBR[f] for f in d["degenerate_flags"]) or "ok",
+                invalid(e, "D"),
+            )
+        )
+    return Table(
+        "task_d",
+        "Reference-aided Task D (paper Table 13)",
+        (
+            "judge",
+            "JAcc_neu",
+            "Acc_cf",
+            "p_active",
+            "G_active",
+            "IDR_raw",
+            "IDR_cond",
+            "degenerate",
+            "invalid D",
+        ),
+        tuple(rows),
+        (
+            "All-groups protocol (invalid = incorrect), clean-neutral presentation. Brackets: "
+            "95% group-bootstrap CI; env: environment-level bootstrap (registered env id).",
+            DEGENERATE_NOTE,
+        ),
+    )
+
+
+def family_blocks(entry: JudgeEntry) -> list[tuple[str, str, dict]]:
+    """(scope, family, FB block) for Task C per representation, then Task D."""
+    out = []
+    for rep, blk in entry.tasks.get("C", {}).get("representations", {}).items():
+        out += [(f"C/{rep}", f, fb) for f, fb in blk.get("families", {}).items()]
+    out += [("D", f, fb) for f, fb in entry.tasks.get("D", {}).get("families", {}).items()]
+    return out
+
+
+def _les(fb: Mapping[str, Any]) -> str:
+    les = fb.get("les")
+    if not les:
+        return "not fitted"
+    if les.get("les") is None:
+        return f"{DASH} ({les.get('status')})"
+    p = les.get("p_value")
+    ptext = "" if p is None else f", p = {p:.3g}"
+    return f"{les['les']:.2f} ({les.get('level')}{ptext}; {les.get('status')})"
+
+
+def stability(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        for scope, fam, fb in family_blocks(e):
+            if fb.get("n_rows", 0) == 0 or len(fb.get("levels", [])) < 2:
+                continue
+            rows.append(
+                (
+                    e.label,
+                    scope,
+                    fam,
+                    _m(fb, "ns"),
+                    _m(fb, "jcr"),
+                    _m(fb, "flip"),
+                    _les(fb),
+                    fb.get("n_rows"),
+                )
+            )
+    return Table(
+        "stability",
+        "Presentation stability per probe family (paper Figure 4)",
+        ("judge", "scope", "family", "NS", "JCR", "Flip", "LES (level, p; fit)", "rows"),
+        tuple(rows),
+        (
+            "NS: agreement with the family baseline over (group, presentation) pairs; JCR: share "
+            "of groups whose verdict never changes in the family. Full variant only. LES: largest "
+            "|beta| of the mixed-effects logistic leakage model (logit scale).",
+        ),
+    )
+
+
+def _min_family(e: JudgeEntry, metric: str, scopes: Sequence[str]) -> float | None:
+    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e) if s in scopes]
+    vals = [v for v in vals if v is not None]
+    return min(vals) if vals else None
+
+
+def headline(data: ReportData) -> Table:
+    """Task C composite: correctness, causal sensitivity, stability and every flag."""
+    rows = []
+    for e in data.judges:
+        c = c_causal(e, "composite") or c_causal(e, "split")
+        rep = "C/composite" if c_causal(e, "composite") else "C/split"
+        if c is None:
+            scope = dict(causal_scopes(e))
+            c, rep = scope.get("D"), "D"
+        if c is None:
+            continue
+        p = _m(c, "p_active")
+        rows.append(
+            (
+                e.label,
+                fnum(_v(c, "jacc_neu"), 2),
+                f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
+                fnum(_v(c, "idr_raw"), 2),
+                fnum(_v(c, "acc_cf"), 2),
+                fnum(_min_family(e, "ns", (rep,)), 2),
+                fnum(_min_family(e, "jcr", (rep,)), 2),
+                ", ".join(flags(e)) or "none",
+            )
+        )
+    return Table(
+        "headline",
+        "Headline: does the judge change its verdict for the right reason?",
+        ("judge", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min", "flags"),
+        tuple(rows),
+        (
+            "Task C composite (eligible pairs). NS_min / JCR_min: the least stable probe family. "
+            "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",
+        ),
+    )
+
+
+def all_tables(data: ReportData) -> tuple[Table, ...]:
+    return (
+        headline(data),
+        task_c(data),
+        composite_split(data),
+        controls(data),
+        task_d(data),
+        stability(data),
+    )

@@ -1,0 +1,128 @@
+"""Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json} and
+index.md, which says what was run, on which dataset fingerprint, by which package version."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from gridwm_judge.report import failures
+from gridwm_judge.report.inputs import ReportData, collect
+from gridwm_judge.report.plots import write_figures
+from gridwm_judge.report.tables import all_tables
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    out: Path
+    index: Path
+    tables: tuple[Path, ...]
+    figures: tuple[Path, ...]
+    headline: str  # the headline table as plain text (what the quickstart prints)
+    data: ReportData
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
+        for sub in ("tables", "figures", "scores"):
+            shutil.rmtree(out / sub, ignore_errors=True)
+
+
+def _runs_section(data: ReportData) -> list[str]:
+    lines = [
+        "| run | judge(s) | tasks | dataset | fingerprint | package | prompts | scores |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in data.runs:
+        judges = ", ".join(e.label for e in data.judges if e.run is r)
+        tasks = ",".join(r.run.get("tasks", [])) or "–"
+        fp = r.fingerprint or "–"
+        fp = fp if len(fp) < 24 else fp[:23] + "…"
+        scored = "computed by this report" if r.scored_now else "scores.json of the run"
+        lines.append(
+            f"| `{r.path}` | {judges} | {tasks} | `{r.dataset}` | `{fp}` | "
+            f"{r.run.get('package_version', r.scores.get('package_version', '–'))} | "
+            f"{r.run.get('prompt_version', '–')} | {scored} |"
+        )
+    return lines
+
+
+def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path) -> str:
+    from gridwm_judge import __version__
+
+    fps = sorted({r.fingerprint or "unknown" for r in data.runs})
+    boot = {json.dumps(r.scores.get("bootstrap", {}), sort_keys=True) for r in data.runs}
+    lines = [
+        "# GridWM-Judge report",
+        "",
+        f"Written {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by gridwm-judge "
+        f"{__version__}. {len(data.judges)} judge(s) from {len(data.runs)} run(s).",
+        "",
+        "Dataset fingerprint(s): "
+        + ", ".join(f"`{f}`" for f in fps)
+        + ("" if len(fps) == 1 else " -- **runs on different datasets: compare with care**"),
+        "",
+        "Bootstrap: " + "; ".join(sorted(boot)),
+        "",
+        "## Runs",
+        "",
+        *_runs_section(data),
+        "",
+        "Oracle runs read the gold answer: an upper-bound sanity check of the scorer, "
+        "never a model result.",
+        "",
+    ]
+    for t in tables:
+        lines += [t.markdown().replace("### ", "## ", 1), ""]
+        lines.append(f"Files: `tables/{t.key}.md`, `tables/{t.key}.csv`, `tables/{t.key}.json`")
+        lines.append("")
+    lines += ["## Failure modes", "", "See [failure_modes.md](failure_modes.md). Flagged:", ""]
+    for e in data.judges:
+        lines.append(f"- **{e.label}**: {', '.join(failures.flags(e)) or 'none'}")
+    lines += ["", "## Figures", ""]
+    for f in figures:
+        rel = f.relative_to(out).as_posix()
+        lines += [f"![{f.stem}]({rel})", ""]
+    return "\n".join(lines)
+
+
+def write_report(
+    run_dirs: Sequence[str | Path],
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    n_resamples: int | None = None,
+    figures: bool = True,
+) -> ReportResult:
+    """Render the report of ``run_dirs`` into ``out`` and return what was written."""
+    out = Path(out)
+    _check_out(out, overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    data = collect(run_dirs, work_dir=out, n_resamples=n_resamples)
+    if not data.judges:
+        raise ValueError("the runs hold no scored judge; run `gridwm-judge eval` first")
+    tables = all_tables(data)
+    tdir = out / "tables"
+    tdir.mkdir(exist_ok=True)
+    written = []
+    for t in tables:
+        for ext, text in (("md", t.markdown()), ("csv", t.csv()), ("json", t.json())):
+            p = tdir / f"{t.key}.{ext}"
+            p.write_text(text, encoding="utf-8")
+            written.append(p)
+    (out / "failure_modes.md").write_text(failures.markdown(data.judges), encoding="utf-8")
+    (out / "failure_modes.json").write_text(
+        json.dumps(failures.json_obj(data.judges), indent=1) + "\n", encoding="utf-8"
+    )
+    figs = write_figures(data, out / "figures") if figures else []
+    index = out / "index.md"
+    index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
+    head = tables[0]
+    headline = f"{head.title}\n\n{head.text()}\n\n" + "\n".join(head.notes)
+    return ReportResult(out, index, tuple(written), tuple(figs), headline, data)
