@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "gridwm_judge.dataset.commands",
     "gridwm_judge.runner.commands",
     "gridwm_judge.scoring.commands",
+    "gridwm_judge.report.commands",
 )
 
 
