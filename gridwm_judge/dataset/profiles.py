@@ -107,8 +107,8 @@ _E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
 PROFILES: dict[str, Profile] = {
     "base": Profile(
         "base",
-        "the paper's base release: A 309 rows (103 questions x 3), B 144, C 972 (486 per "
-        "representation), D 144, E 325",
+        "the paper's base release; A 309 rows = 103 questions x 3 action conditions, B 144, "
+        "C 972 = 486 per representation, D 144, E 325",
         (
             TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
             _B,
@@ -119,9 +119,9 @@ PROFILES: dict[str, Profile] = {
     ),
     "scale2": Profile(
         "scale2",
-        "the paper's scale-2 expansion: A 1,030 questions, C 442 groups x 3 variants at the "
-        "neutral presentation (1,326 per representation), D 1,296 (432 query groups x 3 variants, "
-        "clean-neutral); B and E as in base",
+        "the paper's scale-2 expansion; A 1,030 questions, C 442 groups x 3 variants at the "
+        "neutral presentation = 1,326 per representation, D 1,296 = 432 query groups x 3 "
+        "variants at clean-neutral, B and E as in base, groups spread over every registered env",
         (
             TaskPlan("task_a", _spread(CORE, 76), 3090, n_items=1030, spread_envs=True),
             _B,
