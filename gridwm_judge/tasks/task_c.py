@@ -173,7 +173,8 @@ def audit_columns(group: Any, variant: str) -> dict[str, Any]:
     return row
 
 
-def _check(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
+def check_choices(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
+    """``values`` as a tuple; an empty or unknown choice is an error listing the valid ones."""
     values, valid = tuple(values), tuple(valid)
     bad = [v for v in values if v not in valid]
     if bad or not values:
@@ -197,9 +198,9 @@ def build_rows(
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
     """
-    probe_sets = _check("probe_sets", probe_sets, PROBE_SETS)
-    representations = _check("representations", representations, REPRESENTATIONS)
-    variants = _check("variants", variants, VARIANTS)
+    probe_sets = check_choices("probe_sets", probe_sets, PROBE_SETS)
+    representations = check_choices("representations", representations, REPRESENTATIONS)
+    variants = check_choices("variants", variants, VARIANTS)
     rows: list[dict] = []
     for group in groups:
         if group.family not in FAMILIES:

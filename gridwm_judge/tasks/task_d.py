@@ -20,7 +20,7 @@ from typing import Any
 
 from gridwm_judge.prompts import task_d_prompt
 from gridwm_judge.schema import VARIANTS
-from gridwm_judge.tasks.task_c import Storyboards, _check, audit_columns
+from gridwm_judge.tasks.task_c import Storyboards, audit_columns, check_choices
 
 CONDITIONS: dict[str, tuple[str, str, str]] = {
     "clean-neutral": ("clean", "neutral", "baseline"),
@@ -62,8 +62,8 @@ def build_rows(
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
     """
-    conditions = _check("conditions", conditions, CONDITIONS)
-    variants = _check("variants", variants, VARIANTS)
+    conditions = check_choices("conditions", conditions, CONDITIONS)
+    variants = check_choices("variants", variants, VARIANTS)
     rows: list[dict] = []
     for reference, queries in env_batches(groups):
         ref_boards = Storyboards(reference, max_frames=max_frames)
