@@ -27,8 +27,26 @@ PROFILE = "quickstart"
 TASKS = ("A", "B", "C", "D", "E")
 
 
-def quickstart_profile(n_c_groups: int = 10, n_d_per_env: int = 2):
-    """The quickstart build profile (see the module docstring); sizes adjustable for tests."""
+def quickstart_profile(
+    n_c_groups: int = 10,
+    n_d_per_env: int = 2,
+    *,
+    c_probe_sets: Sequence[str] = ("grid",),
+    d_conditions: Sequence[str] = (
+        "clean-neutral",
+        "clean-positive",
+        "clean-negative",
+        "style-neutral",
+    ),
+    n_controls: int = 12,
+):
+    """The quickstart build profile (see the module docstring); sizes adjustable for tests.
+
+    Task C: ``n_c_groups`` groups spread over its three families, Full and CF under
+    ``c_probe_sets``, composite and split. Task D: ``n_d_per_env`` query groups per core env
+    (plus one reference each), Full and CF under ``d_conditions``. A, B, E: ``n_controls``
+    questions / frames each.
+    """
     from gridwm_judge.dataset.profiles import (
         CORE,
         TASK_C_FAMILIES,
@@ -38,32 +56,39 @@ def quickstart_profile(n_c_groups: int = 10, n_d_per_env: int = 2):
     )
     from gridwm_judge.tasks.task_c import rows_per_group
 
-    c_opts = (("probe_sets", ("grid",)), ("variants", ("full", "cf")))
+    variants = ("full", "cf")
+    c_opts = (("probe_sets", tuple(c_probe_sets)), ("variants", variants))
     k = len(TASK_C_FAMILIES)
     c_fams = tuple(
         (f, n_c_groups // k + (1 if i < n_c_groups % k else 0))
         for i, f in enumerate(TASK_C_FAMILIES)
     )
-    c_rows = n_c_groups * rows_per_group(("grid",), variants=("full", "cf"))
+    c_rows = n_c_groups * rows_per_group(tuple(c_probe_sets), variants=variants)
     n_d = n_d_per_env * len(CORE)
+    d_opts = (("conditions", tuple(d_conditions)), ("variants", variants))
+    per_env_a = max(1, -(-n_controls // (2 * len(CORE))))
     return Profile(
         PROFILE,
-        f"quickstart demo: A 12 questions x 3, B 12, C {n_c_groups} groups (Full/CF under "
-        f"the temporal x visual probes, composite+split), D {n_d} query groups (Full/CF under "
-        "4 conditions), E 12",
+        f"quickstart demo: A {n_controls} questions x 3, B {n_controls}, C {n_c_groups} "
+        f"groups (Full/CF under {'+'.join(c_probe_sets)} probes, composite+split), D {n_d} "
+        f"query groups (Full/CF under {len(d_conditions)} conditions), E {n_controls}",
         (
-            TaskPlan("task_a", tuple((f, 1) for f in CORE), 36, n_items=12),
-            TaskPlan("task_b", tuple((f, 1) for f in CORE), 12, n_items=12),
+            TaskPlan(
+                "task_a", tuple((f, per_env_a) for f in CORE), 3 * n_controls, n_items=n_controls
+            ),
+            TaskPlan("task_b", tuple((f, per_env_a) for f in CORE), n_controls, n_items=n_controls),
             TaskPlan("task_c", c_fams, c_rows, shard_by="group", options=c_opts),
             TaskPlan(
                 "task_d",
                 tuple((f, n_d_per_env) for f in CORE),
-                n_d * 8,
+                n_d * len(variants) * len(d_conditions),
                 extra_per_env=1,
                 shard_by="env",
-                options=(("variants", ("full", "cf")),),
+                options=d_opts,
             ),
-            TaskPlan("task_e", tuple((f, 3) for f in TASK_E_FAMILIES), 12, n_items=12),
+            TaskPlan(
+                "task_e", tuple((f, 3) for f in TASK_E_FAMILIES), n_controls, n_items=n_controls
+            ),
         ),
     )
 
@@ -106,13 +131,13 @@ def run_quickstart(
     out: str | Path | None = None,
     *,
     judges: Sequence[str] = BASELINES,
-    n_c_groups: int = 10,
-    n_d_per_env: int = 2,
+    profile=None,
     n_resamples: int = 2000,
     dataset: str | Path | None = None,
     log=print,
 ) -> QuickstartResult:
-    """Build (unless ``dataset`` is given), evaluate ``judges``, score, report; return paths."""
+    """Build ``profile`` (default :func:`quickstart_profile`) unless ``dataset`` is given,
+    evaluate the baseline ``judges`` (two at a time on two cores), score, report."""
     from gridwm_judge.report.writer import write_report
     from gridwm_judge.runner.evaluate import EvalConfig, run_eval
     from gridwm_judge.scoring.commands import load_rows, score
@@ -129,7 +154,7 @@ def run_quickstart(
 
         dataset = out / "dataset"
         log(f"[1/4] building the {PROFILE!r} dataset into {dataset} ...")
-        with registered(quickstart_profile(n_c_groups, n_d_per_env)):
+        with registered(profile or quickstart_profile()):
             build_dataset(dataset, PROFILE, num_proc=max(1, min(2, os.cpu_count() or 1)))
     dataset = Path(dataset)
     timings["build_s"] = time.perf_counter() - t0
@@ -174,11 +199,13 @@ def run_quickstart(
     return QuickstartResult(out, dataset, tuple(run_dirs), result.out, result.headline, timings)
 
 
-def main(out: str | None, *, stream=sys.stdout) -> int:
-    def log(msg: str) -> None:
-        print(msg, file=stream, flush=True)
+def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | None = None) -> int:
+    """The ``quickstart`` command: run everything, print progress and the headline table."""
 
-    res = run_quickstart(out, log=log)
+    def log(msg: str) -> None:
+        print(msg, file=stream or sys.stdout, flush=True)
+
+    res = run_quickstart(out, log=log, profile=profile, judges=judges or BASELINES)
     log("")
     log(res.headline)
     log("")

@@ -1,0 +1,155 @@
+"""The report over real baseline runs: one small dataset, five judges, scored once per module.
+
+The pipeline is the quickstart's (build -> eval -> score -> report) at a size where Task C and
+Task D both have >= 10 groups, so the oracle carries no low-activation caution.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from gridwm_judge import cli
+from gridwm_judge.quickstart import quickstart_profile, run_quickstart
+from gridwm_judge.report import Table, collect, summarize, write_report
+from gridwm_judge.report.inputs import SCORES
+from gridwm_judge.report.plots import FIGURES
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def qs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("qs") / "run"
+    profile = quickstart_profile(
+        10,
+        2,
+        c_probe_sets=("baseline",),
+        d_conditions=("clean-neutral", "clean-positive"),
+        n_controls=4,
+    )
+    return run_quickstart(out, profile=profile, n_resamples=500, log=lambda _m: None)
+
+
+def _entry(data, judge):
+    (e,) = [e for e in data.judges if e.judge == f"baseline:{judge}"]
+    return e
+
+
+def _status(entry) -> dict[str, str]:
+    return {m.name: m.status for m in summarize(entry)}
+
+
+def test_report_renders_every_table_and_index(qs):
+    rep = qs.report
+    index = (rep / "index.md").read_text()
+    fingerprint = json.loads((qs.run_dirs[0] / "run.json").read_text())["dataset_fingerprint"]
+    assert fingerprint[:23] in index
+    from gridwm_judge import __version__
+
+    assert f"gridwm-judge {__version__}" in index
+    for key in ("headline", "task_c", "composite_split", "controls", "task_d", "stability"):
+        md = (rep / "tables" / f"{key}.md").read_text()
+        assert md.startswith("### ")
+        doc = json.loads((rep / "tables" / f"{key}.json").read_text())
+        rows = list(csv.DictReader(io.StringIO((rep / "tables" / f"{key}.csv").read_text())))
+        assert len(rows) == len(doc["rows"]) > 0, key
+    for judge in ("always-yes", "always-no", "random", "pixel-heuristic", "oracle"):
+        assert f"baseline:{judge}" in qs.headline
+    # numbers carry their denominators (p_active of 10 Task C groups) and CIs
+    task_c = (rep / "tables" / "task_c.md").read_text()
+    assert "(10/10)" in task_c and "[" in task_c
+    assert "; env " in (rep / "tables" / "task_d.md").read_text()
+
+
+def test_expected_diagnoses(qs):
+    data = collect(qs.run_dirs, work_dir=qs.out / "unused")
+    yes, no, oracle = (_entry(data, j) for j in ("always-yes", "always-no", "oracle"))
+    assert _status(yes)["success_biased"] == "flagged"
+    assert _status(no)["all_fail"] == "flagged"
+    assert _status(no)["stability_trap"] == "flagged"
+    assert not [m.name for m in summarize(oracle) if m.flagged]
+    for rep in ("composite", "split"):
+        c = oracle.tasks["C"]["representations"][rep]["causal"]
+        assert c["metrics"]["idr_raw"]["value"] == 1.0
+        assert c["g_active"] >= 10 and c["degenerate_flags"] == []
+    # the flagged modes carry the numbers that triggered them
+    ev = [m for m in summarize(yes) if m.name == "success_biased"][0].evidence
+    assert any("p_active (C/composite) = 1.000 (10/10)" in x for x in ev)
+    failure_md = (qs.report / "failure_modes.md").read_text()
+    assert "**flagged**" in failure_md and "## baseline:oracle" in failure_md
+
+
+def test_plots_are_valid_pngs(qs):
+    for name in FIGURES:
+        path = qs.report / "figures" / name
+        assert path.read_bytes()[:8] == PNG_MAGIC
+        with Image.open(path) as im:
+            im.load()
+            assert im.width >= 600 and im.height >= 400
+            # not a blank canvas: a drawn figure has many distinct colours
+            assert len(im.convert("RGB").getcolors(maxcolors=1 << 20) or ()) > 20
+
+
+def test_two_runs_side_by_side_and_scoring_on_the_fly(qs, tmp_path, capsys):
+    # a copy of the always-no run without its scores.json: the report scores it itself
+    bare = tmp_path / "always-no-bare"
+    shutil.copytree(qs.run_dirs[1], bare)
+    (bare / SCORES).unlink()
+    (bare / "rows.jsonl").unlink()
+    yes = qs.out / "runs" / "always-yes"
+    code = cli.main(
+        ["report", str(yes), str(bare), "--out", str(tmp_path / "rep"), "--n-resamples", "200"]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "baseline:always-yes" in printed and "baseline:always-no" in printed
+    doc = json.loads((tmp_path / "rep" / "tables" / "task_c.json").read_text())
+    judges = [r["judge"] for r in doc["rows"]]
+    assert judges == ["baseline:always-yes"] * 2 + ["baseline:always-no"] * 2
+    no_rows = [r for r in doc["rows"] if r["judge"] == "baseline:always-no"]
+    assert all(r["p_active"]["num"] == 0 and r["p_active"]["den"] == 10 for r in no_rows)
+    assert "computed by this report" in (tmp_path / "rep" / "index.md").read_text()
+
+    # the same judge twice: labelled by run so the columns stay apart
+    twin = tmp_path / "twin" / "always-yes"
+    shutil.copytree(yes, twin)
+    res = write_report([yes, twin], tmp_path / "rep2")
+    labels = [e.label for e in res.data.judges]
+    assert labels == ["baseline:always-yes [always-yes]", "baseline:always-yes [always-yes-2]"]
+
+
+def test_report_errors_name_the_problem(qs, tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        write_report([qs.run_dirs[0]], qs.report)
+
+
+def test_table_renderings_keep_denominators_and_cis():
+    m = {"value": 0.5, "num": 7.0, "den": 14.0, "ci": [0.25, 0.75], "ci_env": [0.1, 0.9]}
+    t = Table("t", "T", ("judge", "IDR_raw"), (("j", m), ("k", None)))
+    assert "0.500 (7/14) [0.25, 0.75; env 0.10, 0.90]" in t.markdown()
+    rows = list(csv.DictReader(io.StringIO(t.csv())))
+    assert rows[0]["IDR_raw_num"] == "7.0" and rows[0]["IDR_raw_env_ci_hi"] == "0.9"
+    assert rows[1]["IDR_raw"] == ""
+    assert json.loads(t.json())["rows"][0]["IDR_raw"] == m
+
+
+def test_quickstart_result_points_at_real_files(qs):
+    assert Path(qs.report / "index.md").is_file()
+    assert {p.name for p in qs.run_dirs} == {
+        "always-yes",
+        "always-no",
+        "random",
+        "pixel-heuristic",
+        "oracle",
+    }
+    for run in qs.run_dirs:
+        assert (run / "predictions.jsonl").is_file() and (run / SCORES).is_file()
