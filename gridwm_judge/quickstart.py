@@ -25,6 +25,15 @@ from pathlib import Path
 BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle")
 PROFILE = "quickstart"
 TASKS = ("A", "B", "C", "D", "E")
+HOW_TO_READ = (
+    "How to read it: NS/JCR = 1 means no verdict moved under the presentation probes (frame",
+    "order, noise/style, framing). Stability alone is not reliability: the constant judges are",
+    "perfectly stable and still flagged (all-fail / success-biased, stability-trap) because",
+    "they never change their verdict, not even when the counterfactual makes the trajectory",
+    "fail. IDR_raw is the share of groups whose Full trajectory is accepted AND whose",
+    "counterfactual is rejected; the oracle (it reads the gold answer: a scorer sanity check,",
+    "not a model) sets the ceiling.",
+)
 
 
 def quickstart_profile(
@@ -208,6 +217,9 @@ def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | 
     res = run_quickstart(out, log=log, profile=profile, judges=judges or BASELINES)
     log("")
     log(res.headline)
+    log("")
+    for line in HOW_TO_READ:
+        log(line)
     log("")
     log(
         f"quickstart finished in {res.timings['total_s']:.0f} s "

@@ -77,8 +77,8 @@ class Table:
             lines.append("| " + " | ".join(fcell(c).replace("|", "\\|") for c in row) + " |")
         if not self.rows:
             lines.append("| " + " | ".join(DASH for _ in self.columns) + " |")
-        lines.append("")
-        lines.extend(f"_{n}_" for n in self.notes)
+        for n in self.notes:
+            lines += ["", f"_{n}_"]
         return "\n".join(lines).rstrip() + "\n"
 
     def csv(self) -> str:
