@@ -68,6 +68,16 @@ def _shade(ax) -> None:
     ax.set_xlabel("p_active: share of groups whose Full is judged a success")
     ax.set_ylabel("IDR_raw: Full accepted and its CF rejected")
     ax.grid(alpha=0.3)
+    ax.text(
+        0.99,
+        0.01,
+        "points offset slightly per judge to stay visible",
+        fontsize=7,
+        color="0.35",
+        ha="right",
+        va="bottom",
+        transform=ax.transAxes,
+    )
 
 
 def fig_activation(data: ReportData, path: Path) -> Path:
@@ -82,15 +92,17 @@ def fig_activation(data: ReportData, path: Path) -> Path:
             if x is None or y is None:
                 continue
             j = _jitter(i, len(data.judges))
+            if rep == "composite":  # a ring around the split square: both stay visible
+                style = {"s": 220, "facecolor": "none", "edgecolor": cols[i], "linewidths": 2.2}
+            else:
+                style = {"s": 55, "color": cols[i], "edgecolor": "k"}
             ax.scatter(
                 x + j,
                 y + j,
-                s=90,
                 marker=MARKERS[rep],
-                color=cols[i],
-                edgecolor="k",
                 zorder=3,
                 label=f"{e.label} ({rep})",
+                **style,
             )
     ax.set_title("Task C: activation vs raw intervention detection (Fig. 3a)")
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
