@@ -152,7 +152,7 @@ def run_quickstart(
     from gridwm_judge.scoring.commands import load_rows, score
     from gridwm_judge.scoring.tables import Settings
 
-    out = Path(out) if out is not None else default_out()
+    out = (Path(out) if out is not None else default_out()).resolve()
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty; pass a new --out folder")
     out.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,8 @@ def register(subparsers) -> None:
         description="Read each RUN_DIR (run.json + predictions.jsonl from `eval`, and "
         "scores.json from `score` if present, else score against the dataset in run.json) "
         "and write REPORT_DIR/index.md, tables/ (md, csv, json), figures/ (png) and "
-        "failure_modes.md.",
+        "failure_modes.md. A folder written by `score --out` (scores.json of several judges) "
+        "works as a RUN_DIR too.",
     )
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="folders written by eval")
     p.add_argument("--out", required=True, help="report folder")

@@ -37,10 +37,6 @@ class RunInput:
     def fingerprint(self) -> str | None:
         return self.run.get("dataset_fingerprint") or self.scores.get("dataset_fingerprint")
 
-    @property
-    def is_oracle(self) -> bool:
-        return bool(self.run.get("oracle_upper_bound"))
-
 
 @dataclass(frozen=True)
 class JudgeEntry:
@@ -50,14 +46,11 @@ class JudgeEntry:
     judge: str
     run: RunInput
     block: Mapping[str, Any] = field(repr=False)
+    is_oracle: bool = False  # reads the gold answer (run.json "oracle_upper_bound")
 
     @property
     def tasks(self) -> Mapping[str, Any]:
         return self.block.get("tasks", {})
-
-    @property
-    def is_oracle(self) -> bool:
-        return self.run.is_oracle or self.judge == "baseline:oracle"
 
 
 @dataclass(frozen=True)
@@ -155,17 +148,33 @@ def collect(
     for _r, j in own:
         counts[j] = counts.get(j, 0) + 1
     entries = tuple(
-        JudgeEntry(j if counts[j] == 1 else f"{j} [{r.name}]", j, r, r.scores["judges"][j])
+        JudgeEntry(
+            j if counts[j] == 1 else f"{j} [{r.name}]",
+            j,
+            r,
+            r.scores["judges"][j],
+            _oracle(r, j),
+        )
         for r, j in own
     )
     comparisons = compare_judges({e.label: e.block for e in entries})
     return ReportData(runs, entries, comparisons)
 
 
+def _oracle(run: RunInput, judge: str) -> bool:
+    """Whether ``judge`` read the gold answer, from the run.json that produced it."""
+    records = [run.run] if (run.path / RUN_JSON).is_file() else []
+    records += list(run.scores.get("runs", {}).values())
+    for rec in records:
+        if rec.get("judge") == judge:
+            return bool(rec.get("oracle_upper_bound"))
+    return judge == "baseline:oracle"
+
+
 def _judges_of(run: RunInput) -> list[str]:
     """The judges of a run: its run.json's judge when scores.json holds several, else all."""
     judges = list(run.scores.get("judges", {}))
-    mine = run.run.get("judge")
+    mine = run.run.get("judge") if (run.path / RUN_JSON).is_file() else None
     if mine in judges and len(run.scores.get("predictions", [])) > 1:
         return [mine]
     return judges

@@ -125,6 +125,23 @@ def test_two_runs_side_by_side_and_scoring_on_the_fly(qs, tmp_path, capsys):
     assert labels == ["baseline:always-yes [always-yes]", "baseline:always-yes [always-yes-2]"]
 
 
+def test_a_score_folder_of_several_judges_is_a_run_dir(qs, tmp_path):
+    from gridwm_judge.scoring.commands import score
+    from gridwm_judge.scoring.tables import Settings
+
+    runs = [qs.out / "runs" / j for j in ("oracle", "always-yes")]
+    score(
+        str(qs.dataset),
+        [r / "predictions.jsonl" for r in runs],
+        tmp_path / "scored",
+        settings=Settings(n_resamples=200, with_les=False),
+    )
+    res = write_report([tmp_path / "scored"], tmp_path / "rep")
+    oracle_flags = {e.judge: e.is_oracle for e in res.data.judges}
+    assert oracle_flags == {"baseline:always-yes": False, "baseline:oracle": True}
+    assert "baseline:oracle" in res.headline and "baseline:always-yes" in res.headline
+
+
 def test_report_errors_name_the_problem(qs, tmp_path, capsys):
     assert cli.main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r")]) == 2
     assert "does not exist" in capsys.readouterr().err
