@@ -326,7 +326,7 @@ def headline(data: ReportData) -> Table:
         p = _m(c, "p_active")
         rows.append(
             (
-                e.label,
+                e.label if rep == "C/composite" else f"{e.label} ({rep})",
                 fnum(_v(c, "jacc_neu"), 2),
                 f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
                 fnum(_v(c, "idr_raw"), 2),
@@ -342,7 +342,8 @@ def headline(data: ReportData) -> Table:
         ("judge", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min", "flags"),
         tuple(rows),
         (
-            "Task C composite (eligible pairs). NS_min / JCR_min: the least stable probe family. "
+            "Task C composite (eligible pairs; for a judge without it, the scope in brackets). "
+            "NS_min / JCR_min: the least stable probe family. "
             "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",
         ),
     )
