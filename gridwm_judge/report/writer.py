@@ -53,11 +53,23 @@ def _runs_section(data: ReportData) -> list[str]:
     return lines
 
 
+def _bootstrap_text(b: dict) -> str:
+    if not b:
+        return "unknown"
+    level = b.get("level")
+    pct = "" if level is None else f"{100 * level:g}% "
+    return (
+        f"{pct}percentile CIs from {b.get('n_resamples')} resamples of whole "
+        f"{b.get('unit', 'group_id')}s (seed {b.get('seed')}); Task D also resamples "
+        f"{b.get('env_unit', 'env_id')}s"
+    )
+
+
 def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path) -> str:
     from gridwm_judge import __version__
 
     fps = sorted({r.fingerprint or "unknown" for r in data.runs})
-    boot = {json.dumps(r.scores.get("bootstrap", {}), sort_keys=True) for r in data.runs}
+    boot = {_bootstrap_text(r.scores.get("bootstrap", {})) for r in data.runs}
     lines = [
         "# GridWM-Judge report",
         "",
