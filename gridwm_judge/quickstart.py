@@ -36,78 +36,10 @@ HOW_TO_READ = (
 )
 
 
-def quickstart_profile(
-    n_c_groups: int = 10,
-    n_d_per_env: int = 2,
-    *,
-    c_probe_sets: Sequence[str] = ("grid",),
-    d_conditions: Sequence[str] = (
-        "clean-neutral",
-        "clean-positive",
-        "clean-negative",
-        "style-neutral",
-    ),
-    n_controls: int = 12,
-):
-    """The quickstart build profile (see the module docstring); sizes adjustable for tests.
-
-    Task C: ``n_c_groups`` groups spread over its three families, Full and CF under
-    ``c_probe_sets``, composite and split. Task D: ``n_d_per_env`` query groups per core env
-    (plus one reference each), Full and CF under ``d_conditions``. A, B, E: ``n_controls``
-    questions / frames each.
-    """
-    from gridwm_judge.dataset.profiles import (
-        CORE,
-        TASK_C_FAMILIES,
-        TASK_E_FAMILIES,
-        Profile,
-        TaskPlan,
-    )
-    from gridwm_judge.tasks.task_c import rows_per_group
-
-    variants = ("full", "cf")
-    c_opts = (("probe_sets", tuple(c_probe_sets)), ("variants", variants))
-    k = len(TASK_C_FAMILIES)
-    c_fams = tuple(
-        (f, n_c_groups // k + (1 if i < n_c_groups % k else 0))
-        for i, f in enumerate(TASK_C_FAMILIES)
-    )
-    c_rows = n_c_groups * rows_per_group(tuple(c_probe_sets), variants=variants)
-    n_d = n_d_per_env * len(CORE)
-    d_opts = (("conditions", tuple(d_conditions)), ("variants", variants))
-    per_env_a = max(1, -(-n_controls // (2 * len(CORE))))
-    return Profile(
-        PROFILE,
-        f"quickstart demo: A {n_controls} questions x 3, B {n_controls}, C {n_c_groups} "
-        f"groups (Full/CF under {'+'.join(c_probe_sets)} probes, composite+split), D {n_d} "
-        f"query groups (Full/CF under {len(d_conditions)} conditions), E {n_controls}",
-        (
-            TaskPlan(
-                "task_a", tuple((f, per_env_a) for f in CORE), 3 * n_controls, n_items=n_controls
-            ),
-            TaskPlan("task_b", tuple((f, per_env_a) for f in CORE), n_controls, n_items=n_controls),
-            TaskPlan("task_c", c_fams, c_rows, shard_by="group", options=c_opts),
-            TaskPlan(
-                "task_d",
-                tuple((f, n_d_per_env) for f in CORE),
-                n_d * len(variants) * len(d_conditions),
-                extra_per_env=1,
-                shard_by="env",
-                options=d_opts,
-            ),
-            TaskPlan(
-                "task_e", tuple((f, 3) for f in TASK_E_FAMILIES), n_controls, n_items=n_controls
-            ),
-        ),
-    )
-
-
 @contextlib.contextmanager
 def registered(profile) -> Iterator[None]:
-    """Make ``profile`` visible to the dataset builder by name for the duration of a build.
-
-    Workaround: ``build_dataset`` takes a profile *name* from the dataset package's registry.
-    """
+    """Make a custom-sized ``profile`` (tests) visible to the dataset builder by name for the
+    duration of a build: ``build_dataset`` takes a profile name from the registry."""
     from gridwm_judge.dataset.profiles import PROFILES
 
     previous = PROFILES.get(profile.name)
@@ -145,7 +77,7 @@ def run_quickstart(
     dataset: str | Path | None = None,
     log=print,
 ) -> QuickstartResult:
-    """Build ``profile`` (default :func:`quickstart_profile`) unless ``dataset`` is given,
+    """Build ``profile`` (default: the registered ``quickstart``) unless ``dataset`` is given,
     evaluate the baseline ``judges`` (two at a time on two cores), score, report."""
     from gridwm_judge.report.writer import write_report
     from gridwm_judge.runner.evaluate import EvalConfig, run_eval
@@ -163,8 +95,12 @@ def run_quickstart(
 
         dataset = out / "dataset"
         log(f"[1/4] building the {PROFILE!r} dataset into {dataset} ...")
-        with registered(profile or quickstart_profile()):
-            build_dataset(dataset, PROFILE, num_proc=max(1, min(2, os.cpu_count() or 1)))
+        num_proc = max(1, min(2, os.cpu_count() or 1))
+        if profile is None:
+            build_dataset(dataset, PROFILE, num_proc=num_proc)
+        else:
+            with registered(profile):
+                build_dataset(dataset, profile.name, num_proc=num_proc)
     dataset = Path(dataset)
     timings["build_s"] = time.perf_counter() - t0
 

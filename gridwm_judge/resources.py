@@ -23,9 +23,9 @@ def resource_path(kind: str, name: str | None = None) -> Path:
         if base.is_dir():
             path = base / name if name else base
             if not path.exists():
-                available = sorted(p.name for p in base.iterdir() if not p.name.startswith((".", "_")))
+                names = sorted(p.name for p in base.iterdir() if not p.name.startswith((".", "_")))
                 raise FileNotFoundError(
-                    f"no {kind} resource named {name!r} in {base}; available: {', '.join(available)}"
+                    f"no {kind} resource named {name!r} in {base}; available: {', '.join(names)}"
                 )
             return path
-    raise FileNotFoundError(f"the {kind!r} folder is missing from this installation of gridwm_judge")
+    raise FileNotFoundError(f"the {kind!r} folder is missing from this gridwm_judge installation")

@@ -22,30 +22,53 @@ E_STATUSES = ("holding", "dropped", "reacquired_and_holding")
 
 # name -> (datasets dtype, meaning). Model-facing: prompt, images. Everything else is audit.
 COLUMNS: dict[str, tuple[str, str]] = {
-    "uid": ("string", "stable unique id, e.g. C.keycorridor.g000003.cf.rev.noisy.neutral.composite"),
+    "uid": (
+        "string",
+        "stable unique id, e.g. C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral"
+        ".composite",
+    ),
     "task": ("string", "A..E"),
-    "family": ("string", "env family: doorkey, keycorridor, redbluedoor, lavagap, memory, multiroom, unlockpickup, blockedunlockpickup"),
+    "family": (
+        "string",
+        "env family: doorkey, keycorridor, redbluedoor, lavagap, memory, multiroom, "
+        "unlockpickup, blockedunlockpickup",
+    ),
     "env_id": ("string", "registered MiniGrid id"),
     "group_id": ("string", "trajectory group; CIs resample these"),
     "seed": ("int64", "env.reset seed of the group"),
-    "item_id": ("string", "id shared by the rows that are conditions of one question (A action conditions, C/D presentations of one group+variant); pairs rows for paired metrics"),
+    "item_id": (
+        "string",
+        "id shared by the rows that are conditions of one question (A action conditions, C/D "
+        "presentations of one group+variant); pairs rows for paired metrics",
+    ),
     "prompt": ("string", "model-facing text"),
     "images": ("list_image", "model-facing images, in order"),
-    "answer": ("string", "gold answer as text: A-D letter (A), JSON (B), Yes/No (C), Success/Fail (D), JSON {\"answer\": label} (E)"),
+    "answer": (
+        "string",
+        "gold answer as text: A-D letter (A), JSON (B), Yes/No (C), Success/Fail (D), "
+        'JSON {"answer": label} (E)',
+    ),
     "label": ("int64", "C/D: 1 trajectory succeeded, 0 failed; -1 elsewhere"),
     "variant": ("string", "full / nocue / cf (C, D); '' elsewhere"),
     "temporal": ("string", "orig / rev"),
     "visual": ("string", "clean / noisy / style"),
     "framing": ("string", "neutral / positive / negative"),
     "representation": ("string", "composite / split"),
-    "probe_family": ("string", "C/D: which presentation family this row belongs to: baseline, temporal, visual, framing, grid ('' elsewhere)"),
+    "probe_family": (
+        "string",
+        "C/D: the presentation set this row belongs to (C: grid = temporal x visual, framing; "
+        "D: baseline, framing, visual; '' elsewhere)",
+    ),
     "action_condition": ("string", "A: orig / shuffle / mask; '' elsewhere"),
     "action": ("string", "A: the true action name; '' elsewhere"),
     "question": ("string", "E: identity / status; B: 'perception'; '' elsewhere"),
     "candidate_order": ("string", "A: JSON list of candidate sources, gold marked; '' elsewhere"),
     "frame_indices": ("string", "JSON list of trajectory state indices shown, in shown order"),
     "checkpoint": ("int64", "B/E/A: state index the question is about; -1 elsewhere"),
-    "reference_group_id": ("string", "D: group of the successful reference trajectory; '' elsewhere"),
+    "reference_group_id": (
+        "string",
+        "D: group of the successful reference trajectory; '' elsewhere",
+    ),
     "intervention": ("string", "JSON list of CF operations ('[]' when none)"),
     "mask": ("string", "JSON NoCue mask spec ('[]' when none)"),
     "validators": ("string", "JSON {gate: bool} of the source group"),

@@ -11,7 +11,8 @@ from gridwm_judge import resource_path
 def test_cli_and_package_import_no_heavy_dependency():
     code = (
         "import sys, gridwm_judge, gridwm_judge.cli as c; c.build_parser();"
-        "heavy = [m for m in ('evaluate', 'torch', 'transformers', 'vllm', 'httpx') if m in sys.modules];"
+        "heavy = [m for m in ('evaluate', 'torch', 'transformers', 'vllm', 'httpx')"
+        " if m in sys.modules];"
         "print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 from gridwm_judge import cli, quickstart
+from gridwm_judge.dataset import profiles
 
 
 def test_quickstart_cli_end_to_end(tmp_path, monkeypatch, capsys):
-    tiny = quickstart.quickstart_profile(
+    tiny = profiles.quickstart_profile(
         3, 1, c_probe_sets=("baseline",), d_conditions=("clean-neutral",), n_controls=2
     )
-    monkeypatch.setattr(quickstart, "quickstart_profile", lambda *a, **k: tiny)
+    monkeypatch.setitem(profiles.PROFILES, "quickstart", tiny)
     monkeypatch.setattr(quickstart, "BASELINES", ("always-yes", "oracle"))
     out = tmp_path / "qs"
     assert cli.main(["quickstart", "--out", str(out)]) == 0

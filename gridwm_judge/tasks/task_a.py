@@ -198,7 +198,7 @@ def build_rows(
              "source": c.source, "gold": c.source == "gold"}
             for k, c in enumerate(cands)
         ]
-        item_id = f"A.{g.family}.{g.group_id}.q{t:03d}"
+        item_id = f"A.{g.group_id}.q{t:03d}"
         for cond in action_conditions:
             row = base_row(g)
             row.update(

@@ -135,7 +135,7 @@ def build_rows(
                     painter = GridPainter(tile_size_for(env.grid.width, env.grid.height))
                 frames[t], golds[t] = painter.paint(env), gold_state(env)
         for t in sorted(ts):
-            uid = f"B.{g.family}.{g.group_id}.t{t:03d}"
+            uid = f"B.{g.group_id}.t{t:03d}"
             row = base_row(g)
             row.update(
                 uid=uid,

@@ -211,7 +211,7 @@ def build_rows(
         for variant in variants:
             base = audit_columns(group, variant)
             label = base["label"]
-            item_id = f"C.{group.family}.{group.group_id}.{variant}"
+            item_id = f"C.{group.group_id}.{variant}"
             for representation in representations:
                 for probe_set in probe_sets:
                     for temporal, visual, framing in PROBE_SETS[probe_set]:

@@ -72,7 +72,7 @@ def build_rows(
             boards = Storyboards(query, max_frames=max_frames)
             for variant in variants:
                 base = audit_columns(query, variant)
-                item_id = f"D.{query.family}.{query.group_id}.{variant}"
+                item_id = f"D.{query.group_id}.{variant}"
                 for condition in conditions:
                     visual, framing, probe_family = CONDITIONS[condition]
                     images = (ref_boards.images("full", "orig", visual, "composite")

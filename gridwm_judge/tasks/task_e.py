@@ -136,7 +136,7 @@ def build_rows(
             label = identity_label(first_pickup(g.full)["obj"])
         else:
             label = status_at(g.full, t)
-        uid = f"E.{g.family}.{g.group_id}.t{t:03d}.{question}"
+        uid = f"E.{g.group_id}.t{t:03d}.{question}"
         row = base_row(g)
         row.update(
             uid=uid,

@@ -16,7 +16,8 @@ import pytest
 from PIL import Image
 
 from gridwm_judge import cli
-from gridwm_judge.quickstart import quickstart_profile, run_quickstart
+from gridwm_judge.dataset.profiles import quickstart_profile
+from gridwm_judge.quickstart import run_quickstart
 from gridwm_judge.report import Table, collect, summarize, write_report
 from gridwm_judge.report.inputs import SCORES
 from gridwm_judge.report.plots import FIGURES

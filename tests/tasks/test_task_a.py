@@ -52,7 +52,7 @@ def test_counts_schema_and_uids(rows):
         check_schema(row)
         assert row["task"] == "A" and row["prompt_version"] == PROMPT_VERSION
         assert row["uid"] == f"{row['item_id']}.{row['action_condition']}"
-        assert row["item_id"] == f"A.{row['family']}.{row['group_id']}.q{row['checkpoint']:03d}"
+        assert row["item_id"] == f"A.{row['group_id']}.q{row['checkpoint']:03d}"
     assert len({r["uid"] for r in rows}) == len(rows)
     by_item = collections.defaultdict(list)
     for r in rows:

@@ -42,7 +42,7 @@ def test_counts_schema_prompt(rows):
     for r in rows:
         assert set(r) == set(COLUMNS)
         assert r["prompt"] == TASK_B and r["task"] == "B" and r["question"] == "perception"
-        assert r["uid"] == r["item_id"] == f"B.{r['family']}.{r['group_id']}.t{r['checkpoint']:03d}"
+        assert r["uid"] == r["item_id"] == f"B.{r['group_id']}.t{r['checkpoint']:03d}"
         assert json.loads(r["frame_indices"]) == [r["checkpoint"]]
         assert len(r["images"]) == 1 and isinstance(r["images"][0], Image.Image)
         assert r["answer"] == json.dumps(json.loads(r["answer"]), sort_keys=True)

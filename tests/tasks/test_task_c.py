@@ -36,8 +36,8 @@ def test_counts_columns_and_uids(rows, group):
     assert sum(r["representation"] == "split" for r in rows) == 27
     assert sum(r["probe_family"] == "framing" for r in rows) == 18
     r = rows[0]
-    assert r["uid"] == (f"C.redbluedoor.{group.group_id}.full.grid.orig.clean.neutral.composite")
-    assert r["item_id"] == f"C.redbluedoor.{group.group_id}.full"
+    assert r["uid"] == (f"C.{group.group_id}.full.grid.orig.clean.neutral.composite")
+    assert r["item_id"] == f"C.{group.group_id}.full"
     assert all(r["prompt_version"] == PROMPT_VERSION and r["task"] == "C" for r in rows)
 
 

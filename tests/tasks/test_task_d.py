@@ -30,7 +30,7 @@ def test_counts_and_structure(rows, groups):
     assert {r["group_id"] for r in rows} == {q.group_id for q in queries}
     assert {r["reference_group_id"] for r in rows} == {reference.group_id}
     assert reference.seed not in {r["seed"] for r in rows}
-    assert rows[0]["uid"] == f"D.lavagap.{queries[0].group_id}.full.clean-neutral"
+    assert rows[0]["uid"] == f"D.{queries[0].group_id}.full.clean-neutral"
     assert all(len(r["images"]) == 2 and r["representation"] == "composite" for r in rows)
     for r in rows:
         assert r["answer"] == ("Success" if r["label"] else "Fail")

@@ -43,7 +43,7 @@ def test_counts_and_schema(rows):
     assert questions == {"identity": round(24 * 136 / 325), "status": 24 - round(24 * 136 / 325)}
     for r in rows:
         assert set(r) == set(COLUMNS)
-        assert r["uid"] == f"E.{r['family']}.{r['group_id']}.t{r['checkpoint']:03d}.{r['question']}"
+        assert r["uid"] == f"E.{r['group_id']}.t{r['checkpoint']:03d}.{r['question']}"
         assert r["prompt"] == TASK_E[r["question"]]
         assert "{{" not in r["prompt"] and r["group_id"] not in r["prompt"]
         assert set(json.loads(r["answer"])) == {"answer"}
