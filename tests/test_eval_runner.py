@@ -200,6 +200,17 @@ def test_oracle_run_is_labelled_upper_bound(smoke, tmp_path):
     )
 
 
+def test_judges_without_pixels_run_without_decoding_images(smoke, tmp_path, capsys, monkeypatch):
+    def boom(data):
+        raise AssertionError("decoded an image")
+
+    monkeypatch.setattr("gridwm_judge.judges.images.decode_rgb", boom)
+    run = tmp_path / "no"
+    assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:always-no")) == 0
+    assert "done 13 (13 new, 0 resumed), errors 0" in capsys.readouterr().out
+    assert len({r["request_hash"] for r in _lines(run)}) == 13
+
+
 def test_store_skips_duplicates_and_rejects_corrupt_middle(tmp_path):
     path = tmp_path / "p.jsonl"
     with PredictionStore(path) as store:

@@ -10,7 +10,7 @@ a failed request is a response with status ``"error"``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -25,14 +25,17 @@ DEFAULT_MAX_TOKENS: Mapping[str, int] = {"A": 512, "B": 2048, "C": 256, "D": 256
 class JudgeRequest:
     """One model-facing item: the judge sees ``prompt`` and ``images`` only.
 
-    ``gold`` is filled by the runner only for judges that declare ``needs_gold`` (the oracle
-    sanity judge); every real judge gets ``None``.
+    ``images`` reads as RGB PIL images, in order. The eval runner passes a
+    :class:`~gridwm_judge.judges.images.LazyImages`, which decodes an image only when it is
+    read (judges that never look at pixels cost no decoding) and keeps the stored PNG bytes
+    for backends that can send them as they are. ``gold`` is filled by the runner only for
+    judges that declare ``needs_gold`` (the oracle sanity judge); every real judge gets ``None``.
     """
 
     uid: str
     task: str
     prompt: str
-    images: tuple[Any, ...]  # PIL images, in order
+    images: Sequence[Any]  # RGB PIL images (or a LazyImages), in order
     max_tokens: int
     gold: str | None = None
 

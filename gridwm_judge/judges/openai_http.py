@@ -1,6 +1,7 @@
 """``openai:MODEL``: any OpenAI-compatible chat-completions server (e.g. ``vllm serve``).
 
-Plain ``httpx`` (no SDK needed): images go as base64 PNG data URLs, the key comes from
+Plain ``httpx`` (no SDK needed): images go as base64 PNG data URLs (the dataset's stored PNG
+bytes as they are when they are plain RGB, so nothing is decoded), the key comes from
 ``OPENAI_API_KEY`` or ``GRIDWM_API_KEY`` (none is sent when both are unset, as local servers
 expect). ``workers`` threads send requests concurrently under a shared ``rps`` limit; 429,
 5xx, timeouts, connection errors and malformed bodies are retried with exponential backoff
@@ -10,8 +11,6 @@ response with status ``"error"`` and the last error text: failures are data, not
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import threading
 import time
@@ -26,6 +25,7 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
+from gridwm_judge.judges.images import png_data_url
 
 API_KEY_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -34,9 +34,7 @@ MAX_BACKOFF_S = 30.0
 
 def image_data_url(image) -> str:
     """A PIL image as a ``data:image/png;base64,...`` URL (lossless, so pixels are exact)."""
-    buf = io.BytesIO()
-    image.convert("RGB").save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return png_data_url((image,), 0)
 
 
 def chat_body(
@@ -47,7 +45,10 @@ def chat_body(
     ``structured`` adds vLLM's ``structured_outputs`` extra parameter (choice / JSON schema
     of the task's answer format); only vLLM-compatible servers understand it.
     """
-    content = [{"type": "image_url", "image_url": {"url": image_data_url(im)}} for im in req.images]
+    content = [
+        {"type": "image_url", "image_url": {"url": png_data_url(req.images, i)}}
+        for i in range(len(req.images))
+    ]
     content.append({"type": "text", "text": req.prompt})
     body = {
         "model": model,

@@ -1,8 +1,10 @@
 """Run one judge over dataset task configs, resumably, writing one prediction line per uid.
 
 Only ``prompt`` and ``images`` of a row reach the judge (plus the gold answer for the oracle
-sanity judge, which declares ``needs_gold``). Every response is parsed by the one parser and
-persisted as soon as it arrives; a rerun of the same command requests only missing uids.
+sanity judge, which declares ``needs_gold``). Rows are read in Arrow form, so images reach the
+judge as their stored PNG bytes and are decoded only if the judge reads pixels; the request
+hash is taken over those bytes (see :func:`request_hash`). Every response is parsed by the one
+parser and persisted as soon as it arrives; a rerun of the same command requests only missing uids.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import dataclasses
 import hashlib
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from gridwm_judge.judges.base import (
     JudgeRequest,
     JudgeResponse,
 )
+from gridwm_judge.judges.images import LazyImages
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.runner.store import (
     PREDICTIONS,
@@ -34,6 +37,7 @@ from gridwm_judge.runner.store import (
 
 TASK_NAMES = ("A", "B", "C", "D", "E")
 REPRESENTATIONS = ("composite", "split")
+_BATCH = 32  # rows converted from Arrow at a time (bounded memory, few conversions)
 
 
 @dataclass(frozen=True)
@@ -96,21 +100,39 @@ def identity_options(options: JudgeOptions) -> dict[str, Any]:
     return out
 
 
+IMAGE_HASH = "stored-bytes"
+"""How images enter :func:`request_hash` (hashed along, so a change of rule changes every hash)."""
+
+
 def request_hash(
-    identity: Mapping[str, Any], task: str, prompt: str, images, max_tokens: int
+    identity: Mapping[str, Any], task: str, prompt: str, images: Sequence[bytes], max_tokens: int
 ) -> str:
-    """sha256 over what the judge was asked: judge identity, prompt, image pixels, budget."""
+    """sha256 over what the judge was asked: judge identity, task, prompt, images, budget.
+
+    Images enter as the encoded bytes stored in the dataset (the PNG files in the parquet), in
+    order and length-prefixed, never as decoded pixels: hashing needs no decoding, and the
+    same row asked of the same judge hashes the same on every run. Two encodings of identical
+    pixels hash differently, which only happens when the dataset is rebuilt (and then its
+    fingerprint in run.json changes too). Records written by earlier builds of this package
+    hashed decoded RGB pixels instead; nothing compares hashes across runs, so both coexist.
+    """
     h = hashlib.sha256()
     h.update(
         json.dumps(
-            {"id": identity, "task": task, "prompt": prompt, "max_tokens": max_tokens},
+            {
+                "id": identity,
+                "task": task,
+                "prompt": prompt,
+                "max_tokens": max_tokens,
+                "images": IMAGE_HASH,
+            },
             sort_keys=True,
             default=str,
         ).encode()
     )
-    for im in images:
-        h.update(f"{im.mode}:{im.size}".encode())
-        h.update(im.tobytes())
+    for data in images:
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
     return h.hexdigest()
 
 
@@ -223,23 +245,44 @@ def _select(tables, cfg: EvalConfig, store: PredictionStore):
 
 
 def _requests(judge, tables, pending, cfg: EvalConfig, identity, meta) -> Iterator[JudgeRequest]:
+    """Rows as requests, read in Arrow form: images stay encoded until a judge reads pixels."""
     for task, ds in tables.items():
         indices = [i for t, i, _ in pending if t == task]
         if not indices:
             continue
         cols = ["uid", "prompt", "images"] + (["answer"] if judge.needs_gold else [])
-        for row in ds.select(indices).select_columns(cols):
-            images = tuple(im.convert("RGB") for im in row["images"])
-            budget = int(cfg.max_tokens[task])
-            meta[row["uid"]] = (task, request_hash(identity, task, row["prompt"], images, budget))
-            yield JudgeRequest(
-                row["uid"],
-                task,
-                row["prompt"],
-                images,
-                budget,
-                gold=row["answer"] if judge.needs_gold else None,
-            )
+        rows = ds.select(indices).select_columns(cols).with_format("arrow")
+        for batch in rows.iter(batch_size=_BATCH):
+            for row in batch.to_pylist():
+                encoded = [stored_image_bytes(im, row["uid"]) for im in row["images"] or ()]
+                budget = int(cfg.max_tokens[task])
+                rhash = request_hash(identity, task, row["prompt"], encoded, budget)
+                meta[row["uid"]] = (task, rhash)
+                yield JudgeRequest(
+                    row["uid"],
+                    task,
+                    row["prompt"],
+                    LazyImages(encoded),
+                    budget,
+                    gold=row["answer"] if judge.needs_gold else None,
+                )
+
+
+def stored_image_bytes(image: Mapping[str, Any] | None, uid: str) -> bytes:
+    """The encoded bytes of one stored ``Image`` cell ({"bytes", "path"}), without decoding.
+
+    Built datasets embed the bytes; a cell that only names a local file is read from it.
+    """
+    data = (image or {}).get("bytes")
+    if data:
+        return bytes(data)
+    path = (image or {}).get("path")
+    if path and Path(path).is_file():
+        return Path(path).read_bytes()
+    raise ValueError(
+        f"row {uid!r} has an image with neither stored bytes nor a readable file "
+        f"(path {path!r}); rebuild the dataset so its images are embedded"
+    )
 
 
 def _drive(judge, tables, pending, cfg: EvalConfig, store, manifest) -> int:

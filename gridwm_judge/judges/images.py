@@ -1,0 +1,102 @@
+"""A request's images as their stored encoded bytes, decoded only when a judge reads pixels.
+
+Why: most reference judges (always-yes/no, random, oracle) never look at an image, and an
+HTTP judge can send the stored PNG as it is; decoding every image of every row for every judge
+used to cost more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
+images (what :class:`~gridwm_judge.judges.base.JudgeRequest` promises) that decodes an image on
+first access and keeps it, while :meth:`LazyImages.encoded` hands out the stored bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_RGB8 = (8, 2)  # IHDR bit depth 8, colour type 2 (truecolour, no alpha)
+
+
+def decode_rgb(data: bytes):
+    """Encoded image bytes -> a fully loaded RGB PIL image (as the old eager path gave)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        return im.convert("RGB")
+
+
+class LazyImages(Sequence):
+    """The images of one request, in order; ``images[i]`` decodes image i once (thread-safe)."""
+
+    def __init__(self, encoded: Iterable[bytes]):
+        self._encoded = tuple(bytes(b) for b in encoded)
+        self._decoded: list[Any] = [None] * len(self._encoded)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._encoded)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not isinstance(index, int):
+            raise TypeError(f"image index must be an int or slice, got {type(index).__name__}")
+        i = index + len(self) if index < 0 else index
+        if not 0 <= i < len(self):
+            raise IndexError(f"image index {index} out of range for {len(self)} images")
+        with self._lock:
+            if self._decoded[i] is None:
+                self._decoded[i] = decode_rgb(self._encoded[i])
+            return self._decoded[i]
+
+    def encoded(self, index: int) -> bytes:
+        """The stored bytes of image ``index`` (no decoding)."""
+        return self._encoded[index]
+
+    @property
+    def decoded_count(self) -> int:
+        """How many images have been decoded so far (0 for judges that never read pixels)."""
+        return sum(im is not None for im in self._decoded)
+
+    def __repr__(self) -> str:
+        return f"LazyImages({len(self)} images, {self.decoded_count} decoded)"
+
+
+def is_plain_rgb_png(data: bytes) -> bool:
+    """True for an 8-bit truecolour PNG without a transparency chunk (read from chunk headers).
+
+    Such a file decodes to exactly the RGB pixels a judge is meant to see, so it can be sent
+    as stored; anything else (palette, alpha, 16-bit, other formats) is re-encoded as RGB.
+    """
+    if not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR" or len(data) < 33:
+        return False
+    if (data[24], data[25]) != _PNG_RGB8:
+        return False
+    pos = 8
+    while pos + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        if kind == b"tRNS":
+            return False
+        if kind in (b"IDAT", b"IEND"):
+            return True
+        pos += 12 + length
+    return False
+
+
+def png_bytes(images: Sequence[Any], index: int) -> bytes:
+    """Lossless RGB PNG bytes of image ``index``: the stored file when it already is one."""
+    if isinstance(images, LazyImages):
+        data = images.encoded(index)
+        if is_plain_rgb_png(data):
+            return data
+    buf = io.BytesIO()
+    images[index].convert("RGB").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def png_data_url(images: Sequence[Any], index: int) -> str:
+    """Image ``index`` as a ``data:image/png;base64,...`` URL (lossless, so pixels are exact)."""
+    return "data:image/png;base64," + base64.b64encode(png_bytes(images, index)).decode("ascii")
