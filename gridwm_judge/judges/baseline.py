@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -147,20 +147,41 @@ class BaselineJudge:
         return _fixed(req.task, req.prompt)
 
 
-def query_frames(task: str, prompt: str, images) -> list[np.ndarray]:
-    """Frames (in shown order) of the storyboard being judged: the query storyboard for D."""
-    images = list(images)
+def query_frames(task: str, prompt: str, images) -> Sequence[np.ndarray]:
+    """Frames (in shown order) of the storyboard being judged: the query storyboard for D.
+
+    Separate frame images are converted on access, so reading only the last frame decodes
+    only that image (the eval runner hands images over still encoded).
+    """
+    images = images if isinstance(images, Sequence) else list(images)
     if task == "D":
         m = _QUERY_SPLIT.search(prompt)
         if m and 0 < int(m.group(1)) <= len(images):
-            return [pixels.to_array(im) for im in images[-int(m.group(1)) :]]
+            return _Arrays(images, len(images) - int(m.group(1)))
         if len(images) >= 2:
             return pixels.panels(images[-1])
         frames = pixels.panels(images[0]) if images else []
         return frames[len(frames) // 2 :]
     if len(images) == 1:
         return pixels.panels(images[0])
-    return [pixels.to_array(im) for im in images]
+    return _Arrays(images, 0)
+
+
+class _Arrays(Sequence):
+    """``pixels.to_array`` of ``images[start:]``, computed per item when it is read."""
+
+    def __init__(self, images: Sequence, start: int):
+        self.images, self.start = images, start
+
+    def __len__(self) -> int:
+        return len(self.images) - self.start
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"frame index {index} out of range for {len(self)} frames")
+        return pixels.to_array(self.images[self.start + index % len(self)])
 
 
 def least_changed_candidate(images) -> str:

@@ -24,8 +24,9 @@ def decode_rgb(data: bytes):
     """Encoded image bytes -> a fully loaded RGB PIL image (as the old eager path gave)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as im:
-        return im.convert("RGB")
+    im = Image.open(io.BytesIO(data))
+    im.load()
+    return im if im.mode == "RGB" else im.convert("RGB")
 
 
 class LazyImages(Sequence):

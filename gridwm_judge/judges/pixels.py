@@ -25,62 +25,76 @@ def to_array(image) -> np.ndarray:
     return arr[..., :3].astype(np.int16)
 
 
-def _gutters(arr: np.ndarray, axis: int) -> np.ndarray:
+def _bright(arr: np.ndarray) -> np.ndarray:
+    """Per pixel: all channels >= 180 (MiniGrid draws no white, so this is layout background).
+
+    Computed once per image; every gutter and caption test below reads slices of it.
+    """
+    return (arr[..., 0] >= _BRIGHT) & (arr[..., 1] >= _BRIGHT) & (arr[..., 2] >= _BRIGHT)
+
+
+def _gutters(bright: np.ndarray, axis: int) -> np.ndarray:
     """Boolean per line (rows if axis=0): the line is (almost all) bright background.
 
-    MiniGrid draws no white, so a bright full-length line is layout background; the 97%
-    share and the 180 threshold tolerate the noisy / style visual probes.
+    The 97% share and the 180 threshold tolerate the noisy / style visual probes.
     """
-    lines = arr if axis == 0 else arr.transpose(1, 0, 2)
-    bright = np.all(lines >= _BRIGHT, axis=2)
-    return bright.mean(axis=1) >= 0.97
+    n = bright.shape[1 - axis]
+    return np.count_nonzero(bright, axis=1 - axis) / n >= 0.97
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """Maximal runs of False (content) in a gutter mask, as [start, stop)."""
-    runs, start = [], None
-    for i, gutter in enumerate(mask):
-        if not gutter and start is None:
-            start = i
-        elif gutter and start is not None:
-            runs.append((start, i))
-            start = None
-    if start is not None:
-        runs.append((start, len(mask)))
-    return [(a, b) for a, b in runs if b - a >= _MIN_PANEL]
+    content = np.concatenate(([False], ~mask, [False]))
+    edges = np.flatnonzero(content[1:] != content[:-1])
+    return [
+        (int(a), int(b))
+        for a, b in zip(edges[::2], edges[1::2], strict=True)
+        if b - a >= _MIN_PANEL
+    ]
 
 
-def _leaves(arr: np.ndarray, y: int, x: int, depth: int) -> list[tuple[int, int, np.ndarray]]:
-    """Recursive XY-cut at gutter lines; leaves as (top, left, pixels)."""
-    rows = _runs(_gutters(arr, 0))
+def _leaves(
+    arr: np.ndarray, bright: np.ndarray, y: int, x: int, depth: int
+) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+    """Recursive XY-cut at gutter lines; leaves as (top, left, pixels, bright mask)."""
+    rows = _runs(_gutters(bright, 0))
     if not rows:
         return []
     if len(rows) > 1 and depth < 12:
-        return [leaf for a, b in rows for leaf in _leaves(arr[a:b], y + a, x, depth + 1)]
+        return [
+            leaf for a, b in rows for leaf in _leaves(arr[a:b], bright[a:b], y + a, x, depth + 1)
+        ]
     a, b = rows[0]
-    arr, y = arr[a:b], y + a
-    cols = _runs(_gutters(arr, 1))
+    arr, bright, y = arr[a:b], bright[a:b], y + a
+    cols = _runs(_gutters(bright, 1))
     if not cols:
         return []
     if len(cols) > 1 and depth < 12:
-        return [leaf for a, b in cols for leaf in _leaves(arr[:, a:b], y, x + a, depth + 1)]
+        return [
+            leaf
+            for a, b in cols
+            for leaf in _leaves(arr[:, a:b], bright[:, a:b], y, x + a, depth + 1)
+        ]
     a, b = cols[0]
-    trimmed = arr[:, a:b]
+    trimmed, trimmed_bright = arr[:, a:b], bright[:, a:b]
     if trimmed.shape != arr.shape and depth < 12:
-        return _leaves(trimmed, y, x + a, depth + 1)
-    return [(y, x + a, trimmed)]
+        return _leaves(trimmed, trimmed_bright, y, x + a, depth + 1)
+    return [(y, x + a, trimmed, trimmed_bright)]
 
 
-def _is_frame(arr: np.ndarray) -> bool:
+def _is_frame(arr: np.ndarray, bright: np.ndarray) -> bool:
     """Caption strips (dark text on white) are not frames: MiniGrid frames are mostly dark."""
-    bright = np.all(arr >= _BRIGHT, axis=-1).mean()
-    return min(arr.shape[:2]) >= _MIN_PANEL and bright < 0.5
+    return min(arr.shape[:2]) >= _MIN_PANEL and bright.mean() < 0.5
 
 
 def panel_boxes(image) -> list[tuple[int, int, np.ndarray]]:
     """(top, left, pixels) of every frame panel in an image, sorted top-to-bottom, then left."""
     arr = to_array(image)
-    leaves = [leaf for leaf in _leaves(arr, 0, 0, 0) if _is_frame(leaf[2])]
+    leaves = [
+        (top, left, px)
+        for top, left, px, bright in _leaves(arr, _bright(arr), 0, 0, 0)
+        if _is_frame(px, bright)
+    ]
     return sorted(leaves, key=lambda leaf: (leaf[0], leaf[1])) or [(0, 0, arr)]
 
 

@@ -74,3 +74,16 @@ def test_request_hash_follows_stored_bytes():
         request_hash(ident, "C", "p", [a], 9),
     ]
     assert len({h, *others}) == 6
+
+
+@pytest.mark.parametrize("reversed_order", [False, True])
+def test_pixel_heuristic_decodes_only_the_judged_frame(reversed_order):
+    from gridwm_judge.prompts import REVERSED_NOTE
+
+    frames = [_png("RGB", (0, 0, 40 * i), size=(16, 16)) for i in range(4)]
+    judge = make_judge("baseline:pixel-heuristic", JudgeOptions())
+    prompt = "Did the agent reach the goal?" + (REVERSED_NOTE if reversed_order else "")
+    imgs = LazyImages(frames)
+    [resp] = judge.judge([JudgeRequest("u", "C", prompt, imgs, 8)])
+    assert resp.raw == "No" and imgs.decoded_count == 1
+    assert imgs._decoded[0 if reversed_order else -1] is not None
