@@ -119,6 +119,10 @@ def score(
     judges, graded_all, coverage = {}, [], {}
     for judge in sorted(by_judge):
         graded, cov = join_judge(judge, rows, by_judge[judge])
+        # A task the judge was never run on is reported as coverage 0, not scored: its
+        # all-missing rows would otherwise read as an all-invalid (and "unstable") judge.
+        run = {t for t, c in cov.items() if c.n_predicted > 0}
+        graded = [g for g in graded if g.task in run]
         graded_all.extend(graded)
         coverage[judge] = {t: c.to_json() for t, c in cov.items()}
         judges[judge] = {"coverage": coverage[judge], **score_judge(graded, settings)}

@@ -151,3 +151,18 @@ def test_unknown_and_duplicate_uids_are_errors(tiny_dataset, tmp_path, capsys):
     assert _run(folder, [ok], tmp_path / "o3", "--tasks", "A") == 0
     assert _run(folder, [ok], tmp_path / "o3", "--tasks", "A") == 2  # no silent overwrite
     assert "--overwrite" in capsys.readouterr().err
+
+
+def test_a_task_the_judge_never_ran_is_coverage_zero_not_scored(tiny_dataset, tmp_path):
+    folder, rows = tiny_dataset
+    only_c = write_predictions(
+        tmp_path / "c.jsonl", "c-only", rows, lambda r: "Yes" if r["task"] == "C" else False
+    )
+    assert _run(folder, [only_c], tmp_path / "out") == 0
+    j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["c-only"]
+    assert set(j["tasks"]) == {"C"}
+    assert j["coverage"]["D"]["n_predicted"] == 0 and j["coverage"]["D"]["n_missing"] > 0
+    leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
+    assert not any("(D)" in e for e in leakage["evidence"])  # no verdicts, no instability
+    lines = (tmp_path / "out" / "rows.jsonl").read_text().splitlines()
+    assert {json.loads(x)["task"] for x in lines} == {"C"}
