@@ -34,7 +34,9 @@ scores.json (``format`` "gridwm-judge-scores/1")::
                 "vcc": {"reference", "other", "metrics": {vcc_rep, vcc_given_success,
                         vcc_given_failure: M}, "mcnemar_correct": T}},
           "D": {"protocol": "all_groups", "causal": CB (M with "ci_env"),
-                "by_condition": {"clean-neutral"|...: CB}, "families": {"framing"|"visual": FB}},
+                "by_condition": {"clean-neutral"|...: CB},
+                "families": {"framing"|"visual": FB}},   (FB under eligible_pairs: stability
+                                                          compares answers actually given)
           "E": {"metrics": {e_acc, e_mean_score: M},
                 "by_question": {q: {e_acc, e_mean_score: M}}}}}}}
 

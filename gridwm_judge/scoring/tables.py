@@ -248,7 +248,10 @@ def score_task_d(rows: Sequence[GradedRow], s: _Batch) -> dict:
     for vis, fr in sorted({(r.visual, r.framing) for r in rows}):
         sub = [r for r in rows if (r.visual, r.framing) == (vis, fr)]
         out["by_condition"][f"{vis}-{fr}"] = _causal_block(sub, protocol, s, select=lambda r: True)
-    out["families"] = {f.name: _family_block(rows, f, protocol, s) for f in D_FAMILIES}
+    # Stability compares verdicts the judge gave: under all_groups an invalid answer would
+    # count as a flip, and a judge that never answers would read as presentation leakage.
+    # Invalid outputs stay visible in the coverage block and count against the causal metrics.
+    out["families"] = {f.name: _family_block(rows, f, "eligible_pairs", s) for f in D_FAMILIES}
     return out
 
 

@@ -166,3 +166,14 @@ def test_a_task_the_judge_never_ran_is_coverage_zero_not_scored(tiny_dataset, tm
     assert not any("(D)" in e for e in leakage["evidence"])  # no verdicts, no instability
     lines = (tmp_path / "out" / "rows.jsonl").read_text().splitlines()
     assert {json.loads(x)["task"] for x in lines} == {"C"}
+
+
+def test_a_judge_that_never_answers_is_not_called_unstable(tiny_dataset, tmp_path):
+    folder, rows = tiny_dataset
+    mute = write_predictions(tmp_path / "m.jsonl", "mute", rows, lambda r: "I cannot tell")
+    assert _run(folder, [mute], tmp_path / "out") == 0
+    j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["mute"]
+    assert j["coverage"]["D"]["parse_modes"]["invalid"] == j["coverage"]["D"]["n_items"]
+    assert j["tasks"]["D"]["causal"]["metrics"]["acc_full"]["value"] == 0.0  # invalid = wrong
+    leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
+    assert not leakage["flagged"] and leakage["evidence"] == []
