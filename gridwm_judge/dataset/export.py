@@ -100,6 +100,9 @@ def build_dataset(
     chosen = check_configs(prof, configs)
     if num_proc < 1:
         raise ValueError(f"num_proc must be >= 1, got {num_proc}")
+    for name, value in (("seed", seed), ("sampling_seed", sampling_seed)):
+        if not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     out = Path(out).resolve()
     _check_out(out, overwrite)
     if quiet:

@@ -62,7 +62,13 @@ class HFJudge:
         self.spec, self.model_id, self.options = spec, model_id, options
         cuda = self.torch.cuda.is_available()
         self.device = options.device or ("cuda" if cuda else "cpu")
-        self.processor = transformers.AutoProcessor.from_pretrained(model_id)
+        try:
+            self.processor = transformers.AutoProcessor.from_pretrained(model_id)
+        except OSError as exc:  # not a local folder and not a reachable Hub id
+            raise ValueError(
+                f"cannot load the hf judge model {model_id!r}: give a local folder with "
+                f"config, weights and processor files, or a Hub model id ({exc})"
+            ) from exc
         tokenizer = getattr(self.processor, "tokenizer", None)
         if tokenizer is not None:
             tokenizer.padding_side = "left"

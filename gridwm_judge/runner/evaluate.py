@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,6 +157,7 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
     tables = {t: load_task(cfg.dataset, f"task_{t.lower()}") for t in cfg.tasks}
 
     out = Path(cfg.out)
+    fresh = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     manifest = {
         "judge": cfg.judge,
@@ -192,7 +194,13 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
             )
             write_run_manifest(out, manifest)
         else:
-            judge = make_judge(cfg.judge, options)
+            try:
+                judge = make_judge(cfg.judge, options)
+            except Exception:
+                if fresh and not store.records:  # leave no half-made run folder behind
+                    store.close()
+                    shutil.rmtree(out, ignore_errors=True)
+                raise
             try:
                 manifest["judge_settings"] = judge.settings()
                 check_run_manifest(out, manifest, keys=("judge_settings",))
