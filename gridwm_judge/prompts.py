@@ -4,13 +4,14 @@ Texts marked *verbatim* are the paper's (Appendix C). Additions of ours (marked 
 semantics-preserving and answers scorable: a reversed storyboard says so (otherwise reversal
 changes meaning), split-image items say how the numbered images relate, and Tasks B and E state
 the answer schema / label space (the paper's texts do not, so a judge could match the scored
-fields only by luck). Bump ``PROMPT_VERSION`` whenever any
+fields only by luck), and Task D says which image is the reference (the verbatim text names
+both trajectories but not their order). Bump ``PROMPT_VERSION`` whenever any
 model-facing text changes; it is recorded in every row and every run.
 """
 
 from __future__ import annotations
 
-PROMPT_VERSION = "gwj-prompts-v2"
+PROMPT_VERSION = "gwj-prompts-v3"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (
@@ -99,6 +100,12 @@ def task_c_prompt(mission: str, framing: str, *, reversed_order: bool, n_split: 
     return "\n".join(parts)
 
 
+D_ORDER_NOTE = (  # ours
+    "The first image is the reference trajectory's storyboard; "
+    "the second image is the query trajectory's storyboard."
+)
+
+
 def task_d_prompt(
     framing: str,
     *,
@@ -106,16 +113,19 @@ def task_d_prompt(
     n_split_reference: int = 0,
     n_split_query: int = 0,
 ) -> str:
-    """Task D prompt: the verbatim instruction, with the framing preamble for non-neutral rows."""
+    """Task D prompt: the framing preamble for non-neutral rows, the verbatim instruction,
+    then which images are the reference and which the query."""
     _check_framing(framing)
     parts = [] if framing == "neutral" else [TASK_C_PREAMBLE[framing]]
+    parts += _presentation_notes(reversed_order, 0)
+    parts.append(TASK_D)
     if n_split_reference or n_split_query:
         parts.append(
             f"The first {n_split_reference} images are the reference trajectory; "
             f"the next {n_split_query} images are the query trajectory, in the order shown."
         )
-    parts += _presentation_notes(reversed_order, 0)
-    parts.append(TASK_D)
+    else:
+        parts.append(D_ORDER_NOTE)
     return "\n".join(parts)
 
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from gridwm_judge.prompts import TASK_C_PREAMBLE, TASK_D
+from gridwm_judge.prompts import D_ORDER_NOTE, TASK_C_PREAMBLE, TASK_D
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.tasks import task_d
@@ -42,11 +42,11 @@ def test_prompts_follow_the_condition_and_match_across_variants(rows):
     by = defaultdict(set)
     for r in rows:
         by[(r["group_id"], r["visual"], r["framing"])].add(r["prompt"])
-        assert r["prompt"].endswith(TASK_D)
+        assert r["prompt"].endswith(f"{TASK_D}\n{D_ORDER_NOTE}")  # reference image first
         if r["framing"] != "neutral":
             assert r["prompt"].startswith(TASK_C_PREAMBLE[r["framing"]])
         else:
-            assert r["prompt"] == TASK_D
+            assert r["prompt"] == f"{TASK_D}\n{D_ORDER_NOTE}"
     assert len(by) == 8 and all(len(p) == 1 for p in by.values())  # D3
 
 
