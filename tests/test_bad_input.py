@@ -1,4 +1,4 @@
-"""Bad input across commands: one clear line, exit 2, and nothing written."""
+"""Bad input and labelling across commands: clear one-line errors, nothing half-written."""
 
 from gridwm_judge.cli import main
 from gridwm_judge.dataset import build_dataset
@@ -32,3 +32,14 @@ def test_report_refuses_a_file_as_out(tmp_path, capsys):
     assert main(["report", str(run), "--out", str(target)]) == 2
     assert target.read_text() == "keep me"
     assert capsys.readouterr().err.startswith("gridwm-judge report: error:")
+
+
+def test_score_does_not_call_the_oracle_action_ignorant(tmp_path, capsys):
+    dataset = tmp_path / "ds"
+    build_dataset(dataset, "smoke", configs=["task_a"])
+    run = tmp_path / "oracle"
+    args = ["--dataset", str(dataset), "--tasks", "a"]
+    assert main(["eval", *args, "--judge", "baseline:oracle", "--out", str(run)]) == 0
+    assert main(["score", "--dataset", str(dataset), "--predictions",
+                 str(run / "predictions.jsonl"), "--out", str(run), "--n-resamples", "200"]) == 0
+    assert "failure modes: none" in capsys.readouterr().out

@@ -61,6 +61,19 @@ def _run_records(predictions: Sequence[str | Path]) -> dict[str, Any]:
     return runs
 
 
+def _oracle_is_not_action_ignorant(block: dict) -> None:
+    """An oracle answers from gold under every action condition: its Task A deltas are 0 by
+    construction, which says nothing about a heuristic (the mode is not applicable)."""
+    for mode in block["failure_modes"]:
+        if mode["name"] == "action_ignorant_heuristic" and mode["flagged"]:
+            mode["flagged"] = None
+            mode["evidence"] = [
+                "not applicable: the oracle reads the gold answer under every action "
+                "condition, so its deltas are 0 by construction",
+                *mode["evidence"],
+            ]
+
+
 def compare_judges(judges: Mapping[str, dict]) -> dict:
     """Composite vs split across judges (Wilcoxon signed-rank), Holm over the family."""
     tests = {}
@@ -126,6 +139,10 @@ def score(
         graded_all.extend(graded)
         coverage[judge] = {t: c.to_json() for t, c in cov.items()}
         judges[judge] = {"coverage": coverage[judge], **score_judge(graded, settings)}
+    runs = _run_records(predictions)
+    for run in runs.values():
+        if run.get("oracle_upper_bound") and run.get("judge") in judges:
+            _oracle_is_not_action_ignorant(judges[run["judge"]])
     fingerprint = None
     try:
         from gridwm_judge.dataset_io import dataset_fingerprint
@@ -141,7 +158,7 @@ def score(
         "dataset": str(dataset),
         "dataset_fingerprint": fingerprint,
         "predictions": [str(p) for p in predictions],
-        "runs": _run_records(predictions),
+        "runs": runs,
         "bootstrap": {
             "n_resamples": settings.n_resamples,
             "seed": settings.seed,
