@@ -60,7 +60,8 @@ def load_task(dataset: str, config: str):
     if not path.is_dir() and (
         path.is_absolute() or dataset.startswith((".", "~")) or path.exists()
     ):
-        raise FileNotFoundError(f"dataset folder {dataset!r} does not exist")
+        what = "is a file, not a dataset folder" if path.exists() else "does not exist"
+        raise FileNotFoundError(f"dataset folder {dataset!r} {what}")
     configs = available_configs(dataset)
     if config not in configs:
         have = ", ".join(configs) if configs else "none"

@@ -43,3 +43,14 @@ def test_score_does_not_call_the_oracle_action_ignorant(tmp_path, capsys):
     assert main(["score", "--dataset", str(dataset), "--predictions",
                  str(run / "predictions.jsonl"), "--out", str(run), "--n-resamples", "200"]) == 0
     assert "failure modes: none" in capsys.readouterr().out
+
+
+def test_eval_rejects_limit_zero_and_a_file_as_dataset(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    common = ["--tasks", "c", "--judge", "baseline:oracle", "--out", str(tmp_path / "run")]
+    assert main(["eval", "--dataset", str(afile), *common]) == 2
+    assert "is a file, not a dataset folder" in capsys.readouterr().err
+    assert main(["eval", "--dataset", str(tmp_path), *common, "--limit", "0"]) == 2
+    assert "--limit must be >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -149,8 +149,8 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
         raise ValueError(
             f"unknown representation {cfg.representation!r}; expected one of {REPRESENTATIONS}"
         )
-    if cfg.limit is not None and cfg.limit < 0:
-        raise ValueError(f"--limit must be >= 0, got {cfg.limit}")
+    if cfg.limit is not None and cfg.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {cfg.limit}")
     for task, n in cfg.max_tokens.items():
         if n <= 0:
             raise ValueError(f"max tokens for task {task} must be positive, got {n}")
