@@ -3,7 +3,14 @@
 Knows nothing of prompts or answers; every random choice is seeded from an item's key.
 """
 
-from gridwm_judge.render.frames import VARIANTS, render_frames, rollout_of, select
+from gridwm_judge.render.frames import (
+    VARIANTS,
+    Crop,
+    crop_box,
+    render_frames,
+    rollout_of,
+    select,
+)
 from gridwm_judge.render.keyframes import DEFAULT_MAX_FRAMES, keyframes, select_keyframes
 from gridwm_judge.render.layout import (
     COMPOSITE_MAX_PX,
@@ -26,6 +33,7 @@ __all__ = [
     "SPLIT_MAX_PX",
     "VARIANTS",
     "VISUALS",
+    "Crop",
     "GridPainter",
     "MaskCheck",
     "apply_visual",
@@ -33,6 +41,7 @@ __all__ = [
     "choice_panel",
     "classify_frame",
     "composite",
+    "crop_box",
     "keyframes",
     "mask_pixel_iou",
     "palette",

@@ -2,8 +2,13 @@
 
 ``render_frames(group, "nocue")`` applies the NoCue mask (fog over the masked tiles of the
 masked frames); ``"cf"`` replays under the group's intervention. Frames are cached per
-(group, variant, tile size) in an LRU bounded by ``CACHE_BYTES`` and returned read-only, so
-tasks that reuse a group (Task C's presentations, Task A's negatives) render each state once.
+(group, variant, tile size, crop) in an LRU bounded by ``CACHE_BYTES`` and returned read-only,
+so tasks that reuse a group (Task C's presentations, Task A's negatives) render each state once.
+
+By default frames are cropped to ``crop_box(group)`` (the same window for every variant, so
+Full/NoCue/CF frames stay pixel-aligned): MultiRoom's 25x25 grid is mostly empty void, and
+the full grid would shrink its rooms to a corner of each storyboard panel. Task B, whose
+coordinates count from the full grid's top-left, paints full frames with ``GridPainter``.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,16 +49,57 @@ def mask_by_frame(rollout) -> dict[int, list[list[int]]]:
     return out
 
 
+@dataclass(frozen=True)
+class Crop:
+    """Window of the grid (in tiles) that a group's frames show: columns x..x+width-1,
+    rows y..y+height-1 of the full grid."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+def crop_box(group) -> Crop:
+    """Bounding box of every cell that holds something (wall, door, object, lava, goal) or the
+    agent in any state of any variant of ``group``.
+
+    Outside its rooms MultiRoom's grid is empty void, not wall, so the drawn cells (which
+    include the rooms' bounding walls) are what bounds the scene; an env walled at its border
+    (DoorKey, LavaGap, ...) gives the full grid. No MiniGrid action adds or removes a wall, so
+    each variant's grid after reset + intervention, plus the agent and object positions of its
+    recorded states, covers every state.
+    """
+    xs: list[int] = []
+    ys: list[int] = []
+    for variant in VARIANTS:
+        rollout = rollout_of(group, variant)
+        env = next(iter(_replay_envs()(group.env_id, group.seed, (), rollout.intervention)))
+        width = env.grid.width
+        for idx, cell in enumerate(env.grid.grid):
+            if cell is not None:
+                xs.append(idx % width)
+                ys.append(idx // width)
+        for state in rollout.states:
+            for x, y in [state["agent_pos"], *(o["pos"] for o in state["objects"])]:
+                xs.append(int(x))
+                ys.append(int(y))
+    return Crop(min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+
+
 def render_frames(
     group,
     variant: str = "full",
     *,
+    crop: bool = True,
     tile_size: int | None = None,
     show_carrying: bool = True,
 ) -> list[np.ndarray]:
-    """One RGB uint8 frame (H, W, 3) per state of ``variant``, full-grid top-down.
+    """One RGB uint8 frame (H, W, 3) per state of ``variant``, top-down.
 
-    NoCue frames have the mask applied. Frames are read-only (shared through the cache).
+    ``crop=True`` shows only ``crop_box(group)`` (tile size chosen for the cropped size);
+    ``crop=False`` shows the full grid. NoCue frames have the mask applied. Frames are
+    read-only (shared through the cache).
     """
     rollout = rollout_of(group, variant)
     key = (
@@ -65,21 +112,28 @@ def render_frames(
         json.dumps(list(rollout.mask), sort_keys=True) if variant == "nocue" else "",
         tile_size,
         show_carrying,
+        crop,
     )
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return list(hit)
     fog = mask_by_frame(rollout) if variant == "nocue" else {}
+    box = crop_box(group) if crop else None
     painter = None
     frames: list[np.ndarray] = []
     for t, env in enumerate(
         _replay_envs()(group.env_id, group.seed, group.actions, rollout.intervention)
     ):
         if painter is None:
-            size = tile_size or tile_size_for(env.grid.width, env.grid.height)
+            if box is None:
+                box = Crop(0, 0, env.grid.width, env.grid.height)
+            size = tile_size or tile_size_for(box.width, box.height)
             painter = GridPainter(size, show_carrying=show_carrying)
-        frame = painter.paint(env, fog.get(t, ()))
+            rows = slice(box.y * size, (box.y + box.height) * size)
+            cols = slice(box.x * size, (box.x + box.width) * size)
+        # A copy, not a view: the cache then holds (and counts) only the cropped pixels.
+        frame = painter.paint(env, fog.get(t, ()))[rows, cols].copy()
         frame.setflags(write=False)
         frames.append(frame)
     if len(frames) != len(rollout.states):

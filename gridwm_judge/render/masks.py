@@ -61,19 +61,26 @@ class MaskCheck:
 
 def check_nocue_mask(group, threshold: float = IOU_THRESHOLD) -> MaskCheck:
     """Audit ``group``'s rendered NoCue frames against its Full frames and NoCue targets."""
-    from gridwm_judge.render.frames import mask_by_frame, render_frames
+    from gridwm_judge.render.frames import crop_box, mask_by_frame, render_frames
     from gridwm_judge.sim import get_card, replay_envs
     from gridwm_judge.sim.nocue import target_specs, tiles_at
 
     card = get_card(group.family)
     env = next(iter(replay_envs(group.env_id, group.seed, ())))
     specs = target_specs(group.family, env)
+    # The audited frames are the cropped ones judges see; target tiles shift by the crop.
     full = render_frames(group, "full")
     nocue = render_frames(group, "nocue")
-    tile_size = full[0].shape[0] // env.grid.height
+    box = crop_box(group)
+    tile_size = full[0].shape[0] // box.height
     masked = mask_by_frame(group.nocue)
     ious = tuple(
-        mask_pixel_iou(full[t], nocue[t], tiles_at(group.full.states[t], specs), tile_size)
+        mask_pixel_iou(
+            full[t],
+            nocue[t],
+            [(x - box.x, y - box.y) for x, y in tiles_at(group.full.states[t], specs)],
+            tile_size,
+        )
         for t in sorted(masked)
     )
     return MaskCheck(group.group_id, ious, len(masked), int(card.nocue_budget), threshold)

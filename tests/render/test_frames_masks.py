@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridwm_judge.render import FOG_RGB, keyframes, render_frames
+from gridwm_judge.render import FOG_RGB, crop_box, keyframes, render_frames
 from gridwm_judge.render.masks import check_nocue_mask, mask_pixel_iou
-from gridwm_judge.sim import generate_groups
+from gridwm_judge.sim import generate_groups, replay_envs
 
 
 @pytest.fixture(scope="module")
 def groups():
-    return {f: generate_groups(f, 1, 830000).groups[0] for f in ("doorkey", "lavagap")}
+    return {f: generate_groups(f, 1, 830000).groups[0] for f in ("doorkey", "lavagap", "multiroom")}
 
 
 def test_one_frame_per_state_and_read_only(groups):
@@ -61,3 +61,41 @@ def test_keyframes_shared_across_variants(groups):
     assert set(cf[:-1]) <= set(k)
     pickup = next(e["t"] for e in g.full.events if e["type"] == "pickup")
     assert pickup in k
+
+
+def test_walled_envs_are_not_cropped(groups):
+    for family in ("doorkey", "lavagap"):
+        g = groups[family]
+        env = next(iter(replay_envs(g.env_id, g.seed, ())))
+        box = crop_box(g)
+        assert (box.x, box.y, box.width, box.height) == (0, 0, env.grid.width, env.grid.height)
+        for variant in ("full", "nocue", "cf"):
+            cropped = render_frames(g, variant)
+            full = render_frames(g, variant, crop=False)
+            assert all(np.array_equal(a, b) for a, b in zip(cropped, full, strict=True))
+
+
+def test_multiroom_crop_drops_only_void_and_keeps_variants_aligned(groups):
+    g = groups["multiroom"]
+    box = crop_box(g)
+    inside = {(x, y) for x in range(box.x, box.x + box.width)
+              for y in range(box.y, box.y + box.height)}
+    for variant in ("full", "nocue", "cf"):
+        env = next(iter(replay_envs(g.env_id, g.seed, (), getattr(g, variant).intervention)))
+        assert box.width < env.grid.width or box.height < env.grid.height
+        drawn = {(i % env.grid.width, i // env.grid.width)
+                 for i, c in enumerate(env.grid.grid) if c is not None}
+        assert drawn <= inside
+        # The crop is tight: each of its border rows and columns shows a wall.
+        walls = {p for p in drawn if env.grid.get(*p).type == "wall"}
+        assert {x for x, _ in walls} >= {box.x, box.x + box.width - 1}
+        assert {y for _, y in walls} >= {box.y, box.y + box.height - 1}
+    cropped = {v: render_frames(g, v) for v in ("full", "nocue", "cf")}
+    tile = cropped["full"][0].shape[0] // box.height
+    assert cropped["full"][0].shape == (box.height * tile, box.width * tile, 3)
+    assert tile > render_frames(g, "full", crop=False)[0].shape[0] // 25
+    for variant, frames in cropped.items():
+        full = render_frames(g, variant, crop=False, tile_size=tile)
+        rows = slice(box.y * tile, (box.y + box.height) * tile)
+        cols = slice(box.x * tile, (box.x + box.width) * tile)
+        assert all(np.array_equal(a, b[rows, cols]) for a, b in zip(frames, full, strict=True))

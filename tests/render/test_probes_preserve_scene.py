@@ -7,15 +7,18 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gridwm_judge.render import apply_visual, keyframes, render_frames
+from gridwm_judge.render import apply_visual, crop_box, keyframes, render_frames
 from gridwm_judge.render.tiles import classify_frame, palette, symbolic_grid
 from gridwm_judge.sim import generate_groups, replay_envs
 
 
-@pytest.mark.parametrize("family", ["doorkey", "keycorridor", "blockedunlockpickup"])
+@pytest.mark.parametrize(
+    "family", ["doorkey", "keycorridor", "blockedunlockpickup", "multiroom"]
+)
 def test_probes_keep_symbolic_grid(family):
     group = generate_groups(family, 1, 830000).groups[0]
     frames = render_frames(group, "full")
+    box = crop_box(group)
     wanted = set(keyframes(group, max_frames=4))
     checked = 0
     for t, env in enumerate(replay_envs(group.env_id, group.seed, group.actions)):
@@ -23,8 +26,10 @@ def test_probes_keep_symbolic_grid(family):
             colors = palette(env)
         if t not in wanted:
             continue
-        truth = symbolic_grid(env)
-        tile = frames[t].shape[0] // env.grid.height
+        # Frames show the group's crop: the tile at (i, j) of a frame is grid cell
+        # (box.x + i, box.y + j).
+        truth = symbolic_grid(env)[box.y : box.y + box.height, box.x : box.x + box.width]
+        tile = frames[t].shape[0] // box.height
         clean = classify_frame(frames[t], tile, colors)
         assert (clean == truth).all()
         for visual in ("noisy", "style"):
