@@ -5,8 +5,8 @@ transitions, e.g. turning into nothing or toggling a wall, are excluded). The pa
 current frame on the left and four lettered candidates on the right: the true next frame and
 three hard negatives, preferably other timesteps of the same trajectory (nearest in time
 first, a seeded pick among the closest), else the frame at the same step of other groups
-(same env id first, then same family). No candidate is pixel-identical to the gold or to
-another candidate. Gold letters are balanced over the selected questions (a seeded
+(same frame size first, then same env id, then same family). No candidate is pixel-identical
+to the gold or to another candidate. Gold letters are balanced over the selected questions (a seeded
 permutation of A, B, C, D repeated), so every letter is gold for n/4 questions (+-1).
 
 Each question becomes three rows sharing the same panel: ``orig`` (the true action),
@@ -73,10 +73,12 @@ class _Frames:
         self.groups = groups
         self.digests = []
         self.transitions = []
+        self.shapes = []  # frame shape per group (frames are cropped per group)
         for g in groups:
             frames = self.frames(len(self.digests))
             self.digests.append([_digest(f) for f in frames])
             self.transitions.append(transitions(g, frames))
+            self.shapes.append(frames[0].shape)
 
     def frames(self, gi: int) -> list[np.ndarray]:
         from gridwm_judge.render import render_frames
@@ -113,7 +115,13 @@ def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -
         g = groups[gi]
         others = sorted(
             (h for h in range(len(groups)) if h != gi),
-            key=lambda h: (groups[h].env_id != g.env_id, groups[h].family != g.family, h),
+            # A frame of another size would stand out by its shape alone: same shape first.
+            key=lambda h: (
+                fr.shapes[h] != fr.shapes[gi],
+                groups[h].env_id != g.env_id,
+                groups[h].family != g.family,
+                h,
+            ),
         )
         taken = {gold} | {fr.digests[c.group_index][c.t] for c in out}
         for h in others:
