@@ -30,6 +30,8 @@ class JudgeRequest:
     read (judges that never look at pixels cost no decoding) and keeps the stored PNG bytes
     for backends that can send them as they are. ``gold`` is filled by the runner only for
     judges that declare ``needs_gold`` (the oracle sanity judge); every real judge gets ``None``.
+    ``request_hash`` identifies what was asked (see ``runner.evaluate.request_hash``); it
+    travels with the request so the prediction record can carry it.
     """
 
     uid: str
@@ -38,20 +40,32 @@ class JudgeRequest:
     images: Sequence[Any]  # RGB PIL images (or a LazyImages), in order
     max_tokens: int
     gold: str | None = None
+    request_hash: str = ""
 
 
 @dataclass(frozen=True)
 class Usage:
+    """Token counts as the backend reports them; ``reasoning_tokens`` are part of completion."""
+
     prompt_tokens: int | None
     completion_tokens: int | None
+    reasoning_tokens: int | None = None
 
     def to_dict(self) -> dict[str, int | None]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        out = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+        if self.reasoning_tokens is not None:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
 
 
 @dataclass(frozen=True)
 class JudgeResponse:
-    """What a backend returns for one request; ``raw`` is None only when nothing came back."""
+    """What a backend returns for one request; ``raw`` is None only when nothing came back.
+
+    ``raw`` is the answer text only; a reasoning model's thinking (a separate reasoning field
+    of the server, or ``<think>`` blocks split off the content) goes to ``reasoning`` and is
+    never parsed as the answer.
+    """
 
     uid: str
     raw: str | None
@@ -59,6 +73,7 @@ class JudgeResponse:
     latency_s: float
     usage: Usage | None = None
     error: str | None = None
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
