@@ -177,7 +177,7 @@ def judge_predictions(
 def main(argv: list[str] | None = None) -> float:
     from gridwm_judge.scoring.commands import compare_judges
     from gridwm_judge.scoring.join import join_judge
-    from gridwm_judge.scoring.tables import Settings, score_judge
+    from gridwm_judge.scoring.task_scores import Settings, score_judge
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--judges", type=int, default=10)

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "gridwm_judge.runner.commands",
     "gridwm_judge.scoring.commands",
     "gridwm_judge.report.commands",
+    "gridwm_judge.quickstart",
 )
 
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # to print a command to rerun
     try:
         return int(args.handler(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError) as exc:

@@ -58,7 +58,12 @@ def normalise_task(task: str) -> str:
     return _TASK_ALIASES[key]
 
 
-def parse_answer(task: str, raw: str | None) -> ParsedAnswer:
+RULES = ("committed", "paper")
+PARSER_VERSIONS = {"committed": "committed/0", "paper": "paper-f4/1"}
+
+
+def parse_answer(task: str, raw: str | None, *, rules: str = "committed",
+                 truncated: bool = False) -> ParsedAnswer:
     """Parse one raw response for ``task`` (A-E). Never raises on any text (or None)."""
     t = normalise_task(task)
     if not isinstance(raw, str) or not raw.strip():

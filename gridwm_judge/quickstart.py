@@ -22,9 +22,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gridwm_judge.records import PREDICTIONS_FILE
+from gridwm_judge.report.writer import write_report
+from gridwm_judge.runner.evaluate import EvalConfig, run_eval
+from gridwm_judge.scoring.score import load_rows, score
+from gridwm_judge.scoring.task_scores import Settings
+from gridwm_judge.task_table import TASK_NAMES
+
 BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle")
 PROFILE = "quickstart"
-TASKS = ("A", "B", "C", "D", "E")
 HOW_TO_READ = (
     "How to read it: NS/JCR = 1 means no verdict moved under the presentation probes (frame",
     "order, noise/style, framing). Stability alone is not reliability: the constant judges are",
@@ -79,11 +85,6 @@ def run_quickstart(
 ) -> QuickstartResult:
     """Build ``profile`` (default: the registered ``quickstart``) unless ``dataset`` is given,
     evaluate the baseline ``judges`` (two at a time on two cores), score, report."""
-    from gridwm_judge.report.writer import write_report
-    from gridwm_judge.runner.evaluate import EvalConfig, run_eval
-    from gridwm_judge.scoring.commands import load_rows, score
-    from gridwm_judge.scoring.tables import Settings
-
     out = (Path(out) if out is not None else default_out()).resolve()
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty; pass a new --out folder")
@@ -110,7 +111,7 @@ def run_quickstart(
     configs = [
         EvalConfig(
             dataset=str(dataset),
-            tasks=TASKS,
+            tasks=TASK_NAMES,
             judge=f"baseline:{name}",
             out=out / "runs" / name,
             progress=False,
@@ -133,7 +134,7 @@ def run_quickstart(
     log("[3/4] scoring (group bootstrap, LES fits) ...")
     settings = Settings(n_resamples=n_resamples)
     for run_dir in run_dirs:
-        score(str(dataset), [run_dir / "predictions.jsonl"], run_dir, settings=settings, rows=rows)
+        score(str(dataset), [run_dir / PREDICTIONS_FILE], run_dir, settings=settings, rows=rows)
     timings["score_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -165,3 +166,19 @@ def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | 
     log(f"everything is in {res.out}/ : dataset/, runs/<judge>/, report/")
     log(f"read {res.report / 'index.md'} next")
     return 0
+
+
+def register(subparsers) -> None:
+    q = subparsers.add_parser(
+        "quickstart",
+        help="build a small dataset, run the 5 baseline judges, score and report (~1-2 min)",
+        description="No downloads: builds the 'quickstart' profile, runs always-yes, always-no, "
+        "random, pixel-heuristic and oracle, scores them, writes the report and prints the "
+        "headline table.",
+    )
+    q.add_argument(
+        "--out",
+        default=None,
+        help="new folder for everything (default: ./gwj-quickstart-<UTC timestamp>)",
+    )
+    q.set_defaults(handler=lambda args: main(args.out))

@@ -29,6 +29,9 @@ FIELDS = {
     "parsed",
     "parse_mode",
     "request_hash",
+    "item_digest",
+    "reasoning",
+    "format",
     "latency_s",
     "usage",
     "error",
@@ -54,7 +57,7 @@ def test_baseline_run_writes_contract_and_resumes(smoke, tmp_path, capsys, monke
     run = tmp_path / "px"
     assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:pixel-heuristic")) == 0
     out = capsys.readouterr().out
-    assert "done 13 (13 new, 0 resumed), errors 0, invalid parses 0" in out
+    assert "answered 13/13 (13 new, 0 resumed), errors 0, invalid parses 0" in out
     records = _lines(run)
     assert len(records) == 13 and len({r["uid"] for r in records}) == 13
     for r in records:
@@ -71,9 +74,9 @@ def test_baseline_run_writes_contract_and_resumes(smoke, tmp_path, capsys, monke
     def no_judge(*args, **kwargs):
         raise AssertionError("a finished run must not load its judge again")
 
-    monkeypatch.setattr("gridwm_judge.judges.make_judge", no_judge)
+    monkeypatch.setattr("gridwm_judge.runner.evaluate.make_judge", no_judge)
     assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:pixel-heuristic")) == 0
-    assert "done 13 (0 new, 13 resumed)" in capsys.readouterr().out
+    assert "answered 13/13 (0 new, 13 resumed)" in capsys.readouterr().out
     assert len(_lines(run)) == 13
 
 
@@ -140,8 +143,11 @@ def test_errors_are_recorded_and_counted(smoke, tmp_path, capsys):
                 "composite",
             )
         )
-    assert code == 0
-    assert "done 4 (4 new, 0 resumed), errors 2, invalid parses 0" in capsys.readouterr().out
+    assert code == 1  # errored requests remain: eval does not end as if all were answered
+    captured = capsys.readouterr()
+    assert "answered 2/4 (4 new, 0 resumed), errors 2, invalid parses 0" in captured.out
+    last = captured.err.strip().splitlines()[-1]
+    assert "2 request(s) errored" in last and "gridwm-judge" in last and "--tasks c" in last
     records = _lines(run)
     assert {r["uid"].rsplit(".", 1)[1] for r in records} == {"composite"}
     for r in records:
@@ -149,7 +155,7 @@ def test_errors_are_recorded_and_counted(smoke, tmp_path, capsys):
             assert r["status"] == "error" and r["parsed"] is None and "HTTP 500" in r["error"]
         else:
             assert r["status"] == "ok" and r["parsed"] == "success"
-    # --retry-errors asks only the errored uids again (a new server URL is fine on resume)
+    # the same command asks only the errored uids again (a new server URL is fine on resume)
     with StubServer(default_reply="Yes") as healthy:
         code = main(
             _eval(
@@ -163,11 +169,10 @@ def test_errors_are_recorded_and_counted(smoke, tmp_path, capsys):
                 healthy.base_url,
                 "--representation",
                 "composite",
-                "--retry-errors",
             )
         )
         assert code == 0 and len(healthy.requests) == 2
-    assert "done 4 (2 new, 2 resumed), errors 0, invalid parses 0" in capsys.readouterr().out
+    assert "answered 4/4 (2 new, 2 resumed), errors 0, invalid parses 0" in capsys.readouterr().out
     records = _lines(run)
     assert len(records) == 4 and all(r["status"] == "ok" for r in records)
 
@@ -207,7 +212,7 @@ def test_judges_without_pixels_run_without_decoding_images(smoke, tmp_path, caps
     monkeypatch.setattr("gridwm_judge.judges.images.decode_rgb", boom)
     run = tmp_path / "no"
     assert main(_eval(smoke, run, "--tasks", "all", "--judge", "baseline:always-no")) == 0
-    assert "done 13 (13 new, 0 resumed), errors 0" in capsys.readouterr().out
+    assert "answered 13/13 (13 new, 0 resumed), errors 0" in capsys.readouterr().out
     assert len({r["request_hash"] for r in _lines(run)}) == 13
 
 

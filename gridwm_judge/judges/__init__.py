@@ -12,7 +12,6 @@ import difflib
 import importlib
 
 from gridwm_judge.judges.base import (
-    DEFAULT_MAX_TOKENS,
     Judge,
     JudgeOptions,
     JudgeRequest,
@@ -20,6 +19,7 @@ from gridwm_judge.judges.base import (
     MissingDependencyError,
     Usage,
 )
+from gridwm_judge.task_table import DEFAULT_MAX_TOKENS
 
 BACKENDS: dict[str, str] = {
     "vllm": "gridwm_judge.judges.vllm_engine",

@@ -14,11 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-Status = Literal["ok", "error", "truncated", "empty"]
-STATUSES = ("ok", "error", "truncated", "empty")
-
-DEFAULT_MAX_TOKENS: Mapping[str, int] = {"A": 512, "B": 2048, "C": 256, "D": 256, "E": 256}
-"""The paper's decoding budget per task (temperature 0 everywhere)."""
+Status = Literal["ok", "error", "truncated", "empty"]  # the values of records.STATUSES
 
 
 @dataclass(frozen=True)

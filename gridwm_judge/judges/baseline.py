@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from gridwm_judge.judges import pixels
+from gridwm_judge.judges import did_you_mean, pixels
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
 from gridwm_judge.prompts import REVERSED_NOTE
 
@@ -70,8 +70,6 @@ class BaselineJudge:
 
     def __init__(self, name: str, options: JudgeOptions, spec: str):
         if name not in NAMES:
-            from gridwm_judge.judges import did_you_mean
-
             raise ValueError(
                 f"unknown baseline judge {name!r}; valid: {', '.join(NAMES)}"
                 + did_you_mean(name, NAMES)

@@ -1,13 +1,13 @@
-"""``gridwm-judge report`` and ``gridwm-judge quickstart``."""
+"""``gridwm-judge report``."""
 
 from __future__ import annotations
 
 import argparse
 
+from gridwm_judge.report.writer import write_report
+
 
 def _report(args: argparse.Namespace) -> int:
-    from gridwm_judge.report.writer import write_report
-
     res = write_report(
         args.run_dirs, args.out, overwrite=args.overwrite, n_resamples=args.n_resamples
     )
@@ -17,12 +17,6 @@ def _report(args: argparse.Namespace) -> int:
         f"wrote {len(res.tables)} table files and {len(res.figures)} figures; start at {res.index}"
     )
     return 0
-
-
-def _quickstart(args: argparse.Namespace) -> int:
-    from gridwm_judge.quickstart import main
-
-    return main(args.out)
 
 
 def register(subparsers) -> None:
@@ -45,17 +39,3 @@ def register(subparsers) -> None:
         help="bootstrap resamples when a run has no scores.json (default: scorer's)",
     )
     p.set_defaults(handler=_report)
-
-    q = subparsers.add_parser(
-        "quickstart",
-        help="build a small dataset, run the 5 baseline judges, score and report (~1-2 min)",
-        description="No downloads: builds the 'quickstart' profile, runs always-yes, always-no, "
-        "random, pixel-heuristic and oracle, scores them, writes the report and prints the "
-        "headline table.",
-    )
-    q.add_argument(
-        "--out",
-        default=None,
-        help="new folder for everything (default: ./gwj-quickstart-<UTC timestamp>)",
-    )
-    q.set_defaults(handler=_quickstart)

@@ -3,10 +3,8 @@ representation fragility, action-ignorant heuristic, causal misgrounding, stabil
 the three degenerate-judge flags (all-fail, success-biased, low-activation) of every causal
 scope, each with the numbers that triggered it.
 
-The scorer decides; this module only gathers. One report-level exception: the oracle sanity
-judge reads the gold answer under every Task A action condition, so its Delta_shuffle and
-Delta_mask are 0 by construction -- "action-ignorant" says nothing about it and is shown as
-not applicable rather than flagged.
+The scorer decides every status (including "not applicable" for the oracle's action-ignorant
+mode, see :mod:`gridwm_judge.scoring.judge_scores`); this module only gathers.
 """
 
 from __future__ import annotations
@@ -87,22 +85,13 @@ def _degenerate(entry: JudgeEntry, flag: str) -> ModeStatus:
 
 def summarize(entry: JudgeEntry) -> tuple[ModeStatus, ...]:
     """All eight modes of one judge, in MODES order."""
-    scored = {m["name"]: m for m in entry.block.get("failure_modes", [])}
     out = []
     for name in MODES[:5]:
-        m = scored.get(name)
+        m = entry.scores.mode(name)
         if m is None:
             out.append(ModeStatus(name, "not assessed", ()))
-            continue
-        status = {True: "flagged", False: "clear", None: "not assessed"}[m["flagged"]]
-        ev = tuple(m.get("evidence", ()))
-        if name == "action_ignorant_heuristic" and entry.is_oracle and status == "flagged":
-            status = "not applicable"
-            ev = (
-                "oracle reads the gold answer under every action condition, so the deltas "
-                "are 0 by construction",
-            ) + ev
-        out.append(ModeStatus(name, status, ev))
+        else:
+            out.append(ModeStatus(name, m.status, m.evidence))
     out.extend(_degenerate(entry, flag) for flag in DEGENERATE)
     return tuple(out)
 

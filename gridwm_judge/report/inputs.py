@@ -1,8 +1,9 @@
 """Gather what a report reads: each RUN_DIR's run.json, its scores (scores.json, or scored now
 against the dataset its run.json names) and a merged view over every judge of every run.
 
-A report never recomputes a metric itself: every number comes from the scoring package's
-``scores.json`` shape (documented in :mod:`gridwm_judge.scoring`).
+A report never computes a metric itself: every number comes from the scores record
+(:class:`gridwm_judge.records.ScoresRecord`); only the across-judge comparison is run again,
+by the scoring package, over the union of the runs shown.
 """
 
 from __future__ import annotations
@@ -13,9 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-PREDICTIONS = "predictions.jsonl"
-RUN_JSON = "run.json"
-SCORES = "scores.json"
+from gridwm_judge.records import (
+    PREDICTIONS_FILE,
+    RUN_FILE,
+    SCORES_FILE,
+    JudgeScores,
+    ScoresRecord,
+)
+from gridwm_judge.scoring.comparisons import compare_judges
+from gridwm_judge.scoring.score import score
+from gridwm_judge.scoring.task_scores import Settings
 
 
 @dataclass(frozen=True)
@@ -25,32 +33,32 @@ class RunInput:
     name: str  # short, unique among the report's runs (the folder name, suffixed if repeated)
     path: Path
     run: Mapping[str, Any]
-    scores: Mapping[str, Any]
+    scores: ScoresRecord
     scores_path: Path
     scored_now: bool  # True when the report computed scores.json itself
 
     @property
     def dataset(self) -> str:
-        return str(self.run.get("dataset") or self.scores.get("dataset") or "")
+        return str(self.run.get("dataset") or self.scores.dataset or "")
 
     @property
     def fingerprint(self) -> str | None:
-        return self.run.get("dataset_fingerprint") or self.scores.get("dataset_fingerprint")
+        return self.run.get("dataset_fingerprint") or self.scores.dataset_fingerprint
 
 
 @dataclass(frozen=True)
 class JudgeEntry:
-    """One judge's block of scores.json, labelled for the report's columns."""
+    """One judge's scores, labelled for the report's columns."""
 
     label: str  # judge id, suffixed with the run name when two runs hold the same judge
     judge: str
     run: RunInput
-    block: Mapping[str, Any] = field(repr=False)
+    scores: JudgeScores = field(repr=False)
     is_oracle: bool = False  # reads the gold answer (run.json "oracle_upper_bound")
 
     @property
     def tasks(self) -> Mapping[str, Any]:
-        return self.block.get("tasks", {})
+        return self.scores.tasks
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,7 @@ class ReportData:
     comparisons: Mapping[str, Any]
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -70,7 +78,7 @@ def _read_json(path: Path) -> dict:
 def resolve_dataset(dataset: str, run_dir: Path) -> str:
     """The dataset a run.json names: as written, else relative to the run folder's parents."""
     if not dataset:
-        raise ValueError(f"{run_dir / RUN_JSON} names no dataset; pass scores.json instead")
+        raise ValueError(f"{run_dir / RUN_FILE} names no dataset; pass scores.json instead")
     p = Path(dataset).expanduser()
     if p.is_dir() or p.is_absolute():
         return str(p)
@@ -81,14 +89,12 @@ def resolve_dataset(dataset: str, run_dir: Path) -> str:
 
 
 def _score_now(run_dir: Path, run: Mapping[str, Any], out: Path, n_resamples: int | None) -> Path:
-    from gridwm_judge.scoring.commands import score
-    from gridwm_judge.scoring.tables import Settings
-
     dataset = resolve_dataset(str(run.get("dataset") or ""), run_dir)
     settings = Settings() if n_resamples is None else Settings(n_resamples=n_resamples)
     tasks = run.get("tasks") or None
-    score(dataset, [run_dir / PREDICTIONS], out, settings=settings, tasks=tasks, overwrite=True)
-    return out / SCORES
+    score(dataset, [run_dir / PREDICTIONS_FILE], out, settings=settings, tasks=tasks,
+          overwrite=True)
+    return out / SCORES_FILE
 
 
 def load_run(
@@ -98,23 +104,23 @@ def load_run(
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise FileNotFoundError(f"run folder {str(run_dir)!r} does not exist")
-    run_json, preds = run_dir / RUN_JSON, run_dir / PREDICTIONS
+    run_json, preds = run_dir / RUN_FILE, run_dir / PREDICTIONS_FILE
     run = _read_json(run_json) if run_json.is_file() else {}
-    scores_path = run_dir / SCORES
+    scores_path = run_dir / SCORES_FILE
     scored_now = False
     if not scores_path.is_file():
         if not preds.is_file():
             raise FileNotFoundError(
-                f"{run_dir} holds neither {SCORES} nor {PREDICTIONS}; expected a folder "
+                f"{run_dir} holds neither {SCORES_FILE} nor {PREDICTIONS_FILE}; expected a folder "
                 "written by `gridwm-judge eval` (and optionally `gridwm-judge score`)"
             )
         if not run:
             raise FileNotFoundError(f"{run_json} is missing: cannot tell which dataset to score")
         scores_path = _score_now(run_dir, run, score_dir, n_resamples)
         scored_now = True
-    scores = _read_json(scores_path)
-    if not run and scores.get("runs"):  # a scores.json written from this run records it
-        run = next(iter(scores["runs"].values()))
+    scores = ScoresRecord.read(scores_path)
+    if not run and scores.runs:  # a scores.json written from this run records it
+        run = next(iter(scores.runs.values()))
     return RunInput(name, run_dir, run, scores, scores_path, scored_now)
 
 
@@ -131,8 +137,6 @@ def collect(
     run_dirs: Sequence[str | Path], *, work_dir: Path, n_resamples: int | None = None
 ) -> ReportData:
     """Load every run and merge their judges; re-run the across-judge comparisons on the union."""
-    from gridwm_judge.scoring.commands import compare_judges
-
     if not run_dirs:
         raise ValueError(
             "no RUN_DIR given; pass at least one folder written by `gridwm-judge eval`"
@@ -152,19 +156,19 @@ def collect(
             j if counts[j] == 1 else f"{j} [{r.name}]",
             j,
             r,
-            r.scores["judges"][j],
+            r.scores.judges[j],
             _oracle(r, j),
         )
         for r, j in own
     )
-    comparisons = compare_judges({e.label: e.block for e in entries})
+    comparisons = compare_judges({e.label: e.scores for e in entries})
     return ReportData(runs, entries, comparisons)
 
 
 def _oracle(run: RunInput, judge: str) -> bool:
     """Whether ``judge`` read the gold answer, from the run.json that produced it."""
-    records = [run.run] if (run.path / RUN_JSON).is_file() else []
-    records += list(run.scores.get("runs", {}).values())
+    records = [run.run] if (run.path / RUN_FILE).is_file() else []
+    records += list(run.scores.runs.values())
     for rec in records:
         if rec.get("judge") == judge:
             return bool(rec.get("oracle_upper_bound"))
@@ -173,8 +177,8 @@ def _oracle(run: RunInput, judge: str) -> bool:
 
 def _judges_of(run: RunInput) -> list[str]:
     """The judges of a run: its run.json's judge when scores.json holds several, else all."""
-    judges = list(run.scores.get("judges", {}))
-    mine = run.run.get("judge") if (run.path / RUN_JSON).is_file() else None
-    if mine in judges and len(run.scores.get("predictions", [])) > 1:
+    judges = list(run.scores.judges)
+    mine = run.run.get("judge") if (run.path / RUN_FILE).is_file() else None
+    if mine in judges and len(run.scores.predictions) > 1:
         return [mine]
     return judges

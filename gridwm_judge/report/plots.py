@@ -219,8 +219,8 @@ def fig_controls(data: ReportData, path: Path) -> Path:
         if task == "C":
             return _v(c_causal(e, "composite"), metric)
         if task == "D":
-            return _v(e.tasks.get("D", {}).get("causal"), metric)
-        return _v(e.tasks.get(task), metric)
+            return _v(e.scores.block("D", "causal"), metric)
+        return _v(e.scores.block(task), metric)
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
     for ax, spec, title in (

@@ -17,7 +17,7 @@ from typing import Any
 
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.report.table import DASH, Table, fmetric, fnum
 
 REPS = ("composite", "split")
 ABBR = {"all_fail": "AF", "success_biased": "SB", "low_activation": "LA"}
@@ -39,16 +39,35 @@ def _v(block, name) -> float | None:
 
 
 def invalid(entry: JudgeEntry, task: str) -> str:
-    """``k/N``: invalid or missing answers of a task (counted incorrect by the protocols)."""
-    cov = entry.block.get("coverage", {}).get(task)
-    if not cov:
+    """Invalid answers of a task as ``k/answered``; "not run" for a task the judge was never
+    asked, "no answers" when every request errored; an incomplete coverage is named."""
+    cov = entry.scores.coverage.get(task)
+    if cov is None or cov.asked == 0:
         return DASH
-    bad = cov.get("parse_modes", {}).get("invalid", 0) + cov.get("n_missing", 0)
-    return f"{bad}/{cov.get('n_items', 0)}"
+    if cov.answered == 0:
+        return "not run" if cov.errored == 0 else f"no answers ({cov.errored} errored)"
+    text = f"{cov.invalid}/{cov.answered}"
+    if not cov.complete:
+        text += f" (answered {cov.answered}/{cov.asked})"
+    return text
 
 
-def c_causal(entry: JudgeEntry, rep: str) -> dict | None:
-    return entry.tasks.get("C", {}).get("representations", {}).get(rep, {}).get("causal")
+def coverage_note(data: ReportData, tasks: Sequence[str]) -> tuple[str, ...]:
+    """A table note naming every judge whose coverage of ``tasks`` is incomplete."""
+    gaps = []
+    for e in data.judges:
+        for t in tasks:
+            cov = e.scores.coverage.get(t)
+            if cov is not None and 0 < cov.answered < cov.asked:
+                gaps.append(f"{e.label} {t} {cov.answered}/{cov.asked}")
+    if not gaps:
+        return ()
+    return ("Incomplete coverage (answered/asked; errored or unasked items are not scored, so "
+            "these figures cover the answered items only): " + "; ".join(gaps) + ".",)
+
+
+def c_causal(entry: JudgeEntry, rep: str) -> Mapping[str, Any] | None:
+    return entry.scores.block("C", "representations", rep, "causal")
 
 
 def deg_cs(entry: JudgeEntry) -> str:
@@ -75,7 +94,7 @@ def _idr_cond(c: Mapping[str, Any] | None) -> str:
 def task_c(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        vcc = _m(e.tasks.get("C", {}).get("vcc"), "vcc_rep")
+        vcc = _m(e.scores.block("C", "vcc"), "vcc_rep")
         for rep in REPS:
             c = c_causal(e, rep)
             if c is None:
@@ -115,6 +134,7 @@ def task_c(data: ReportData) -> Table:
             "parse; JAcc_neu uses every group (invalid = incorrect). Brackets: 95% group "
             "bootstrap CI.",
             DEGENERATE_NOTE,
+            *coverage_note(data, ("C",)),
         ),
     )
 
@@ -167,8 +187,6 @@ def composite_split(data: ReportData) -> Table:
 
 
 def _with_p(m: dict | None, test: Mapping[str, Any] | None) -> str:
-    from gridwm_judge.report.table import fmetric
-
     text = fmetric(m)
     if test and test.get("p_value") is not None:
         text += f", McNemar p = {test['p_value']:.3g} (n = {test['n']})"
@@ -178,7 +196,7 @@ def _with_p(m: dict | None, test: Mapping[str, Any] | None) -> str:
 def controls(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        a, b, ee = e.tasks.get("A"), e.tasks.get("B"), e.tasks.get("E")
+        a, b, ee = (e.scores.block(t) for t in ("A", "B", "E"))
         mc = (a or {}).get("mcnemar", {})
         rows.append(
             (
@@ -208,7 +226,9 @@ def controls(data: ReportData) -> Table:
         tuple(rows),
         (
             "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by question; "
-            "invalid answers count as incorrect (B score 0).",
+            "invalid answers count as incorrect (B score 0); 'not run': the judge was not asked "
+            "this task.",
+            *coverage_note(data, ("A", "B", "E")),
         ),
     )
 
@@ -216,7 +236,7 @@ def controls(data: ReportData) -> Table:
 def task_d(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        d = e.tasks.get("D", {}).get("causal")
+        d = e.scores.block("D", "causal")
         if d is None:
             continue
         rows.append(
@@ -251,6 +271,7 @@ def task_d(data: ReportData) -> Table:
             "All-groups protocol (invalid = incorrect), clean-neutral presentation. Brackets: "
             "95% group-bootstrap CI; env: environment-level bootstrap (registered env id).",
             DEGENERATE_NOTE,
+            *coverage_note(data, ("D",)),
         ),
     )
 
@@ -322,6 +343,9 @@ def headline(data: ReportData) -> Table:
             scope = dict(causal_scopes(e))
             c, rep = scope.get("D"), "D"
         if c is None:
+            errored = sum(cov.errored for cov in e.scores.coverage.values())
+            if errored:  # a judge that never answered is shown as such, never diagnosed
+                rows.append((e.label, *[DASH] * 6, f"no answers ({errored} requests errored)"))
             continue
         p = _m(c, "p_active")
         rows.append(
@@ -345,6 +369,7 @@ def headline(data: ReportData) -> Table:
             "Task C composite (eligible pairs; for a judge without it, the scope in brackets). "
             "NS_min / JCR_min: the least stable probe family. "
             "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",
+            *coverage_note(data, ("C", "D")),
         ),
     )
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gridwm_judge import __version__
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
@@ -49,7 +50,7 @@ def _runs_section(data: ReportData) -> list[str]:
         scored = "computed by this report" if r.scored_now else "scores.json of the run"
         lines.append(
             f"| `{r.path}` | {judges} | {tasks} | `{r.dataset}` | `{fp}` | "
-            f"{r.run.get('package_version', r.scores.get('package_version', '–'))} | "
+            f"{r.run.get('package_version', r.scores.package_version)} | "
             f"{r.run.get('prompt_version', '–')} | {scored} |"
         )
     return lines
@@ -68,10 +69,10 @@ def _bootstrap_text(b: dict) -> str:
 
 
 def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path) -> str:
-    from gridwm_judge import __version__
-
     fps = sorted({r.fingerprint or "unknown" for r in data.runs})
-    boot = {_bootstrap_text(r.scores.get("bootstrap", {})) for r in data.runs}
+    boot = {_bootstrap_text(r.scores.bootstrap) for r in data.runs}
+    parsers = {"{rules} rules ({version})".format(**r.scores.parser) for r in data.runs}
+    overrides = [o for r in data.runs for o in r.scores.overrides]
     lines = [
         "# GridWM-Judge report",
         "",
@@ -84,6 +85,10 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
         "",
         "Bootstrap: " + "; ".join(sorted(boot)),
         "",
+        "Parser: " + "; ".join(sorted(parsers)),
+        "",
+        *(["**Scored despite a mismatch between predictions and dataset** (--allow-mismatch): "
+           + "; ".join(overrides), ""] if overrides else []),
         "## Runs",
         "",
         *_runs_section(data),

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
-from gridwm_judge.judges.base import DEFAULT_MAX_TOKENS, JudgeOptions, MissingDependencyError
+from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
+from gridwm_judge.task_table import TASKS, parse_task_list
 
 EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks c,d --judge baseline:pixel-heuristic \\
@@ -17,7 +20,9 @@ EXAMPLES = """examples:
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
 hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic}.
-Rerunning the same command resumes: only uids missing from RUN_DIR/predictions.jsonl are asked.
+Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
+and those whose request errored (nothing came back); --reask adds empty or truncated answers.
+eval exits 1 while errored requests remain and prints the command that asks them again.
 """
 
 
@@ -31,7 +36,9 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--dataset", required=True, help="local dataset folder or Hub repo id")
-    p.add_argument("--tasks", required=True, help="comma list of a,b,c,d,e or 'all'")
+    p.add_argument(
+        "--tasks", required=True, help="comma list of tasks (a,b,...) or configs, or 'all'"
+    )
     p.add_argument("--judge", required=True, help="BACKEND:NAME, e.g. baseline:pixel-heuristic")
     p.add_argument(
         "--out", required=True, type=Path, help="run folder (created; resumed if present)"
@@ -71,28 +78,28 @@ def register(subparsers) -> None:
     p.add_argument(
         "--device", default=None, help="hf device (default: cuda via accelerate if present)"
     )
-    for task in "abcde":
-        default = DEFAULT_MAX_TOKENS[task.upper()]
+    for spec in TASKS:
+        t = spec.name.lower()
         p.add_argument(
-            f"--max-tokens-{task}",
-            f"--max-tokens-{task.upper()}",
-            dest=f"max_tokens_{task}",
+            f"--max-tokens-{t}",
+            f"--max-tokens-{spec.name}",
+            dest=f"max_tokens_{t}",
             type=int,
-            default=default,
-            help=f"max new tokens for task {task.upper()} (default {default})",
+            default=spec.max_tokens,
+            help=f"max new tokens for task {spec.name}",
         )
     p.add_argument(
-        "--retry-errors",
-        action="store_true",
-        help="ask again the uids whose stored record has status 'error' (replaces those lines)",
+        "--reask",
+        default="",
+        metavar="STATUSES",
+        help=f"also ask again the uids whose stored answer has one of these statuses (comma "
+        f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from gridwm_judge.runner.evaluate import EvalConfig, parse_tasks, run_eval
-
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
     if args.rps is not None and args.rps <= 0:
@@ -112,15 +119,15 @@ def run(args: argparse.Namespace) -> int:
     )
     cfg = EvalConfig(
         dataset=args.dataset,
-        tasks=parse_tasks(args.tasks),
+        tasks=parse_task_list(args.tasks),
         judge=args.judge,
         out=args.out,
         representation=args.representation,
         limit=args.limit,
-        max_tokens={t.upper(): getattr(args, f"max_tokens_{t}") for t in "abcde"},
+        max_tokens={s.name: getattr(args, f"max_tokens_{s.name.lower()}") for s in TASKS},
         options=options,
         progress=not args.no_progress,
-        retry_errors=args.retry_errors,
+        reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
     )
     try:
         summary = run_eval(cfg)
@@ -140,4 +147,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     print(f"eval {args.judge}: {summary.line()}")
+    if summary.errors:
+        print(
+            f"eval: {summary.errors} request(s) errored (nothing came back); they are not "
+            f"scored. Ask them again with: {shlex.join(['gridwm-judge', *args.argv])}",
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -9,20 +9,28 @@ Modules: ``causal`` (JAcc_neu, Acc_*, SuccC, p_active, G_active, IDR_raw/cond/re
 degenerate flags, IDR_cond rule), ``invariance`` (NS_F, JCR_F, Flip_F, VCC_rep, VCC_oracle),
 ``controls`` (Task A/B/E; the Task B weights ``B_WEIGHTS``), ``leakage`` (mixed-effects
 logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``diagnosis``
-(failure modes with evidence), ``join`` / ``tables`` / ``commands`` (``gridwm-judge score``).
+(failure modes with evidence). Scoring a run: ``grading`` (one row against its gold),
+``join`` (predictions to rows by uid; coverage), ``task_scores`` (per-task metric blocks),
+``recipes`` (which grader and scorer a task's entry names), ``judge_scores`` (a judge's
+tasks and failure modes), ``comparisons`` (across judges), ``score`` (the whole ``score``
+command as a function; ``commands`` is its CLI).
 
-scores.json (``format`` "gridwm-judge-scores/1")::
+scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
+"gridwm-judge-scores/2")::
 
     {"format", "package_version", "dataset", "dataset_fingerprint" (local folders only),
      "predictions": [path], "runs": {path: run.json beside it, when present},
+     "parser": {"rules", "version"}, "overrides": [str] (what --allow-mismatch let through),
      "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "env_id"},
      "elapsed_s",
      "comparisons": {"C_composite_vs_split": {metric: {"statistic", "p_value", "p_holm",
                                                        "method", "n_judges", "n_nonzero"}}},
      "judges": {JUDGE: {
-        "coverage": {TASK: {"n_items", "n_predicted", "n_missing", "coverage",
-                            "missing_uids_head", "parse_modes": {mode: n}, "statuses": {s: n}}},
-        "failure_modes": [{"name", "flagged": true|false|null, "evidence": [str]}],
+        "coverage": {TASK: {"asked", "answered", "errored", "missing", "invalid", "coverage",
+                            "parse_modes": {mode: n}, "statuses": {s: n},
+                            "unanswered_head": [uid]}},
+        "failure_modes": [{"name", "status": "flagged"|"clear"|"not assessed"|
+                           "not applicable", "flagged": bool, "evidence": [str]}],
         "tasks": {
           "A": {"metrics": {acc_a1, acc_shuffle, acc_mask, delta_shuffle, delta_mask: M},
                 "mcnemar": {"shuffle"|"mask": T}},
@@ -50,10 +58,13 @@ scores.json (``format`` "gridwm-judge-scores/1")::
                   "std_errors", "p_values", "sigma", "n_rows", "n_groups", "message"}}
     T  = {"statistic", "p_value", "method", "n"}
 
-rows.jsonl: one line per (judge, dataset row): :class:`join.GradedRow` fields (uid, judge,
-task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
-representation, probe_family, action_condition, question, status, parse_mode, parsed,
-gold, verdict, correct, score).
+Only answered rows are scored: a row whose request errored or was never asked is counted in
+the coverage and is in no metric's denominator.
+
+rows.jsonl: one line per (judge, answered dataset row): :class:`grading.GradedRow` fields
+(uid, judge, task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
+representation, probe_family, action_condition, question, status, parse_mode, parsed, gold,
+verdict, correct, score).
 
 Importing this package never imports ``evaluate`` (only the modules under ``metrics/`` do).
 """

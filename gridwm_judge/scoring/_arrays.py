@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridwm_judge.task_table import PROTOCOLS
+
 SUCCESS, FAILURE, INVALID = 1, 0, -1
 VERDICT_VALUES = (SUCCESS, FAILURE, INVALID)
-PROTOCOLS = ("all_groups", "eligible_pairs")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges import images as images_mod
 from gridwm_judge.judges.images import LazyImages, is_plain_rgb_png, png_bytes
 from gridwm_judge.judges.openai_http import chat_body
-from gridwm_judge.runner.evaluate import request_hash
+from gridwm_judge.item_hash import item_digest, request_hash
 
 
 def _png(mode: str, color, size=(9, 7), **save) -> bytes:
@@ -64,16 +64,19 @@ def test_non_pixel_judges_never_decode(monkeypatch):
 def test_request_hash_follows_stored_bytes():
     ident = {"judge": "baseline:random"}
     a, b = _png("RGB", (1, 2, 3)), _png("RGB", (1, 2, 4))
-    h = request_hash(ident, "C", "p", [a], 8)
-    assert h == request_hash(ident, "C", "p", [a], 8) and len(h) == 64
-    others = [
-        request_hash(ident, "C", "p", [b], 8),
-        request_hash(ident, "C", "p", [a, a], 8),
-        request_hash(ident, "C", "p", [a[:20], a[20:]], 8),
-        request_hash(ident, "D", "p", [a], 8),
-        request_hash(ident, "C", "p", [a], 9),
+    d = item_digest("C", "p", [a])
+    h = request_hash(ident, 8, d)
+    assert h == request_hash(ident, 8, item_digest("C", "p", [a])) and len(h) == 64
+    digests = [
+        item_digest("C", "p", [b]),
+        item_digest("C", "p", [a, a]),
+        item_digest("C", "p", [a[:20], a[20:]]),
+        item_digest("D", "p", [a]),
+        item_digest("C", "q", [a]),
     ]
-    assert len({h, *others}) == 6
+    assert len({d, *digests}) == 6
+    others = [request_hash(ident, 9, d), request_hash({"judge": "baseline:oracle"}, 8, d)]
+    assert len({h, *others, *(request_hash(ident, 8, x) for x in digests)}) == 8
 
 
 @pytest.mark.parametrize("reversed_order", [False, True])

@@ -19,7 +19,7 @@ from gridwm_judge import cli
 from gridwm_judge.dataset.profiles import quickstart_profile
 from gridwm_judge.quickstart import run_quickstart
 from gridwm_judge.report import Table, collect, summarize, write_report
-from gridwm_judge.report.inputs import SCORES
+from gridwm_judge.records import SCORES_FILE as SCORES
 from gridwm_judge.report.plots import FIGURES
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -127,8 +127,8 @@ def test_two_runs_side_by_side_and_scoring_on_the_fly(qs, tmp_path, capsys):
 
 
 def test_a_score_folder_of_several_judges_is_a_run_dir(qs, tmp_path):
-    from gridwm_judge.scoring.commands import score
-    from gridwm_judge.scoring.tables import Settings
+    from gridwm_judge.scoring.score import score
+    from gridwm_judge.scoring.task_scores import Settings
 
     runs = [qs.out / "runs" / j for j in ("oracle", "always-yes")]
     score(

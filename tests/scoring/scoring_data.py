@@ -198,6 +198,7 @@ def write_predictions(path: Path, judge: str, rows, raw_for) -> Path:
                         "status": "ok",
                         "parsed": None,
                         "parse_mode": "strict",
+                        "item_digest": row.get("item_digest", ""),
                     }
                 )
                 + "\n"

@@ -35,7 +35,7 @@ def scored(tiny_dataset, tmp_path_factory):
 
     def yes_man(row):
         if row["task"] == "D" and row["variant"] == "full" and row["family"] == "doorkey":
-            return False  # missing predictions: counted invalid
+            return False  # missing predictions: not answered, so not scored
         return {"C": "Yes, it did.", "D": "Success"}.get(row["task"], "I cannot tell")
 
     shuffled = list(rows)
@@ -84,16 +84,19 @@ def test_oracle_scores(scored):
     )  # the oracle ignores the action too
 
 
-def test_always_yes_is_flagged_and_missing_counts_invalid(scored):
+def test_always_yes_is_flagged_and_missing_rows_are_not_scored(scored):
     doc, _, _, _ = scored
     j = doc["judges"]["always-yes"]
     comp = j["tasks"]["C"]["representations"]["composite"]["causal"]
     assert comp["degenerate"] == "success_biased" and comp["metrics"]["idr_raw"]["value"] == 0.0
     cov = j["coverage"]["D"]
-    assert cov["n_missing"] == 2 * 4 and cov["parse_modes"]["missing"] == 8
-    assert cov["missing_uids_head"][0].startswith("D.doorkey.")
+    assert cov["missing"] == 2 * 4 and cov["statuses"]["missing"] == 8
+    assert cov["answered"] == cov["asked"] - 8 and cov["coverage"] == pytest.approx(
+        cov["answered"] / cov["asked"])
+    assert cov["unanswered_head"][0].startswith("D.doorkey.")
     d = j["tasks"]["D"]["causal"]["metrics"]
-    assert d["acc_full"]["value"] == pytest.approx(4 / 6)  # the two doorkey Full rows are missing
+    # the two doorkey Full rows were never answered: they are in no denominator
+    assert d["acc_full"]["value"] == 1.0 and d["acc_full"]["den"] == 4
     assert j["tasks"]["A"]["metrics"]["acc_a1"]["value"] == 0.0
     modes = {m["name"]: m for m in j["failure_modes"]}
     assert modes["stability_trap"]["flagged"] and modes["causal_misgrounding"]["flagged"]
@@ -102,7 +105,7 @@ def test_always_yes_is_flagged_and_missing_counts_invalid(scored):
 
 def test_rows_jsonl_keeps_the_audit_axes(scored):
     _, lines, rows, _ = scored
-    assert len(lines) == 2 * len(rows)
+    assert len(lines) == 2 * len(rows) - 8  # the always-yes judge left 8 rows unanswered
     line = next(x for x in lines if x["judge"] == "oracle" and x["task"] == "C")
     for key in (
         "uid",
@@ -161,7 +164,7 @@ def test_a_task_the_judge_never_ran_is_coverage_zero_not_scored(tiny_dataset, tm
     assert _run(folder, [only_c], tmp_path / "out") == 0
     j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["c-only"]
     assert set(j["tasks"]) == {"C"}
-    assert j["coverage"]["D"]["n_predicted"] == 0 and j["coverage"]["D"]["n_missing"] > 0
+    assert j["coverage"]["D"]["answered"] == 0 and j["coverage"]["D"]["missing"] > 0
     leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
     assert not any("(D)" in e for e in leakage["evidence"])  # no verdicts, no instability
     lines = (tmp_path / "out" / "rows.jsonl").read_text().splitlines()
@@ -173,7 +176,7 @@ def test_a_judge_that_never_answers_is_not_called_unstable(tiny_dataset, tmp_pat
     mute = write_predictions(tmp_path / "m.jsonl", "mute", rows, lambda r: "I cannot tell")
     assert _run(folder, [mute], tmp_path / "out") == 0
     j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["mute"]
-    assert j["coverage"]["D"]["parse_modes"]["invalid"] == j["coverage"]["D"]["n_items"]
+    assert j["coverage"]["D"]["parse_modes"]["invalid"] == j["coverage"]["D"]["asked"]
     assert j["tasks"]["D"]["causal"]["metrics"]["acc_full"]["value"] == 0.0  # invalid = wrong
     leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
     assert not leakage["flagged"] and leakage["evidence"] == []

@@ -1,5 +1,6 @@
 """Per-task scoring of one judge's graded rows into the JSON shape of ``scores.json``
-(documented in :mod:`gridwm_judge.scoring`).
+(documented in :mod:`gridwm_judge.scoring`); which function scores a task is named by its
+recipe (:mod:`.recipes`).
 
 Which rows feed which metric is decided here, once: the canonical presentation phi0
 (orig, clean, neutral; Task C's grid probe set), the probe families and their baselines,
@@ -24,17 +25,16 @@ from gridwm_judge.scoring.causal import CAUSAL_METRICS, causal_metrics
 from gridwm_judge.scoring.controls import (
     B_THRESHOLD,
     B_WEIGHTS,
+    b_components,
     task_a_metrics,
     task_b_metrics,
     task_e_metrics,
 )
-from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
+from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.invariance import jcr, ns, vcc
-from gridwm_judge.scoring.join import GradedRow, b_component_means
 from gridwm_judge.scoring.leakage import les
 from gridwm_judge.scoring.significance import mcnemar, mcnemar_paired
-
-TASK_PROTOCOL = {"C": "eligible_pairs", "D": "all_groups"}
+from gridwm_judge.task_table import TaskSpec
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _is_phi0(r: GradedRow) -> bool:
     return r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral"
 
 
-class _Batch:
+class Batch:
     """Collects the metrics of one task and bootstraps them together on flush: one
     resample matrix and one product for the whole task instead of one per metric block."""
 
@@ -129,7 +129,7 @@ class _Batch:
 
 
 def _causal_block(
-    rows: Sequence[GradedRow], protocol: str, s: _Batch, clusters=None, select=_is_phi0
+    rows: Sequence[GradedRow], protocol: str, s: Batch, clusters=None, select=_is_phi0
 ) -> dict:
     phi0: dict[tuple[str, str], GradedRow] = {}
     for r in rows:  # the grid probe set's phi0 row wins over the framing set's
@@ -159,7 +159,7 @@ def _causal_block(
     }
 
 
-def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: _Batch) -> dict:
+def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: Batch) -> dict:
     sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
     y = [r.verdict for r in sel]
     g = [r.group_id for r in sel]
@@ -197,8 +197,8 @@ def _test_json(t) -> dict:
     return {"statistic": t.statistic, "p_value": t.p_value, "method": t.method, "n": t.n}
 
 
-def score_task_c(rows: Sequence[GradedRow], s: _Batch) -> dict:
-    protocol = TASK_PROTOCOL["C"]
+def score_task_c(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
+    protocol = spec.protocol
     out: dict = {"protocol": protocol, "representations": {}}
     for rep in sorted({r.representation for r in rows}):
         sub = [r for r in rows if r.representation == rep]
@@ -237,8 +237,8 @@ def score_task_c(rows: Sequence[GradedRow], s: _Batch) -> dict:
     return out
 
 
-def score_task_d(rows: Sequence[GradedRow], s: _Batch) -> dict:
-    protocol = TASK_PROTOCOL["D"]
+def score_task_d(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
+    protocol = spec.protocol
     envs = {r.group_id: r.env_id or r.family for r in rows}  # environment = registered env id
     out = {
         "protocol": protocol,
@@ -255,7 +255,7 @@ def score_task_d(rows: Sequence[GradedRow], s: _Batch) -> dict:
     return out
 
 
-def score_task_a(rows: Sequence[GradedRow], s: _Batch) -> dict:
+def score_task_a(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     res = task_a_metrics(
         [r.parsed for r in rows],
         [r.gold for r in rows],
@@ -269,7 +269,7 @@ def score_task_a(rows: Sequence[GradedRow], s: _Batch) -> dict:
     return {"metrics": s.block(ratios), "mcnemar": tests}
 
 
-def score_task_b(rows: Sequence[GradedRow], s: _Batch) -> dict:
+def score_task_b(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     ratios = task_b_metrics([r.score for r in rows], [r.group_id for r in rows])
     return {
         "metrics": s.block(ratios),
@@ -279,7 +279,7 @@ def score_task_b(rows: Sequence[GradedRow], s: _Batch) -> dict:
     }
 
 
-def score_task_e(rows: Sequence[GradedRow], s: _Batch) -> dict:
+def score_task_e(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     def block(sub):
         return s.block(
             task_e_metrics(
@@ -296,77 +296,13 @@ def score_task_e(rows: Sequence[GradedRow], s: _Batch) -> dict:
     return {"metrics": block(rows), "by_question": by_q}
 
 
-SCORERS = {
-    "A": score_task_a,
-    "B": score_task_b,
-    "C": score_task_c,
-    "D": score_task_d,
-    "E": score_task_e,
-}
-
-
-def _v(block: dict, name: str):
-    return block["metrics"][name]["value"]
-
-
-def failure_modes(tasks: Mapping[str, dict]) -> list[dict]:
-    """Diagnose one judge from its per-task blocks (the scores.json shape)."""
-    fams, causal, vccs, action = [], [], [], None
-
-    def add(scope: str, blk: dict):
-        c = blk["causal"]
-        causal.append(
-            CausalEvidence(
-                scope,
-                _v(c, "jacc_neu"),
-                _v(c, "p_active"),
-                c["g_active"],
-                _v(c, "idr_raw"),
-                _v(c, "idr_cond"),
-                c["idr_cond_status"],
-                c["degenerate"],
-            )
-        )
-        for name, f in blk.get("families", {}).items():
-            lf = f.get("les") or {}
-            fams.append(
-                FamilyEvidence(
-                    scope,
-                    name,
-                    _v(f, "ns"),
-                    _v(f, "jcr"),
-                    _v(f, "flip"),
-                    lf.get("les"),
-                    lf.get("p_value"),
-                    lf.get("status"),
-                )
-            )
-
-    if "C" in tasks:
-        for rep, blk in tasks["C"]["representations"].items():
-            add(f"C/{rep}", blk)
-        if "vcc" in tasks["C"]:
-            vccs.append(("C composite-split", _v(tasks["C"]["vcc"], "vcc_rep")))
-    if "D" in tasks:
-        add("D", tasks["D"])
-    if "A" in tasks:
-        a, t = tasks["A"]["metrics"], tasks["A"]["mcnemar"]
-        action = ActionEvidence(
-            a.get("acc_a1", {}).get("value"),
-            a.get("delta_shuffle", {}).get("value"),
-            a.get("delta_mask", {}).get("value"),
-            t.get("shuffle", {}).get("p_value"),
-            t.get("mask", {}).get("p_value"),
-        )
-    modes = diagnose(families=fams, vcc=vccs, action=action, causal=causal)
-    return [{"name": m.name, "flagged": m.flagged, "evidence": list(m.evidence)} for m in modes]
-
-
-def score_judge(graded: Sequence[GradedRow], s: Settings) -> dict:
-    """{"tasks": {task: block}, "failure_modes": [...]} for one judge."""
-    tasks = {}
-    for task in sorted({g.task for g in graded}):
-        batch = _Batch(s)
-        tasks[task] = SCORERS[task]([g for g in graded if g.task == task], batch)
-        batch.flush()
-    return {"tasks": tasks, "failure_modes": failure_modes(tasks)}
+def b_component_means(graded: Sequence[GradedRow]) -> dict[str, float | None]:
+    """Mean of each Task B component over the judge's B rows (invalid = 0)."""
+    if not graded:
+        return {}
+    sums: dict[str, float] = {}
+    for g in graded:
+        comp = b_components(g.parsed if isinstance(g.parsed, dict) else None, g.gold)
+        for k, v in comp.items():
+            sums[k] = sums.get(k, 0.0) + v
+    return {k: v / len(graded) for k, v in sums.items()}

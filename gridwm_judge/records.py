@@ -1,0 +1,351 @@
+"""The typed, versioned records that cross the pipeline after the dataset: a judge's
+prediction for one item (``predictions.jsonl``) and the scores of a set of judges
+(``scores.json``). The dataset row is :class:`gridwm_judge.schema.DatasetRow`.
+
+Each record is a frozen dataclass with ``to_json`` / ``from_json``; ``from_json`` checks what
+it reads and names the bad value, so no part reads another part's output through chains of
+``dict.get``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("ok", "error", "truncated", "empty")
+"""What came back for a request. ``ok`` / ``empty`` / ``truncated`` are what the model said;
+``error`` means nothing came back (transport, HTTP error, timeout): it is never scored."""
+ANSWERED = ("ok", "empty", "truncated")
+PARSE_MODES = ("strict", "recovered", "invalid")
+PREDICTION_FORMAT = "gridwm-judge-prediction/2"
+
+# The files of a run folder (written by eval and score).
+PREDICTIONS_FILE = "predictions.jsonl"
+RUN_FILE = "run.json"
+SCORES_FILE = "scores.json"
+SCORED_ROWS_FILE = "rows.jsonl"
+SCORES_FORMAT = "gridwm-judge-scores/2"
+
+
+@dataclass(frozen=True)
+class PredictionRecord:
+    """One judge's answer to one item, as ``eval`` stores it (one JSON line per uid).
+
+    ``raw`` is the answer text and ``reasoning`` a reasoning model's thinking (never parsed).
+    ``parsed`` / ``parse_mode`` are eval's reading, kept for a quick look; ``score`` parses
+    ``raw`` again, so a better parser applies to old runs. ``request_hash`` identifies what was
+    asked (judge, prompt, images, budget) and ``item_digest`` the item alone (prompt and
+    images): scoring refuses a dataset whose item under that uid differs.
+    """
+
+    uid: str
+    judge: str
+    task: str
+    raw: str | None
+    status: str
+    request_hash: str
+    item_digest: str = ""
+    parsed: Any = None
+    parse_mode: str = "invalid"
+    latency_s: float = 0.0
+    usage: Mapping[str, int | None] | None = None
+    error: str | None = None
+    reasoning: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(
+                f"prediction {self.uid!r} has unknown status {self.status!r}; "
+                f"expected one of {', '.join(STATUSES)}"
+            )
+
+    @property
+    def answered(self) -> bool:
+        """Something came back from the model (errors are not answers)."""
+        return self.status in ANSWERED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": PREDICTION_FORMAT,
+            "uid": self.uid,
+            "judge": self.judge,
+            "task": self.task,
+            "raw": self.raw,
+            "reasoning": self.reasoning,
+            "status": self.status,
+            "parsed": self.parsed,
+            "parse_mode": self.parse_mode,
+            "request_hash": self.request_hash,
+            "item_digest": self.item_digest,
+            "latency_s": self.latency_s,
+            "usage": dict(self.usage) if self.usage is not None else None,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any], *, where: str = "") -> PredictionRecord:
+        """Read one line; records of format 1 (no ``format`` / ``reasoning``) read the same."""
+        at = f"{where}: " if where else ""
+        if not isinstance(obj, Mapping) or "uid" not in obj:
+            raise ValueError(f"{at}a prediction record needs a 'uid' field")
+        for key in ("judge", "status"):
+            if not isinstance(obj.get(key), str):
+                raise ValueError(f"{at}prediction {obj['uid']!r} has no string {key!r} field")
+        uid = str(obj["uid"])
+        try:
+            return cls(
+                uid=uid,
+                judge=obj["judge"],
+                task=str(obj.get("task") or uid.split(".")[0]).upper(),
+                raw=obj.get("raw"),
+                status=obj["status"],
+                request_hash=str(obj.get("request_hash") or ""),
+                item_digest=str(obj.get("item_digest") or ""),
+                parsed=obj.get("parsed"),
+                parse_mode=str(obj.get("parse_mode") or "invalid"),
+                latency_s=float(obj.get("latency_s") or 0.0),
+                usage=obj.get("usage"),
+                error=obj.get("error"),
+                reasoning=obj.get("reasoning"),
+            )
+        except ValueError as exc:
+            raise ValueError(f"{at}{exc}") from None
+
+
+def read_prediction_file(path: str | Path) -> list[PredictionRecord]:
+    """Every record of one predictions.jsonl, checked line by line."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder; expected a predictions.jsonl file")
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file {str(path)!r} does not exist")
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+            out.append(PredictionRecord.from_json(obj, where=f"{path}:{n}"))
+    return out
+
+
+# --- scores -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric:
+    """One metric: value (None when its set is empty), 95% group-bootstrap CI, and the
+    numerator / denominator it is the ratio of; ``ci_env`` resamples environments."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    num: float | None
+    den: float | None
+    ci_env: tuple[float, float] | None = None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Metric:
+        def pair(v):
+            return None if v is None else (float(v[0]), float(v[1]))
+
+        return cls(obj.get("value"), pair(obj.get("ci")), obj.get("num"), obj.get("den"),
+                   pair(obj.get("ci_env")))
+
+
+@dataclass(frozen=True)
+class TaskCoverage:
+    """How much of one task a judge answered.
+
+    ``asked`` counts the task's dataset rows; ``answered`` those whose request came back
+    (ok / empty / truncated), ``errored`` those where nothing came back, ``missing`` those
+    never asked; ``invalid`` the answered ones that did not parse. Only answered rows are
+    scored; ``coverage`` = answered / asked.
+    """
+
+    asked: int
+    answered: int
+    errored: int
+    missing: int
+    invalid: int
+    parse_modes: Mapping[str, int]
+    statuses: Mapping[str, int]
+    unanswered_head: tuple[str, ...] = ()
+
+    @property
+    def coverage(self) -> float | None:
+        return None if self.asked == 0 else self.answered / self.asked
+
+    @property
+    def complete(self) -> bool:
+        return self.asked > 0 and self.answered == self.asked
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "asked": self.asked,
+            "answered": self.answered,
+            "errored": self.errored,
+            "missing": self.missing,
+            "invalid": self.invalid,
+            "coverage": self.coverage,
+            "parse_modes": dict(self.parse_modes),
+            "statuses": dict(self.statuses),
+            "unanswered_head": list(self.unanswered_head),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> TaskCoverage:
+        return cls(int(obj["asked"]), int(obj["answered"]), int(obj["errored"]),
+                   int(obj["missing"]), int(obj["invalid"]), dict(obj["parse_modes"]),
+                   dict(obj["statuses"]), tuple(obj.get("unanswered_head", ())))
+
+
+MODE_STATUSES = ("flagged", "clear", "not assessed", "not applicable")
+
+
+@dataclass(frozen=True)
+class FailureModeRecord:
+    """One failure mode of one judge: its status and the evidence sentences behind it."""
+
+    name: str
+    status: str
+    evidence: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.status not in MODE_STATUSES:
+            raise ValueError(f"unknown failure-mode status {self.status!r}")
+
+    @property
+    def flagged(self) -> bool:
+        return self.status == "flagged"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "flagged": self.flagged,
+                "evidence": list(self.evidence)}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> FailureModeRecord:
+        return cls(str(obj["name"]), str(obj["status"]), tuple(obj.get("evidence", ())))
+
+
+@dataclass(frozen=True)
+class JudgeScores:
+    """One judge's scores: coverage and metric blocks per task, and its failure modes.
+
+    ``tasks`` holds each task's metric blocks in the JSON shape documented in
+    :mod:`gridwm_judge.scoring`; read a metric with :meth:`metric`.
+    """
+
+    coverage: Mapping[str, TaskCoverage]
+    failure_modes: tuple[FailureModeRecord, ...]
+    tasks: Mapping[str, Any] = field(repr=False)
+
+    def block(self, task: str, *path: str) -> Mapping[str, Any] | None:
+        """The metric block at ``tasks[task][path...]``, or None where the judge has none."""
+        node: Any = self.tasks.get(task)
+        for key in path:
+            if not isinstance(node, Mapping) or key not in node:
+                return None
+            node = node[key]
+        return node if isinstance(node, Mapping) else None
+
+    def metric(self, task: str, *path: str) -> Metric | None:
+        """A metric, e.g. ``metric("C", "representations", "composite", "causal", "idr_raw")``:
+        the last key names the metric inside the block's ``metrics``."""
+        blk = self.block(task, *path[:-1])
+        if blk is None or path[-1] not in blk.get("metrics", {}):
+            return None
+        return Metric.from_json(blk["metrics"][path[-1]])
+
+    def mode(self, name: str) -> FailureModeRecord | None:
+        return next((m for m in self.failure_modes if m.name == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "coverage": {t: c.to_json() for t, c in self.coverage.items()},
+            "failure_modes": [m.to_json() for m in self.failure_modes],
+            "tasks": self.tasks,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> JudgeScores:
+        return cls(
+            {t: TaskCoverage.from_json(c) for t, c in obj["coverage"].items()},
+            tuple(FailureModeRecord.from_json(m) for m in obj["failure_modes"]),
+            obj["tasks"],
+        )
+
+
+@dataclass(frozen=True)
+class ScoresRecord:
+    """scores.json: what was scored against what, how, and every judge's scores."""
+
+    package_version: str
+    dataset: str
+    dataset_fingerprint: str | None
+    predictions: tuple[str, ...]
+    runs: Mapping[str, Any]
+    parser: Mapping[str, str]
+    bootstrap: Mapping[str, Any]
+    judges: Mapping[str, JudgeScores]
+    comparisons: Mapping[str, Any]
+    overrides: tuple[str, ...] = ()
+    elapsed_s: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": SCORES_FORMAT,
+            "package_version": self.package_version,
+            "dataset": self.dataset,
+            "dataset_fingerprint": self.dataset_fingerprint,
+            "predictions": list(self.predictions),
+            "runs": self.runs,
+            "parser": dict(self.parser),
+            "bootstrap": dict(self.bootstrap),
+            "overrides": list(self.overrides),
+            "elapsed_s": self.elapsed_s,
+            "judges": {j: s.to_json() for j, s in self.judges.items()},
+            "comparisons": self.comparisons,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any], *, where: str = "scores.json") -> ScoresRecord:
+        fmt = obj.get("format") if isinstance(obj, Mapping) else None
+        if fmt != SCORES_FORMAT:
+            raise ValueError(
+                f"{where} has format {fmt!r}, this version reads {SCORES_FORMAT!r}; "
+                "score the run again with `gridwm-judge score`"
+            )
+        return cls(
+            package_version=str(obj["package_version"]),
+            dataset=str(obj["dataset"]),
+            dataset_fingerprint=obj.get("dataset_fingerprint"),
+            predictions=tuple(obj["predictions"]),
+            runs=obj.get("runs", {}),
+            parser=obj["parser"],
+            bootstrap=obj["bootstrap"],
+            judges={j: JudgeScores.from_json(s) for j, s in obj["judges"].items()},
+            comparisons=obj.get("comparisons", {}),
+            overrides=tuple(obj.get("overrides", ())),
+            elapsed_s=obj.get("elapsed_s"),
+        )
+
+    @classmethod
+    def read(cls, path: str | Path) -> ScoresRecord:
+        path = Path(path)
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
+        return cls.from_json(obj, where=str(path))
+
+
+def counts(values: Sequence[str]) -> dict[str, int]:
+    """value -> occurrences, in first-seen order."""
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out

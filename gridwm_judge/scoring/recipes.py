@@ -1,0 +1,48 @@
+"""Scoring recipes: how the rows of one kind of task are graded and scored.
+
+A task's entry in :mod:`gridwm_judge.task_table` names its recipe; a new config that asks the
+same kind of question (e.g. a second world's storyboards) reuses a recipe, a new kind of
+question adds one here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gridwm_judge.scoring import task_scores
+from gridwm_judge.scoring.grading import (
+    GradedRow,
+    Grader,
+    grade_choice,
+    grade_label,
+    grade_perception,
+    grade_verdict,
+)
+from gridwm_judge.task_table import TaskSpec
+
+TaskScorer = Callable[[Sequence[GradedRow], task_scores.Batch, TaskSpec], dict]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    grade: Grader
+    score: TaskScorer
+
+
+RECIPES: dict[str, Recipe] = {
+    "next_state": Recipe(grade_choice, task_scores.score_task_a),
+    "perception": Recipe(grade_perception, task_scores.score_task_b),
+    "presentation_invariance": Recipe(grade_verdict, task_scores.score_task_c),
+    "reference_aided": Recipe(grade_verdict, task_scores.score_task_d),
+    "state_tracking": Recipe(grade_label, task_scores.score_task_e),
+}
+
+
+def recipe_for(spec: TaskSpec) -> Recipe:
+    if spec.recipe not in RECIPES:
+        raise ValueError(
+            f"task {spec.name!r} names unknown recipe {spec.recipe!r}; "
+            f"expected one of {', '.join(RECIPES)}"
+        )
+    return RECIPES[spec.recipe]

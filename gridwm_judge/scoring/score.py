@@ -1,0 +1,217 @@
+"""Score predictions against a dataset: load the items, check that every prediction answered
+the item the dataset holds under its uid now, join, score each judge, write scores.json and
+rows.jsonl.
+
+The check: each run's run.json names the dataset fingerprint it was asked from and every
+prediction carries the hash of its request; both are compared with the dataset given. A
+mismatch is refused (one line naming how many rows and an example uid); ``allow_mismatch``
+scores anyway and the override is written into the scores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge import __version__
+from gridwm_judge.dataset_io import available_configs, dataset_fingerprint, load_task
+from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
+from gridwm_judge.parsing import PARSER_VERSIONS
+from gridwm_judge.records import (
+    RUN_FILE,
+    SCORED_ROWS_FILE,
+    SCORES_FILE,
+    JudgeScores,
+    PredictionRecord,
+    ScoresRecord,
+    read_prediction_file,
+)
+from gridwm_judge.scoring.comparisons import compare_judges
+from gridwm_judge.scoring.join import join_judge, write_rows
+from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
+from gridwm_judge.scoring.task_scores import Settings
+from gridwm_judge.task_table import CONFIGS, task_spec
+
+ROW_COLUMNS = ("uid", "task", "family", "env_id", "group_id", "item_id", "label", "answer",
+               "variant", "temporal", "visual", "framing", "representation", "probe_family",
+               "action_condition", "question")
+_BATCH = 64
+
+
+class ItemMismatchError(ValueError):
+    """Predictions answered items other than the ones the dataset holds now."""
+
+
+@dataclass(frozen=True)
+class RunPredictions:
+    """One predictions file, its run.json (None when absent) and its records."""
+
+    path: Path
+    run: Mapping[str, Any] | None
+    records: tuple[PredictionRecord, ...]
+
+
+def load_rows(dataset: str, tasks: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Audit columns of every row of the dataset's task configs, plus ``item_digest`` (the hash
+    of prompt and stored image bytes; images are never decoded)."""
+    configs = [c for c in available_configs(dataset) if c in CONFIGS]
+    if tasks:
+        want = [task_spec(t).config for t in tasks]
+        missing = [c for c in want if c not in configs]
+        if missing:
+            raise ValueError(
+                f"dataset {dataset!r} has no config {missing[0]!r}; it has: {', '.join(configs)}"
+            )
+        configs = [c for c in configs if c in want]
+    if not configs:
+        raise ValueError(
+            f"dataset {dataset!r} has no task configs (expected some of {', '.join(CONFIGS)})"
+        )
+    rows: list[dict[str, Any]] = []
+    for config in configs:
+        ds = load_task(dataset, config)
+        cols = [c for c in ROW_COLUMNS if c in ds.column_names]
+        audit = ds.select_columns(cols).to_list()
+        items = ds.select_columns(["uid", "prompt", "images"]).with_format("arrow")
+        digests = []
+        for batch in items.iter(batch_size=_BATCH):
+            for item in batch.to_pylist():
+                images = [stored_image_bytes(im, item["uid"]) for im in item["images"] or ()]
+                digests.append(item_digest(task_spec(config).name, item["prompt"], images))
+        for row, digest in zip(audit, digests, strict=True):
+            row["item_digest"] = digest
+        rows.extend(audit)
+    return rows
+
+
+def read_runs(predictions: Sequence[str | Path]) -> list[RunPredictions]:
+    """Each predictions file with the run.json beside it."""
+    out = []
+    for p in predictions:
+        path = Path(p)
+        records = tuple(read_prediction_file(path))
+        run_path = path.parent / RUN_FILE
+        run = None
+        if run_path.is_file():
+            try:
+                run = json.loads(run_path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{run_path}: not valid JSON ({exc.msg})") from None
+        out.append(RunPredictions(path, run, records))
+    return out
+
+
+def _answered_other_item(run: RunPredictions, rec: PredictionRecord, digest: str) -> bool | None:
+    """Whether ``rec`` answered an item other than ``digest``; None when it cannot be told."""
+    if rec.item_digest:
+        return rec.item_digest != digest
+    if run.run is None or not rec.request_hash:
+        return None
+    identity = {k: run.run.get(k) for k in ("judge", "judge_options", "judge_settings")}
+    budget = (run.run.get("max_tokens") or {}).get(rec.task, task_spec(rec.task).max_tokens)
+    return rec.request_hash != request_hash(identity, int(budget), digest)
+
+
+def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]],
+               fingerprint: str | None) -> list[str]:
+    """Why the predictions may not be scored against these rows (empty: they may)."""
+    digest = {str(r["uid"]): r["item_digest"] for r in rows}
+    problems = []
+    for run in runs:
+        recorded = (run.run or {}).get("dataset_fingerprint")
+        if fingerprint and recorded and recorded != fingerprint:
+            problems.append(f"{run.path}: the run was asked from dataset {recorded[:19]}..., "
+                            f"the dataset given is {fingerprint[:19]}...")
+        checks = [(r.uid, _answered_other_item(run, r, digest[r.uid]))
+                  for r in run.records if r.uid in digest]
+        bad = [uid for uid, other in checks if other]
+        unknown = [uid for uid, other in checks if other is None]
+        if bad:
+            problems.append(f"{run.path}: {len(bad)} prediction(s) answered a different item "
+                            f"than the dataset holds under their uid (e.g. {bad[0]!r})")
+        if unknown:
+            problems.append(f"{run.path}: {len(unknown)} prediction(s) carry no item hash "
+                            f"to check (e.g. {unknown[0]!r})")
+    return problems
+
+
+def _local_fingerprint(dataset: str) -> str | None:
+    return dataset_fingerprint(dataset) if Path(dataset).is_dir() else None
+
+
+def score(
+    dataset: str,
+    predictions: Sequence[str | Path],
+    out: str | Path,
+    *,
+    settings: Settings | None = None,
+    tasks: Sequence[str] | None = None,
+    rules: str = "committed",
+    overwrite: bool = False,
+    allow_mismatch: bool = False,
+    rows: list[dict[str, Any]] | None = None,
+) -> ScoresRecord:
+    """Score every judge found in ``predictions`` on ``dataset``; write DIR/scores.json and
+    DIR/rows.jsonl; return the scores. ``rows`` (from :func:`load_rows`) skips reloading."""
+    settings = settings or Settings()
+    if rules not in PARSER_VERSIONS:
+        raise ValueError(f"unknown parser rules {rules!r}; expected one of "
+                         f"{', '.join(PARSER_VERSIONS)}")
+    out = Path(out)
+    target = out / SCORES_FILE
+    if target.exists() and not overwrite:
+        raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+    started = time.perf_counter()
+    runs = read_runs(predictions)
+    if rows is None:
+        rows = load_rows(dataset, tasks)
+    fingerprint = _local_fingerprint(dataset)
+    problems = mismatches(runs, rows, fingerprint)
+    if problems and not allow_mismatch:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ItemMismatchError(f"refusing to score: {problems[0]}{more}; score against the "
+                                "dataset the run was asked from, or pass --allow-mismatch")
+    keep = {task_spec(t).name for t in tasks} if tasks else None
+    by_judge: dict[str, list[PredictionRecord]] = {}
+    reads_gold: set[str] = set()
+    for run in runs:
+        for rec in run.records:
+            if keep is None or rec.task in keep:  # predictions for tasks not scored: set aside
+                by_judge.setdefault(rec.judge, []).append(rec)
+        if run.run and run.run.get("oracle_upper_bound"):
+            reads_gold.add(str(run.run.get("judge")))
+    if not by_judge:
+        raise ValueError(f"no prediction records in {', '.join(map(str, predictions))}")
+    judges, graded_all = {}, []
+    for judge in sorted(by_judge):
+        joined = join_judge(judge, rows, by_judge[judge], rules=rules)
+        graded_all.extend(joined.graded)
+        tasks_scored = score_tasks(joined.graded, settings)
+        judges[judge] = JudgeScores(
+            joined.coverage, failure_modes(tasks_scored, reads_gold=judge in reads_gold),
+            tasks_scored)
+    record = ScoresRecord(
+        package_version=__version__,
+        dataset=str(dataset),
+        dataset_fingerprint=fingerprint,
+        predictions=tuple(str(p) for p in predictions),
+        runs={str(r.path): r.run for r in runs if r.run is not None},
+        parser={"rules": rules, "version": PARSER_VERSIONS[rules]},
+        bootstrap={"n_resamples": settings.n_resamples, "seed": settings.seed,
+                   "level": settings.level, "unit": "group_id", "env_unit": "env_id"},
+        judges=judges,
+        comparisons=compare_judges(judges),
+        overrides=tuple(f"allow_mismatch: {p}" for p in problems),
+        elapsed_s=round(time.perf_counter() - started, 3),
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    write_rows(out / SCORED_ROWS_FILE, graded_all)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
+    return record

@@ -1,0 +1,202 @@
+"""The task contract: one entry per task / dataset config, read by every part of the pipeline.
+
+An entry says what a judge is asked to produce and how its answer is read and scored: the
+config name, the answer format (a choice of tokens, a verdict word pair, or a JSON object with
+its schema), the decoding budget, and the name of the scoring recipe
+(:data:`gridwm_judge.scoring.recipes.RECIPES`) that grades and scores its rows. Prompts' format
+lines, structured outputs, parsing, grading, scoring, reports and the ``--tasks`` names all
+read this table, so adding a config is one entry here plus its row builder
+(:mod:`gridwm_judge.tasks`).
+
+This module is plain data: it imports nothing of the package, so every part may import it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PROTOCOLS = ("all_groups", "eligible_pairs")
+"""How a verdict task counts invalid answers (paper Appendix A): Task C summaries use the
+groups with parseable Full and CF verdicts; Task D counts an invalid answer incorrect."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The answer is exactly one of ``options`` (e.g. a candidate letter)."""
+
+    options: tuple[str, ...]
+
+    def structured(self) -> dict[str, Any]:
+        return {"choice": list(self.options)}
+
+    def format_line(self) -> str:
+        head = ", ".join(self.options[:-1])
+        return f"Answer with ONLY one letter: {head}, or {self.options[-1]}."
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A success / failure verdict in two words, e.g. ``Yes`` / ``No``."""
+
+    success: str
+    failure: str
+
+    @property
+    def options(self) -> tuple[str, str]:
+        return (self.success, self.failure)
+
+    @property
+    def words(self) -> dict[str, str]:
+        """Lower-cased format word -> "success" / "failure" (what a strict answer is)."""
+        return {self.success.lower(): "success", self.failure.lower(): "failure"}
+
+    def structured(self) -> dict[str, Any]:
+        return {"choice": list(self.options)}
+
+    def format_line(self) -> str:
+        return f"Answer with ONLY: {self.success} or {self.failure}."
+
+
+@dataclass(frozen=True)
+class JsonObject:
+    """A JSON object following ``schema``; ``required`` names a string field that must be
+    present (its value is the answer, e.g. Task E's label), or None to keep the whole object."""
+
+    schema: Mapping[str, Any] = field(repr=False)
+    required: str | None = None
+
+    def structured(self) -> dict[str, Any]:
+        return {"json": json.dumps(self.schema)}
+
+
+AnswerFormat = Choice | Verdict | JsonObject
+
+PERCEPTION_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "agent": {
+            "type": "object",
+            "properties": {
+                "pos": {
+                    "type": "array",
+                    "items": {"type": "integer"},
+                    "minItems": 2,
+                    "maxItems": 2,
+                },
+                "dir": {"enum": ["right", "down", "left", "up"]},
+                "carrying": {"type": ["string", "null"]},
+            },
+            "required": ["pos", "dir", "carrying"],
+        },
+        "front_cell": {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string"},
+                "color": {"type": ["string", "null"]},
+                "state": {"enum": ["open", "closed", "locked", None]},
+            },
+            "required": ["type", "color", "state"],
+        },
+        "visible_objects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string"},
+                    "color": {"type": "string"},
+                    "pos": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["type", "color", "pos"],
+            },
+        },
+    },
+    "required": ["agent", "front_cell", "visible_objects"],
+}
+LABEL_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task / dataset config.
+
+    ``name`` is the short task name rows and predictions carry ("C"); ``config`` the dataset
+    config ("task_c"); ``recipe`` the scoring recipe's name; ``protocol`` how a verdict task
+    counts invalid answers (None for non-verdict tasks).
+    """
+
+    name: str
+    config: str
+    role: str
+    answer: AnswerFormat
+    max_tokens: int
+    recipe: str
+    protocol: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.protocol is not None and self.protocol not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {self.protocol!r}; expected one of {PROTOCOLS}")
+        if self.max_tokens <= 0:
+            raise ValueError(f"max_tokens of {self.name} must be positive, got {self.max_tokens}")
+
+    def structured_output(self) -> dict[str, Any]:
+        """Keyword arguments of vLLM's ``StructuredOutputsParams`` for this answer format."""
+        return self.answer.structured()
+
+
+TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("A", "task_a", "action-conditioned next state (A-D choice)",
+             Choice(("A", "B", "C", "D")), 512, "next_state"),
+    TaskSpec("B", "task_b", "single-frame structured perception (JSON)",
+             JsonObject(PERCEPTION_SCHEMA), 2048, "perception"),
+    TaskSpec("C", "task_c", "presentation invariance and representation exchangeability",
+             Verdict("Yes", "No"), 256, "presentation_invariance", "eligible_pairs"),
+    TaskSpec("D", "task_d", "reference-aided causal sensitivity",
+             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups"),
+    TaskSpec("E", "task_e", "prefix state tracking (JSON label)",
+             JsonObject(LABEL_SCHEMA, required="answer"), 256, "state_tracking"),
+)
+
+TASK_NAMES: tuple[str, ...] = tuple(t.name for t in TASKS)
+CONFIGS: tuple[str, ...] = tuple(t.config for t in TASKS)
+DEFAULT_MAX_TOKENS: Mapping[str, int] = {t.name: t.max_tokens for t in TASKS}
+"""The paper's decoding budget per task (greedy decoding everywhere)."""
+
+_BY_KEY: dict[str, TaskSpec] = {}
+for _spec in TASKS:
+    for _key in (_spec.name, _spec.name.lower(), _spec.config, _spec.config.upper()):
+        _BY_KEY[_key] = _spec
+
+
+def _valid_names() -> str:
+    return ", ".join(f"{t.name.lower()} ({t.config})" for t in TASKS)
+
+
+def task_spec(name: str) -> TaskSpec:
+    """The entry for a task or config name: 'c', 'C' or 'task_c'; others name the valid ones."""
+    key = name.strip() if isinstance(name, str) else name
+    if key not in _BY_KEY:
+        raise ValueError(f"unknown task {name!r}; expected one of {_valid_names()}")
+    return _BY_KEY[key]
+
+
+def parse_task_list(text: str) -> tuple[str, ...]:
+    """``"c,d"`` or ``"task_c,task_d"`` -> ``("C", "D")`` in the given order; ``"all"`` -> every
+    task. Unknown names are a ValueError naming the valid ones."""
+    if text.strip().lower() == "all":
+        return TASK_NAMES
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if part:
+            name = task_spec(part).name
+            if name not in out:
+                out.append(name)
+    if not out:
+        raise ValueError(f"no task given; expected a comma list of {_valid_names()}, or 'all'")
+    return tuple(out)
