@@ -8,11 +8,11 @@ import io
 import pytest
 from PIL import Image
 
+from gridwm_judge.item_hash import item_digest, request_hash
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges import images as images_mod
 from gridwm_judge.judges.images import LazyImages, is_plain_rgb_png, png_bytes
 from gridwm_judge.judges.openai_http import chat_body
-from gridwm_judge.item_hash import item_digest, request_hash
 
 
 def _png(mode: str, color, size=(9, 7), **save) -> bytes:

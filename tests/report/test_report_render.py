@@ -18,8 +18,8 @@ from PIL import Image
 from gridwm_judge import cli
 from gridwm_judge.dataset.profiles import quickstart_profile
 from gridwm_judge.quickstart import run_quickstart
-from gridwm_judge.report import Table, collect, summarize, write_report
 from gridwm_judge.records import SCORES_FILE as SCORES
+from gridwm_judge.report import Table, collect, summarize, write_report
 from gridwm_judge.report.plots import FIGURES
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
