@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 SPLIT = "test"
@@ -67,8 +68,16 @@ def load_task(dataset: str, config: str):
         have = ", ".join(configs) if configs else "none"
         raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}")
     import datasets
+    from datasets.utils import logging as ds_logging
 
-    return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
+    quiet = not sys.stderr.isatty() and ds_logging.is_progress_bar_enabled()
+    if quiet:  # progress bars only on a terminal
+        ds_logging.disable_progress_bar()
+    try:
+        return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
+    finally:
+        if quiet:
+            ds_logging.enable_progress_bar()
 
 
 def dataset_provenance(dataset: str) -> dict:

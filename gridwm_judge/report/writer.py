@@ -1,10 +1,16 @@
 """Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json} and
-index.md, which says what was run, on which dataset fingerprint, by which package version."""
+index.md, which says what was run, on which dataset fingerprint, by which package version.
+
+Everything is written into a staging folder beside REPORT_DIR and moved into place at the end:
+a refused or failed report leaves nothing behind and an earlier report intact.
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
+import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,11 +36,19 @@ class ReportResult:
 def _check_out(out: Path, overwrite: bool) -> None:
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"{out} exists and is a file; give a folder for --out")
-    if out.exists() and any(out.iterdir()):
-        if not overwrite:
-            raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
-        for sub in ("tables", "figures", "scores"):
-            shutil.rmtree(out / sub, ignore_errors=True)
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
+
+
+def _replace(stage: Path, out: Path) -> None:
+    """Move ``stage`` to ``out``; an existing ``out`` is set aside first and removed after."""
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{time.time_ns()}")
+        out.rename(old)
+    stage.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _runs_section(data: ReportData) -> list[str]:
@@ -120,9 +134,27 @@ def write_report(
     figures: bool = True,
 ) -> ReportResult:
     """Render the report of ``run_dirs`` into ``out`` and return what was written."""
-    out = Path(out)
+    out = Path(out).resolve()
     _check_out(out, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
+    made_parent = not out.parent.exists()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
+    try:
+        result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures)
+        _replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        if made_parent and not any(out.parent.iterdir()):
+            out.parent.rmdir()
+        raise
+    moved = [out / p.relative_to(stage) for p in result.tables]
+    figs = [out / p.relative_to(stage) for p in result.figures]
+    return ReportResult(out, out / "index.md", tuple(moved), tuple(figs), result.headline,
+                        result.data)
+
+
+def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | None,
+            figures: bool) -> ReportResult:
     data = collect(run_dirs, work_dir=out, n_resamples=n_resamples)
     if not data.judges:
         raise ValueError("the runs hold no scored judge; run `gridwm-judge eval` first")

@@ -123,10 +123,6 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
     digest = {str(r["uid"]): r["item_digest"] for r in rows}
     problems = []
     for run in runs:
-        recorded = (run.run or {}).get("dataset_fingerprint")
-        if fingerprint and recorded and recorded != fingerprint:
-            problems.append(f"{run.path}: the run was asked from dataset {recorded[:19]}..., "
-                            f"the dataset given is {fingerprint[:19]}...")
         checks = [(r.uid, _answered_other_item(run, r, digest[r.uid]))
                   for r in run.records if r.uid in digest]
         bad = [uid for uid, other in checks if other]
@@ -137,6 +133,10 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
         if unknown:
             problems.append(f"{run.path}: {len(unknown)} prediction(s) carry no item hash "
                             f"to check (e.g. {unknown[0]!r})")
+        recorded = (run.run or {}).get("dataset_fingerprint")
+        if fingerprint and recorded and recorded != fingerprint:
+            problems.append(f"{run.path}: the run was asked from dataset {recorded[:19]}..., "
+                            f"the dataset given is {fingerprint[:19]}...")
     return problems
 
 
