@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from gridwm_judge.dataset.builder import GridWMJudge, GridWMJudgeConfig
+from gridwm_judge.seeds import GENERATION_SEED
 
 __all__ = ["GridWMJudge", "GridWMJudgeConfig", "main"]
 
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("config", help="task_a, task_b, task_c, task_d or task_e")
     ap.add_argument("--profile", default="smoke", help="base, scale2 or smoke (default smoke)")
     ap.add_argument("--out", required=True, help="folder for the prepared Parquet files")
-    ap.add_argument("--seed", type=int, default=830000)
+    ap.add_argument("--seed", type=int, default=GENERATION_SEED)
     args = ap.parse_args(argv)
     builder = GridWMJudge(config_name=args.config, profile=args.profile, seed=args.seed)
     builder.download_and_prepare(output_dir=args.out, file_format="parquet")

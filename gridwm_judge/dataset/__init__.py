@@ -4,14 +4,8 @@ layout (Parquet + card + validation.json) and push.
 Importing this package is cheap; `datasets` is imported by the modules that need it.
 """
 
-from gridwm_judge.dataset.profiles import (
-    DEFAULT_SAMPLING_SEED,
-    DEFAULT_SEED,
-    PROFILES,
-    Profile,
-    TaskPlan,
-    get_profile,
-)
+from gridwm_judge.dataset.profiles import PROFILES, Profile, TaskPlan, get_profile
+from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 
 
 def build_dataset(*args, **kwargs):
@@ -28,5 +22,5 @@ def push_folder(*args, **kwargs):
     return _push(*args, **kwargs)
 
 
-__all__ = ["DEFAULT_SAMPLING_SEED", "DEFAULT_SEED", "PROFILES", "Profile", "TaskPlan",
+__all__ = ["SAMPLING_SEED", "GENERATION_SEED", "PROFILES", "Profile", "TaskPlan",
            "build_dataset", "get_profile", "push_folder"]

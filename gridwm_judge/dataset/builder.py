@@ -23,8 +23,9 @@ import datasets
 
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import pool_for
-from gridwm_judge.dataset.profiles import DEFAULT_SAMPLING_SEED, DEFAULT_SEED, get_profile
+from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.schema import COLUMNS, CONFIGS
+from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
@@ -63,8 +64,8 @@ class GridWMJudgeConfig(datasets.BuilderConfig):
     """One task config, plus the build profile and seeds (recorded in the card)."""
 
     profile: str = "base"
-    seed: int = DEFAULT_SEED
-    sampling_seed: int = DEFAULT_SAMPLING_SEED
+    seed: int = GENERATION_SEED
+    sampling_seed: int = SAMPLING_SEED
 
 
 class PngCache:

@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 
-from gridwm_judge.dataset.profiles import DEFAULT_SAMPLING_SEED, DEFAULT_SEED, PROFILES
+from gridwm_judge.dataset.profiles import PROFILES
+from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 
 DEFAULT_NUM_PROC = max(1, min(4, os.cpu_count() or 1))
 
@@ -24,11 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--profile", default="base",
                    help=f"what to build: {', '.join(PROFILES)} (default base)")
     b.add_argument("--out", required=True, help="output folder (must be empty or absent)")
-    b.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"generation seed: first env.reset seed drawn (default {DEFAULT_SEED})")
-    b.add_argument("--sampling-seed", type=int, default=DEFAULT_SAMPLING_SEED,
+    b.add_argument("--seed", type=int, default=GENERATION_SEED,
+                   help=f"generation seed: first env.reset seed drawn (default {GENERATION_SEED})")
+    b.add_argument("--sampling-seed", type=int, default=SAMPLING_SEED,
                    help="item sampling seed, e.g. Task A candidates "
-                        f"(default {DEFAULT_SAMPLING_SEED})")
+                        f"(default {SAMPLING_SEED})")
     b.add_argument("--num-proc", type=int, default=DEFAULT_NUM_PROC,
                    help="worker processes; the output does not depend on it "
                         f"(default {DEFAULT_NUM_PROC}: the CPU count, at most 4)")

@@ -21,12 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.dataset import validation as checks
-from gridwm_judge.dataset.profiles import (
-    DEFAULT_SAMPLING_SEED,
-    DEFAULT_SEED,
-    check_configs,
-    get_profile,
-)
+from gridwm_judge.dataset.profiles import check_configs, get_profile
+from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 
 
 @dataclass(frozen=True)
@@ -53,9 +49,9 @@ def _check_out(out: Path, overwrite: bool) -> None:
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
                   configs: tuple[str, ...] | None) -> str:
     cmd = ["gridwm-judge", "build", "--profile", profile, "--out", str(out)]
-    if seed != DEFAULT_SEED:
+    if seed != GENERATION_SEED:
         cmd += ["--seed", str(seed)]
-    if sampling_seed != DEFAULT_SAMPLING_SEED:
+    if sampling_seed != SAMPLING_SEED:
         cmd += ["--sampling-seed", str(sampling_seed)]
     if configs:
         cmd += ["--configs", ",".join(configs)]
@@ -80,8 +76,8 @@ def build_dataset(
     out: str | Path,
     profile: str = "base",
     *,
-    seed: int = DEFAULT_SEED,
-    sampling_seed: int = DEFAULT_SAMPLING_SEED,
+    seed: int = GENERATION_SEED,
+    sampling_seed: int = SAMPLING_SEED,
     num_proc: int = 1,
     configs: list[str] | tuple[str, ...] | None = None,
     overwrite: bool = False,

@@ -19,14 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gridwm_judge.schema import CONFIGS
-
-CORE = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
-TASK_C_FAMILIES = ("keycorridor", "multiroom", "redbluedoor")
-TASK_E_FAMILIES = ("unlockpickup", "blockedunlockpickup")
-
-DEFAULT_SEED = 830000
-DEFAULT_SAMPLING_SEED = 42
+from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
+from gridwm_judge.sim.cards import TASK_E_FAMILIES
+from gridwm_judge.task_table import CONFIGS
+from gridwm_judge.tasks.task_c import FAMILIES as TASK_C_FAMILIES
+from gridwm_judge.tasks.task_c import rows_per_group
 
 SHARD_BY = ("group", "env", "task")
 
@@ -65,9 +62,7 @@ class TaskPlan:
         out = []
         for family, n in self.families:
             envs = env_ids[family] if self.spread_envs else (default_env[family],)
-            k = len(envs)
-            for i, env_id in enumerate(envs):
-                share = n // k + (1 if i < n % k else 0)
+            for env_id, share in zip(envs, even_split(n, len(envs)), strict=True):
                 if share:
                     out.append((family, env_id, share + self.extra_per_env))
         return out
@@ -97,9 +92,13 @@ def _each(families: tuple[str, ...], n: int) -> tuple[tuple[str, int], ...]:
     return tuple((f, n) for f in families)
 
 
+def even_split(total: int, k: int) -> tuple[int, ...]:
+    """``total`` split into ``k`` shares that differ by at most one, larger ones first."""
+    return tuple(total // k + (1 if i < total % k else 0) for i in range(k))
+
+
 def _spread(families: tuple[str, ...], total: int) -> tuple[tuple[str, int], ...]:
-    k = len(families)
-    return tuple((f, total // k + (1 if i < total % k else 0)) for i, f in enumerate(families))
+    return tuple(zip(families, even_split(total, len(families)), strict=True))
 
 
 _C_FULL = (("probe_sets", ("grid", "framing")),)
@@ -171,15 +170,9 @@ def quickstart_profile(
     (plus one reference each), Full and CF under ``d_conditions``. A, B, E: ``n_controls``
     questions / frames each.
     """
-    from gridwm_judge.tasks.task_c import rows_per_group
-
     variants = ("full", "cf")
     c_opts = (("probe_sets", tuple(c_probe_sets)), ("variants", variants))
-    k = len(TASK_C_FAMILIES)
-    c_fams = tuple(
-        (f, n_c_groups // k + (1 if i < n_c_groups % k else 0))
-        for i, f in enumerate(TASK_C_FAMILIES)
-    )
+    c_fams = _spread(TASK_C_FAMILIES, n_c_groups)
     c_rows = n_c_groups * rows_per_group(tuple(c_probe_sets), variants=variants)
     n_d = n_d_per_env * len(CORE)
     d_opts = (("conditions", tuple(d_conditions)), ("variants", variants))

@@ -28,11 +28,11 @@ import numpy as np
 from gridwm_judge.judges import did_you_mean, pixels
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
 from gridwm_judge.prompts import REVERSED_NOTE
+from gridwm_judge.task_table import AnswerFormat, Choice, JsonObject, Verdict, task_spec
 
 NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic")
 ORACLE_NOTE = "oracle reads the gold answer: an upper-bound sanity judge, not a model result"
 
-_VERDICT_WORDS = {"C": ("Yes", "No"), "D": ("Success", "Fail")}
 FIXED_B = json.dumps(
     {
         "agent": {"pos": [1, 1], "dir": "right", "carrying": None},
@@ -57,12 +57,13 @@ def _e_question(prompt: str) -> str:
     return "status" if "status" in prompt.lower() else "identity"
 
 
-def _fixed(task: str, prompt: str) -> str:
-    if task == "A":
-        return "A"
-    if task == "B":
-        return FIXED_B
-    return json.dumps({"answer": FIXED_E[_e_question(prompt)]})
+def _fixed(answer: AnswerFormat, prompt: str) -> str:
+    """A constant answer in the task's format (verdicts are handled by the caller)."""
+    if isinstance(answer, Choice):
+        return answer.options[0]
+    if isinstance(answer, JsonObject) and answer.required:
+        return json.dumps({answer.required: FIXED_E[_e_question(prompt)]})
+    return FIXED_B
 
 
 class BaselineJudge:
@@ -107,52 +108,51 @@ class BaselineJudge:
 
     # --- answers -------------------------------------------------------------------------
     def answer(self, req: JudgeRequest) -> str:
-        task = req.task
         if self.name == "oracle":
             if req.gold is None:
                 raise ValueError(f"oracle judge got no gold answer for {req.uid!r}")
             return req.gold
+        fmt = task_spec(req.task).answer
         if self.name in ("always-yes", "always-no"):
-            if task in _VERDICT_WORDS:
-                return _VERDICT_WORDS[task][0 if self.name == "always-yes" else 1]
-            return _fixed(task, req.prompt)
+            if isinstance(fmt, Verdict):
+                return fmt.success if self.name == "always-yes" else fmt.failure
+            return _fixed(fmt, req.prompt)
         if self.name == "random":
-            return self._random(req)
-        return self._pixel(req)
+            return self._random(req, fmt)
+        return self._pixel(req, fmt)
 
-    def _random(self, req: JudgeRequest) -> str:
+    def _random(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         digest = int(hashlib.sha256(req.uid.encode()).hexdigest()[:12], 16)
         rng = np.random.default_rng([self.seed, digest])
-        if req.task in _VERDICT_WORDS:
-            return _VERDICT_WORDS[req.task][int(rng.integers(2))]
-        if req.task == "A":
-            return "ABCD"[int(rng.integers(4))]
-        if req.task == "E":
+        if isinstance(fmt, (Verdict, Choice)):
+            return fmt.options[int(rng.integers(len(fmt.options)))]
+        if fmt.required:
             labels = _E_LABELS[_e_question(req.prompt)]
-            return json.dumps({"answer": labels[int(rng.integers(len(labels)))]})
+            return json.dumps({fmt.required: labels[int(rng.integers(len(labels)))]})
         return FIXED_B
 
-    def _pixel(self, req: JudgeRequest) -> str:
-        if req.task in _VERDICT_WORDS:
-            frames = query_frames(req.task, req.prompt, req.images)
+    def _pixel(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
+        if isinstance(fmt, Verdict):
+            frames = query_frames(task_spec(req.task).recipe, req.prompt, req.images)
             if not frames:
-                return _VERDICT_WORDS[req.task][1]
+                return fmt.failure
             reversed_order = REVERSED_NOTE in req.prompt
             last = frames[0] if reversed_order else frames[-1]
-            return _VERDICT_WORDS[req.task][0 if pixels.agent_on_goal(last) else 1]
-        if req.task == "A":
+            return fmt.success if pixels.agent_on_goal(last) else fmt.failure
+        if isinstance(fmt, Choice):
             return least_changed_candidate(req.images)
-        return _fixed(req.task, req.prompt)
+        return _fixed(fmt, req.prompt)
 
 
-def query_frames(task: str, prompt: str, images) -> Sequence[np.ndarray]:
-    """Frames (in shown order) of the storyboard being judged: the query storyboard for D.
+def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
+    """Frames (in shown order) of the storyboard being judged: the query storyboard of a
+    reference-aided item (Task D).
 
     Separate frame images are converted on access, so reading only the last frame decodes
     only that image (the eval runner hands images over still encoded).
     """
     images = images if isinstance(images, Sequence) else list(images)
-    if task == "D":
+    if recipe == "reference_aided":
         m = _QUERY_SPLIT.search(prompt)
         if m and 0 < int(m.group(1)) <= len(images):
             return _Arrays(images, len(images) - int(m.group(1)))

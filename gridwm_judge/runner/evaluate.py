@@ -41,7 +41,7 @@ from gridwm_judge.runner.store import (
     write_run_manifest,
 )
 from gridwm_judge.schema import REPRESENTATIONS
-from gridwm_judge.task_table import DEFAULT_MAX_TOKENS, TASK_NAMES
+from gridwm_judge.task_table import DEFAULT_MAX_TOKENS, TASK_NAMES, task_spec
 
 REASKABLE = ("empty", "truncated")
 _BATCH = 32  # rows converted from Arrow at a time (bounded memory, few conversions)
@@ -61,6 +61,10 @@ class EvalConfig:
     options: JudgeOptions = field(default_factory=JudgeOptions)
     progress: bool = True
     reask: tuple[str, ...] = ()
+
+    def budget(self, task: str) -> int:
+        """The token budget of ``task``: the user's, else the task table's."""
+        return int(self.max_tokens.get(task, task_spec(task).max_tokens))
 
     def check(self) -> None:
         split_spec(self.judge)  # bad specs fail before any data is read
@@ -119,6 +123,10 @@ class _Asked:
     digest: str
 
 
+def _task_order(task: str) -> tuple[int, str]:
+    return (TASK_NAMES.index(task) if task in TASK_NAMES else len(TASK_NAMES), task)
+
+
 def identity_options(options: JudgeOptions) -> dict[str, Any]:
     """JudgeOptions that change answers (operational ones like workers may change on resume)."""
     out = dataclasses.asdict(options)
@@ -131,7 +139,7 @@ def identity_options(options: JudgeOptions) -> dict[str, Any]:
 def run_eval(cfg: EvalConfig) -> EvalSummary:
     """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``."""
     cfg.check()
-    tables = {t: load_task(cfg.dataset, f"task_{t.lower()}") for t in cfg.tasks}
+    tables = {t: load_task(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
     manifest = run_manifest(cfg, identity_options(cfg.options))
     out = Path(cfg.out)
     fresh = not out.exists()
@@ -142,7 +150,7 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
         selection = select_rows(tables, cfg, store)
         options = dataclasses.replace(
             cfg.options, max_images=max([1, *(p.n_images for p in selection.pending)]))
-        tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=TASK_NAMES.index)
+        tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=_task_order)
         manifest.update(
             tasks=list(tasks),
             limit=cfg.limit,
@@ -225,7 +233,7 @@ def _requests(needs_gold: bool, tables, pending, cfg: EvalConfig, identity
             continue
         cols = ["uid", "prompt", "images"] + (["answer"] if needs_gold else [])
         rows = ds.select(indices).select_columns(cols).with_format("arrow")
-        budget = int(cfg.max_tokens[task])
+        budget = cfg.budget(task)
         for batch in rows.iter(batch_size=_BATCH):
             for row in batch.to_pylist():
                 encoded = [stored_image_bytes(im, row["uid"]) for im in row["images"] or ()]

@@ -20,7 +20,7 @@ def run_manifest(cfg: EvalConfig, judge_options: dict[str, Any]) -> dict[str, An
     return {
         "judge": cfg.judge,
         "judge_options": judge_options,
-        "max_tokens": {t: int(cfg.max_tokens[t]) for t in TASK_NAMES},
+        "max_tokens": {t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
         "representation": cfg.representation,
         "seed": cfg.options.seed,
         "dataset": cfg.dataset,

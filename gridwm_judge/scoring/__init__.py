@@ -71,8 +71,8 @@ Importing this package never imports ``evaluate`` (only the modules under ``metr
 
 from gridwm_judge.scoring._arrays import FAILURE, INVALID, PROTOCOLS, SUCCESS, GroupRatio
 from gridwm_judge.scoring.bootstrap import (
+    BOOTSTRAP_SEED,
     DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     Interval,
     bootstrap_ratio,
     bootstrap_ratios,
@@ -113,7 +113,7 @@ __all__ = [
     "CausalEvidence",
     "CausalResult",
     "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
+    "BOOTSTRAP_SEED",
     "DEGENERATE_FLAGS",
     "FAILURE",
     "FAILURE_MODES",

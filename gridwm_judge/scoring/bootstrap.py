@@ -18,8 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 from gridwm_judge.scoring._arrays import GroupRatio
+from gridwm_judge.seeds import BOOTSTRAP_SEED
 
-DEFAULT_SEED = 20261103
 DEFAULT_RESAMPLES = 20_000
 DEFAULT_LEVEL = 0.95
 
@@ -50,7 +50,7 @@ def _weights(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
 
 
 def resample_weights(
-    n_units: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    n_units: int, n_resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> np.ndarray:
     """Multiplicity matrix of a group bootstrap: row b counts how often each unit was drawn."""
     if n_units < 1:
@@ -64,7 +64,7 @@ def bootstrap_ratios(
     ratios: Mapping[str, GroupRatio],
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    seed: int = BOOTSTRAP_SEED,
     level: float = DEFAULT_LEVEL,
     clusters: Sequence[str] | Mapping[str, str] | None = None,
 ) -> dict[str, Interval]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import SCORES_FILE
-from gridwm_judge.scoring.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
 from gridwm_judge.scoring.score import score
 from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import parse_task_list
@@ -66,7 +66,7 @@ def register(subparsers) -> None:
         "is the paper's keyword rules (to reproduce its tables)",
     )
     p.add_argument("--n-resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help="bootstrap seed")
     p.add_argument("--no-les", action="store_true", help="skip the LES mixed-model fits")
     p.add_argument("--overwrite", action="store_true", help="replace an existing scores.json")
     p.add_argument(

@@ -16,9 +16,9 @@ import numpy as np
 
 from gridwm_judge.scoring._arrays import GroupRatio
 from gridwm_judge.scoring.bootstrap import (
+    BOOTSTRAP_SEED,
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     bootstrap_ratios,
 )
 from gridwm_judge.scoring.causal import CAUSAL_METRICS, causal_metrics
@@ -40,7 +40,7 @@ from gridwm_judge.task_table import TaskSpec
 @dataclass(frozen=True)
 class Settings:
     n_resamples: int = DEFAULT_RESAMPLES
-    seed: int = DEFAULT_SEED
+    seed: int = BOOTSTRAP_SEED
     level: float = DEFAULT_LEVEL
     with_les: bool = True
 

@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 from gridwm_judge.scoring import (
+    BOOTSTRAP_SEED,
     DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     GroupRatio,
     bootstrap_ratio,
     bootstrap_ratios,
@@ -29,7 +29,7 @@ def _ratio(num, den, prefix="g"):
 
 
 def test_defaults_match_the_paper():
-    assert DEFAULT_RESAMPLES == 20_000 and DEFAULT_SEED == 20261103
+    assert DEFAULT_RESAMPLES == 20_000 and BOOTSTRAP_SEED == 20261103
 
 
 def test_vectorised_matches_a_per_resample_loop():
