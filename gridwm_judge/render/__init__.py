@@ -4,8 +4,10 @@ Knows nothing of prompts or answers; every random choice is seeded from an item'
 """
 
 from gridwm_judge.render.frames import (
+    MINIGRID,
     VARIANTS,
     Crop,
+    MiniGridWorld,
     crop_box,
     render_frames,
     rollout_of,
@@ -30,12 +32,14 @@ __all__ = [
     "COMPOSITE_MAX_PX",
     "DEFAULT_MAX_FRAMES",
     "FOG_RGB",
+    "MINIGRID",
     "SPLIT_MAX_PX",
     "VARIANTS",
     "VISUALS",
     "Crop",
     "GridPainter",
     "MaskCheck",
+    "MiniGridWorld",
     "apply_visual",
     "check_nocue_mask",
     "choice_panel",
