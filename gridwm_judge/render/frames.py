@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridwm_judge.render.painter import GridPainter, tile_size_for
+from gridwm_judge.sim.grid import objects
 from gridwm_judge.sim.interventions import replay_envs
-from gridwm_judge.sim.records import ACTION_NAMES
+from gridwm_judge.sim.records import ACTION_NAMES, TrajectoryGroup
 from gridwm_judge.world import VARIANTS, Group, rollout_of
 
 CACHE_BYTES = 256 * 2**20
@@ -52,7 +53,7 @@ class Crop:
     height: int
 
 
-def crop_box(group) -> Crop:
+def crop_box(group: TrajectoryGroup) -> Crop:
     """Bounding box of every cell that holds something (wall, door, object, lava, goal) or the
     agent in any state of any variant of ``group``.
 
@@ -67,11 +68,9 @@ def crop_box(group) -> Crop:
     for variant in VARIANTS:
         rollout = rollout_of(group, variant)
         env = next(iter(replay_envs(group.env_id, group.seed, (), rollout.intervention)))
-        width = env.grid.width
-        for idx, cell in enumerate(env.grid.grid):
-            if cell is not None:
-                xs.append(idx % width)
-                ys.append(idx // width)
+        for (x, y), _ in objects(env.grid):
+            xs.append(x)
+            ys.append(y)
         for state in rollout.states:
             for x, y in [state["agent_pos"], *(o["pos"] for o in state["objects"])]:
                 xs.append(int(x))
@@ -80,7 +79,7 @@ def crop_box(group) -> Crop:
 
 
 def render_frames(
-    group,
+    group: TrajectoryGroup,
     variant: str = "full",
     *,
     crop: bool = True,
