@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,3 +125,67 @@ def test_a_world_renders_only_its_own_groups(minigrid_group):
         check_world(minigrid_group, ToyWorld())
     with pytest.raises(ValueError, match="expected one of full, nocue, cf"):
         rollout_of(toy_group(), "noisy")
+
+
+@pytest.fixture
+def no_minigrid(monkeypatch):
+    """Any MiniGrid replay or rendering during the test fails it."""
+    import gridwm_judge.render.frames as frames_mod
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a MiniGrid code path ran for a toy group")
+
+    monkeypatch.setattr(frames_mod, "replay_envs", refuse)
+    monkeypatch.setattr(frames_mod, "render_frames", refuse)
+
+
+def test_task_c_rows_of_a_toy_world(no_minigrid):
+    from gridwm_judge.tasks import task_c
+
+    world, g = ToyWorld(), toy_group()
+    boards = task_c.Storyboards(g, world=world, max_frames=4)
+    assert boards.indices("full") == (0, 3, 5, 8)
+    assert boards.indices("cf") == (0, 3, 5, 5)  # past its end: its terminal frame
+    toy_cf = world.frames(g, "cf")
+    assert all(np.array_equal(a, toy_cf[i]) for a, i in zip(boards.frames("cf"), (0, 3, 5, 5),
+                                                              strict=True))
+    rows = task_c.build_rows([g], world=world, families=("corridor",), probe_sets=("baseline",),
+                             max_frames=4)
+    assert [(r["variant"], r["representation"], r["answer"]) for r in rows] == [
+        ("full", "composite", "Yes"), ("full", "split", "Yes"),
+        ("nocue", "composite", "Yes"), ("nocue", "split", "Yes"),
+        ("cf", "composite", "No"), ("cf", "split", "No")]
+    assert rows[0]["prompt"] == rows[4]["prompt"] and g.mission in rows[0]["prompt"]
+    assert len(rows[1]["images"]) == 4
+    assert '"op": "remove"' in rows[4]["intervention"]
+    with pytest.raises(ValueError, match="no family 'corridor'"):
+        task_c.build_rows([g], world=world)
+    with pytest.raises(ValueError, match="'toy' group; .* by the 'minigrid' world"):
+        task_c.build_rows([g], families=("corridor",))
+
+
+def test_task_d_and_e_rows_of_a_toy_world(no_minigrid):
+    from gridwm_judge.tasks import task_d, task_e
+
+    world = ToyWorld()
+    rows = task_d.build_rows([toy_group(0), toy_group(1)], world=world, max_frames=4)
+    assert len(rows) == 3 * 4
+    assert {r["reference_group_id"] for r in rows} == {"toy.corridor.s0"}
+    assert [r["answer"] for r in rows if r["variant"] == "cf"] == \
+        ["Fail"] * 4
+    rows = task_e.build_rows([toy_group()], world=world, n_items=4, n_identity=2)
+    answers = {(r["question"], r["answer"]) for r in rows}
+    assert answers == {("identity", '{"answer": "key_red"}'), ("status", '{"answer": "holding"}')}
+
+
+def test_task_a_rows_of_a_toy_world(no_minigrid):
+    from gridwm_judge.tasks import task_a
+
+    world = ToyWorld()
+    rows = task_a.build_rows([toy_group()], world=world, n_items=4)
+    assert len(rows) == 12
+    assert {r["action"] for r in rows} == {"forward"}
+    # The wrong action is drawn from the toy world's vocabulary, not from MiniGrid's.
+    shown = {r["prompt"].split(".")[0] for r in rows if r["action_condition"] == "shuffle"}
+    assert shown and shown <= {"Action: back", "Action: pickup"}
+    assert all(set(json.loads(r["candidate_order"])[0]) >= {"letter", "t"} for r in rows)
