@@ -24,36 +24,18 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
+from gridwm_judge.prompts import TASK_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import MINIGRID, choice_panel, rng_from_key
-from gridwm_judge.schema import ACTION_CONDITIONS, COLUMNS
+from gridwm_judge.schema import ACTION_CONDITIONS
+from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
 from gridwm_judge.world import Group, World, check_world
 
-DEFAULT_SEED = 42
 LETTERS = ("A", "B", "C", "D")
 NEAREST_POOL = 5
 """Same-trajectory negatives are drawn from this many distinct frames nearest in time."""
-
-
-def base_row(group: Group) -> dict[str, Any]:
-    """A row with every schema column blank ("" / -1) except the group's audit columns."""
-    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
-    row.update(
-        family=group.family,
-        env_id=group.env_id,
-        group_id=group.group_id,
-        seed=int(group.seed),
-        intervention="[]",
-        mask="[]",
-        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
-                              sort_keys=True),
-        prompt_version=PROMPT_VERSION,
-    )
-    return row
 
 
 def _digest(frame: np.ndarray) -> bytes:
@@ -164,7 +146,7 @@ def build_rows(
     groups: Sequence[Group],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SEED,
+    seed: int = DEFAULT_SAMPLING_SEED,
     action_conditions: Sequence[str] = ACTION_CONDITIONS,
     world: World = MINIGRID,
 ) -> list[dict]:

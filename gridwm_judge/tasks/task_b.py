@@ -40,7 +40,7 @@ from gridwm_judge.sim.grid import door_state, objects
 from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.sim.interventions import replay_envs
 from gridwm_judge.sim.records import TrajectoryGroup
-from gridwm_judge.tasks.task_a import DEFAULT_SEED, base_row
+from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
 from gridwm_judge.world import check_world
 
 DIR_NAMES = ("right", "down", "left", "up")
@@ -95,7 +95,10 @@ def checkpoints(group: TrajectoryGroup, k: int, seed: int) -> list[int]:
 
 
 def build_rows(
-    groups: Sequence[TrajectoryGroup], *, n_items: int | None = None, seed: int = DEFAULT_SEED
+    groups: Sequence[TrajectoryGroup],
+    *,
+    n_items: int | None = None,
+    seed: int = DEFAULT_SAMPLING_SEED,
 ) -> list[dict]:
     """``n_items`` rows (default 2 per group), round-robin over ``groups``."""
     groups = list(groups)

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from PIL import Image
 
-from gridwm_judge.prompts import PROMPT_VERSION, task_c_prompt
+from gridwm_judge.prompts import task_c_prompt
 from gridwm_judge.render import MINIGRID, apply_visual, composite, keyframes, split
-from gridwm_judge.schema import COLUMNS, REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+from gridwm_judge.schema import REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+from gridwm_judge.tasks.rows import variant_row
 from gridwm_judge.world import Group, World, check_world, rollout_of
 
 TASK_C_FAMILIES: tuple[str, ...] = ("keycorridor", "multiroom", "redbluedoor")
@@ -143,28 +143,6 @@ def visual_key(group_id: str, visual: str, t: int) -> str:
     return f"{group_id}|{visual}" if visual == "style" else f"{group_id}|{visual}|t{t:03d}"
 
 
-def audit_columns(group: Group, variant: str) -> dict[str, Any]:
-    """Columns every C/D row shares for one group and variant (filled with schema blanks)."""
-    ro = rollout_of(group, variant)
-    intervention = list(getattr(ro, "intervention", ()) or ()) if variant == "cf" else []
-    mask = list(getattr(ro, "mask", ()) or ()) if variant == "nocue" else []
-    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
-    row.update(
-        family=group.family,
-        env_id=group.env_id,
-        group_id=group.group_id,
-        seed=int(group.seed),
-        label=int(bool(ro.success)),
-        variant=variant,
-        intervention=json.dumps(intervention, sort_keys=True),
-        mask=json.dumps(mask, sort_keys=True),
-        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
-                              sort_keys=True),
-        prompt_version=PROMPT_VERSION,
-    )
-    return row
-
-
 def check_choices(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
     """``values`` as a tuple; an empty or unknown choice is an error listing the valid ones."""
     values, valid = tuple(values), tuple(valid)
@@ -204,7 +182,7 @@ def build_rows(
             )
         boards = Storyboards(group, world=world, max_frames=max_frames)
         for variant in variants:
-            base = audit_columns(group, variant)
+            base = variant_row(group, variant)
             label = base["label"]
             item_id = f"C.{group.group_id}.{variant}"
             for representation in representations:

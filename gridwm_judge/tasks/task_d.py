@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from gridwm_judge.prompts import task_d_prompt
 from gridwm_judge.render import MINIGRID
 from gridwm_judge.schema import VARIANTS
-from gridwm_judge.tasks.task_c import Storyboards, audit_columns, check_choices
+from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.tasks.task_c import Storyboards, check_choices
 from gridwm_judge.world import Group, World
 
 CONDITIONS: dict[str, tuple[str, str, str]] = {
@@ -74,7 +75,7 @@ def build_rows(
         for query in queries:
             boards = Storyboards(query, world=world, max_frames=max_frames)
             for variant in variants:
-                base = audit_columns(query, variant)
+                base = variant_row(query, variant)
                 item_id = f"D.{query.group_id}.{variant}"
                 for condition in conditions:
                     visual, framing, probe_set = CONDITIONS[condition]
