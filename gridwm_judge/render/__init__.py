@@ -11,7 +11,6 @@ from gridwm_judge.render.frames import (
     crop_box,
     render_frames,
     rollout_of,
-    select,
 )
 from gridwm_judge.render.keyframes import DEFAULT_MAX_FRAMES, keyframes, select_keyframes
 from gridwm_judge.render.layout import (
@@ -54,7 +53,6 @@ __all__ = [
     "rng_from_key",
     "rollout_of",
     "scaled",
-    "select",
     "select_keyframes",
     "split",
     "style_factors",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +26,7 @@ from gridwm_judge.render.painter import GridPainter, tile_size_for
 from gridwm_judge.sim.grid import objects
 from gridwm_judge.sim.interventions import replay_envs
 from gridwm_judge.sim.records import ACTION_NAMES, TrajectoryGroup
-from gridwm_judge.world import VARIANTS, Group, rollout_of
+from gridwm_judge.world import VARIANTS, Group, check_world, rollout_of
 
 CACHE_BYTES = 256 * 2**20
 """Frames kept in the per-process LRU (bytes); the oldest groups are dropped beyond it."""
@@ -142,15 +141,6 @@ def _cache_bytes() -> int:
     return sum(f.nbytes for frames in _CACHE.values() for f in frames)
 
 
-def select(frames: Sequence[np.ndarray], indices: Sequence[int]) -> list[np.ndarray]:
-    """Frames at ``indices`` (in the given order), with a clear error for a bad index."""
-    n = len(frames)
-    bad = [i for i in indices if not 0 <= i < n]
-    if bad:
-        raise IndexError(f"frame indices {bad} outside 0..{n - 1}")
-    return [frames[i] for i in indices]
-
-
 @dataclass(frozen=True)
 class MiniGridWorld:
     """MiniGrid as a ``gridwm_judge.world.World``: cropped top-down frames, MiniGrid's actions."""
@@ -160,6 +150,7 @@ class MiniGridWorld:
 
     def frames(self, group: Group, variant: str) -> list[np.ndarray]:
         """``render_frames(group, variant)``: cropped, NoCue-masked, read-only."""
+        check_world(group, self)
         return render_frames(group, variant)
 
 

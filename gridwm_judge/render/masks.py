@@ -57,10 +57,6 @@ class MaskCheck:
         return min(self.ious) if self.ious else 0.0
 
     @property
-    def mean_iou(self) -> float:
-        return float(np.mean(self.ious)) if self.ious else 0.0
-
-    @property
     def passed(self) -> bool:
         return 1 <= self.n_masked_frames <= self.budget and self.min_iou >= self.threshold
 
