@@ -12,6 +12,14 @@ pictures from the ``World`` object it was given. A second world plugs in by prov
 
 Nothing here imports a simulator, so a world package can import this module cheaply.
 
+Who reads groups through the seam today: ``render.keyframes.keyframes``, ``tasks.rows``,
+``tasks.task_c.Storyboards`` and the ``build_rows`` of Tasks A, C, D and E (each takes
+``world=``, default MiniGrid; Task C also ``families=``). MiniGrid-only by nature: Task B (its
+gold is read from the live MiniGrid env), ``render.masks`` (the pixel audit of MiniGrid's
+NoCue tiles) and ``render.frames.render_frames`` / ``crop_box`` (MiniGrid's renderer behind
+``MINIGRID.frames``). Replay is not a member: no world-neutral consumer replays a group; each
+world replays its own records behind ``frames`` (MiniGrid: ``sim.replay_envs``).
+
 Contracts a newcomer must keep (the consumers rely on them, not on the member types alone):
 
 - **Variants.** A group holds three rollouts of the same action ids: ``full`` (succeeds),
