@@ -4,12 +4,13 @@ Knows nothing of prompts or answers; every random choice is seeded from an item'
 """
 
 from gridwm_judge.render.frames import (
+    MINIGRID,
     VARIANTS,
     Crop,
+    MiniGridWorld,
     crop_box,
     render_frames,
     rollout_of,
-    select,
 )
 from gridwm_judge.render.keyframes import DEFAULT_MAX_FRAMES, keyframes, select_keyframes
 from gridwm_judge.render.layout import (
@@ -30,12 +31,14 @@ __all__ = [
     "COMPOSITE_MAX_PX",
     "DEFAULT_MAX_FRAMES",
     "FOG_RGB",
+    "MINIGRID",
     "SPLIT_MAX_PX",
     "VARIANTS",
     "VISUALS",
     "Crop",
     "GridPainter",
     "MaskCheck",
+    "MiniGridWorld",
     "apply_visual",
     "check_nocue_mask",
     "choice_panel",
@@ -50,7 +53,6 @@ __all__ = [
     "rng_from_key",
     "rollout_of",
     "scaled",
-    "select",
     "select_keyframes",
     "split",
     "style_factors",

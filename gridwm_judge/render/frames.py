@@ -9,36 +9,28 @@ By default frames are cropped to ``crop_box(group)`` (the same window for every 
 Full/NoCue/CF frames stay pixel-aligned): MultiRoom's 25x25 grid is mostly empty void, and
 the full grid would shrink its rooms to a corner of each storyboard panel. Task B, whose
 coordinates count from the full grid's top-left, paints full frames with ``GridPainter``.
+
+``MINIGRID`` is MiniGrid's ``gridwm_judge.world.World``: the object row builders are given to
+get a group's frames and the action vocabulary.
 """
 
 from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from gridwm_judge.render.painter import GridPainter, tile_size_for
+from gridwm_judge.sim.grid import objects
+from gridwm_judge.sim.interventions import replay_envs
+from gridwm_judge.sim.records import ACTION_NAMES, TrajectoryGroup
+from gridwm_judge.world import VARIANTS, Group, check_world, rollout_of
 
-VARIANTS = ("full", "nocue", "cf")
 CACHE_BYTES = 256 * 2**20
 """Frames kept in the per-process LRU (bytes); the oldest groups are dropped beyond it."""
 _CACHE: OrderedDict[tuple, tuple[np.ndarray, ...]] = OrderedDict()
-
-
-def _replay_envs():
-    from gridwm_judge.sim import replay_envs
-
-    return replay_envs
-
-
-def rollout_of(group, variant: str):
-    """The ``Rollout`` of ``variant``; unknown names list the valid ones."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
-    return getattr(group, variant)
 
 
 def mask_by_frame(rollout) -> dict[int, list[list[int]]]:
@@ -60,7 +52,7 @@ class Crop:
     height: int
 
 
-def crop_box(group) -> Crop:
+def crop_box(group: TrajectoryGroup) -> Crop:
     """Bounding box of every cell that holds something (wall, door, object, lava, goal) or the
     agent in any state of any variant of ``group``.
 
@@ -74,12 +66,10 @@ def crop_box(group) -> Crop:
     ys: list[int] = []
     for variant in VARIANTS:
         rollout = rollout_of(group, variant)
-        env = next(iter(_replay_envs()(group.env_id, group.seed, (), rollout.intervention)))
-        width = env.grid.width
-        for idx, cell in enumerate(env.grid.grid):
-            if cell is not None:
-                xs.append(idx % width)
-                ys.append(idx // width)
+        env = next(iter(replay_envs(group.env_id, group.seed, (), rollout.intervention)))
+        for (x, y), _ in objects(env.grid):
+            xs.append(x)
+            ys.append(y)
         for state in rollout.states:
             for x, y in [state["agent_pos"], *(o["pos"] for o in state["objects"])]:
                 xs.append(int(x))
@@ -88,7 +78,7 @@ def crop_box(group) -> Crop:
 
 
 def render_frames(
-    group,
+    group: TrajectoryGroup,
     variant: str = "full",
     *,
     crop: bool = True,
@@ -123,7 +113,7 @@ def render_frames(
     painter = None
     frames: list[np.ndarray] = []
     for t, env in enumerate(
-        _replay_envs()(group.env_id, group.seed, group.actions, rollout.intervention)
+        replay_envs(group.env_id, group.seed, group.actions, rollout.intervention)
     ):
         if painter is None:
             if box is None:
@@ -151,10 +141,17 @@ def _cache_bytes() -> int:
     return sum(f.nbytes for frames in _CACHE.values() for f in frames)
 
 
-def select(frames: Sequence[np.ndarray], indices: Sequence[int]) -> list[np.ndarray]:
-    """Frames at ``indices`` (in the given order), with a clear error for a bad index."""
-    n = len(frames)
-    bad = [i for i in indices if not 0 <= i < n]
-    if bad:
-        raise IndexError(f"frame indices {bad} outside 0..{n - 1}")
-    return [frames[i] for i in indices]
+@dataclass(frozen=True)
+class MiniGridWorld:
+    """MiniGrid as a ``gridwm_judge.world.World``: cropped top-down frames, MiniGrid's actions."""
+
+    name: str = "minigrid"
+    action_names: tuple[str, ...] = ACTION_NAMES
+
+    def frames(self, group: Group, variant: str) -> list[np.ndarray]:
+        """``render_frames(group, variant)``: cropped, NoCue-masked, read-only."""
+        check_world(group, self)
+        return render_frames(group, variant)
+
+
+MINIGRID = MiniGridWorld()

@@ -10,6 +10,11 @@ frame farthest from those already chosen, so the storyboard also shows the path 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gridwm_judge.world import Group, rollout_of
+
 DEFAULT_MAX_FRAMES = 8
 
 EVENT_TIERS: dict[str, int] = {
@@ -30,7 +35,10 @@ EVENT_TIERS: dict[str, int] = {
 
 
 def select_keyframes(
-    n_states: int, events, max_frames: int = DEFAULT_MAX_FRAMES, end: int | None = None
+    n_states: int,
+    events: Sequence[Mapping[str, Any]],
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    end: int | None = None,
 ) -> tuple[int, ...]:
     """Sorted indices into 0..``end`` (default the last state) anchored on ``events``."""
     if n_states < 1:
@@ -58,7 +66,7 @@ def select_keyframes(
 
 
 def keyframes(
-    group,
+    group: Group,
     max_frames: int = DEFAULT_MAX_FRAMES,
     *,
     variant: str = "full",
@@ -69,8 +77,6 @@ def keyframes(
     The indices are computed on the Full rollout, so Full, NoCue and a same-length CF get
     identical indices; a shorter CF keeps those before its terminal frame and ends on it.
     """
-    from gridwm_judge.render.frames import rollout_of
-
     full = group.full
     idx = select_keyframes(len(full.states), full.events, max_frames, end)
     if variant == "full":

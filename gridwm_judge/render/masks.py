@@ -12,6 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridwm_judge.render.frames import crop_box, mask_by_frame, render_frames
+from gridwm_judge.sim.cards import get_card
+from gridwm_judge.sim.interventions import replay_envs
+from gridwm_judge.sim.nocue import target_specs, tiles_at
+from gridwm_judge.sim.records import TrajectoryGroup
+
 IOU_THRESHOLD = 0.70
 
 
@@ -51,20 +57,12 @@ class MaskCheck:
         return min(self.ious) if self.ious else 0.0
 
     @property
-    def mean_iou(self) -> float:
-        return float(np.mean(self.ious)) if self.ious else 0.0
-
-    @property
     def passed(self) -> bool:
         return 1 <= self.n_masked_frames <= self.budget and self.min_iou >= self.threshold
 
 
-def check_nocue_mask(group, threshold: float = IOU_THRESHOLD) -> MaskCheck:
+def check_nocue_mask(group: TrajectoryGroup, threshold: float = IOU_THRESHOLD) -> MaskCheck:
     """Audit ``group``'s rendered NoCue frames against its Full frames and NoCue targets."""
-    from gridwm_judge.render.frames import crop_box, mask_by_frame, render_frames
-    from gridwm_judge.sim import get_card, replay_envs
-    from gridwm_judge.sim.nocue import target_specs, tiles_at
-
     card = get_card(group.family)
     env = next(iter(replay_envs(group.env_id, group.seed, ())))
     specs = target_specs(group.family, env)

@@ -11,10 +11,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gridwm_judge.sim.cards import FAMILIES
-from gridwm_judge.sim.generate import _check_args, generate_groups
+from gridwm_judge.sim.generate import check_args, generate_groups
 from gridwm_judge.sim.records import GenerationResult, TrajectoryGroup
 
 
@@ -62,15 +63,13 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
     if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
         raise ValueError(f"num_proc must be a positive integer, got {num_proc!r}")
     for f in families:
-        _check_args(f, n, seed, env_id)
+        check_args(f, n, seed, env_id)
     out = Path(out)
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
     if not out.parent.exists():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     if num_proc > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
             results = [generate_groups(f, n, seed, env_id=env_id, num_proc=num_proc,
                                        executor=pool) for f in families]

@@ -3,7 +3,10 @@
 Each card names the registered env ids, a default whose full-grid frames stay readable, the
 causal chain (text and the ordered events gate E1 requires), the NoCue target and frame
 budget (paper: key 5, matching key 5, red door 5, lava 4, cue 10, door/goal 12), the CF
-intervention kind (the op kinds it may use) and the env attributes a CF may ``set``.
+intervention kind (the op kinds it may use) and the env attributes a CF may ``set``. The
+code behind a card is keyed by its family: planner legs in ``plans.LEGS``, CF ops in
+``counterfactual.cf_ops``, NoCue targets in ``nocue.target_specs``. This module imports no
+other module of the simulator: everything else builds on it.
 
 Event extractor: one extractor (``events.extract_events``) serves every card; the
 env-specific events come from the env's own attributes (LavaGap ``gap_pos`` -> cross_gap,
@@ -18,13 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import gymnasium as gym
-
-from gridwm_judge.sim import plans
-
-FAMILIES: tuple[str, ...] = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory",
-                             "multiroom", "unlockpickup", "blockedunlockpickup")
-CORE_FAMILIES: tuple[str, ...] = FAMILIES[:6]
-TASK_E_FAMILIES: tuple[str, ...] = FAMILIES[6:]
 
 
 @dataclass(frozen=True)
@@ -44,9 +40,6 @@ class EnvCard:
     settable_attrs: tuple[str, ...] = ()
     forbidden_events: tuple[str, ...] = ()
     task_e: bool = False
-
-    def legs(self, u, variant: str):
-        return plans.LEGS[self.family](u, variant)
 
 
 def _ids(prefix: str, names) -> tuple[str, ...]:
@@ -111,6 +104,14 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
 )}
 
 
+FAMILIES: tuple[str, ...] = tuple(ENV_CARDS)
+"""Every env family, in card order."""
+CORE_FAMILIES: tuple[str, ...] = tuple(f for f, c in ENV_CARDS.items() if not c.task_e)
+"""The six families with a NoCue target and a causal-chain storyboard (Tasks A-D)."""
+TASK_E_FAMILIES: tuple[str, ...] = tuple(f for f, c in ENV_CARDS.items() if c.task_e)
+"""The two pickup families of Task E (prefix state tracking)."""
+
+
 def get_card(family: str) -> EnvCard:
     if family not in ENV_CARDS:
         raise ValueError(f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
@@ -126,6 +127,14 @@ def family_of(env_id: str) -> str:
         if env_id in c.env_ids:
             return c.family
     raise ValueError(f"unknown env id {env_id!r}; expected one of {', '.join(all_env_ids())}")
+
+
+def check_family_env_id(family: str, env_id: str) -> None:
+    """Raise a ValueError unless ``env_id`` is one of ``family``'s carded ids."""
+    card = get_card(family)
+    if family_of(env_id) != family:
+        raise ValueError(f"env id {env_id!r} belongs to family {family_of(env_id)!r}, "
+                         f"not {family!r}; {family} ids: {', '.join(card.env_ids)}")
 
 
 def check_env_id(env_id: str) -> None:

@@ -1,6 +1,5 @@
 """`gridwm-judge groups`: generate validated trajectory groups and write the audit JSONL.
 
-The handler imports the simulator lazily so that building the CLI parser stays cheap.
 Bad input raises ValueError/FileExistsError before anything is written (the dispatcher
 prints it as one line, exit 2); the file is written to a temporary name and renamed.
 """
@@ -9,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-# Kept literal so building the CLI does not import gymnasium; a test pins it to sim.FAMILIES.
-FAMILY_CHOICES = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom",
-                  "unlockpickup", "blockedunlockpickup")
+from gridwm_judge.sim.audit import write_groups_jsonl
+from gridwm_judge.sim.cards import FAMILIES
+from gridwm_judge.sim.generate import DEFAULT_GENERATION_SEED
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,10 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--family", required=True,
-                   help=f"one of {', '.join(FAMILY_CHOICES)}, or 'all'")
+                   help=f"one of {', '.join(FAMILIES)}, or 'all'")
     p.add_argument("--n", type=int, required=True, help="valid groups per family (> 0)")
-    p.add_argument("--seed", type=int, default=830000,
-                   help="first seed (>= 0; default 830000, the paper's generation seed)")
+    p.add_argument("--seed", type=int, default=DEFAULT_GENERATION_SEED,
+                   help=f"first seed (>= 0; default {DEFAULT_GENERATION_SEED}, the paper's "
+                        "generation seed)")
     p.add_argument("--env-id", default=None, help="registered env id (default: the card's)")
     p.add_argument("--out", required=True, help="output .jsonl path")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
@@ -36,8 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gridwm_judge.sim.audit import write_groups_jsonl
-
     summary = write_groups_jsonl(
         family=args.family,
         n=args.n,

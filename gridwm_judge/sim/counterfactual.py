@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from gridwm_judge.sim.planner import find
+from gridwm_judge.sim.grid import find
 from gridwm_judge.sim.records import Rollout
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from gridwm_judge.sim.cards import EnvCard
 from gridwm_judge.sim.counterfactual import cf1_reason
+from gridwm_judge.sim.grid import DIRS
 from gridwm_judge.sim.nocue import tiles_at, touches
-from gridwm_judge.sim.planner import DIRS
 from gridwm_judge.sim.records import Rollout
 
 GATES: tuple[str, ...] = ("D1", "D2", "D4", "D5", "D6", "E1", "E2", "N1", "CF1")

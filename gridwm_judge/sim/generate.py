@@ -10,18 +10,22 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 
-from gridwm_judge.sim.cards import check_env_id, env_short, family_of, get_card
+from gridwm_judge.sim.cards import check_env_id, check_family_env_id, env_short, get_card
 from gridwm_judge.sim.counterfactual import cf_ops
+from gridwm_judge.sim.envs import make_env
 from gridwm_judge.sim.gates import GATES, run_gates
-from gridwm_judge.sim.interventions import make_env
+from gridwm_judge.sim.holding import first_pickup
 from gridwm_judge.sim.nocue import build_mask, target_specs
 from gridwm_judge.sim.planner import PlanError, plan_actions
-from gridwm_judge.sim.plans import plan_variant
+from gridwm_judge.sim.plans import legs_for, plan_variant
 from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
 from gridwm_judge.sim.rollout import rollout, run_states
 
 MAX_DRAWS_FACTOR = 20
+DEFAULT_GENERATION_SEED = 830000
+"""First ``env.reset`` seed drawn by default: the paper's generation seed."""
 
 
 def _reset_env(env_id: str, seed: int):
@@ -37,12 +41,10 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     Raises PlanError when no plan reaches success.
     """
     card = get_card(family)
-    if family_of(env_id) != family:
-        raise ValueError(f"env id {env_id!r} belongs to family {family_of(env_id)!r}, "
-                         f"not {family!r}; {family} ids: {', '.join(card.env_ids)}")
+    check_family_env_id(family, env_id)
     variant = plan_variant(family, seed)
     u = _reset_env(env_id, seed)
-    legs = card.legs(u, variant)
+    legs = legs_for(family, u, variant)
     mission = str(u.mission)
     actions = plan_actions(env_id, seed, legs)
 
@@ -61,7 +63,7 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
                     steps=run.steps, mask=mask)
     cf = rollout(env_id, seed, actions, intervention=ops)
     validators, reasons = run_gates(card, full, nocue, cf, specs, width, height)
-    first = next((e for e in full.events if e["type"] == "pickup"), None)
+    first = first_pickup(full)
     return TrajectoryGroup(
         group_id=f"{family}.{env_short(env_id)}.s{seed}",
         family=family,
@@ -92,16 +94,15 @@ def try_seed(family: str, env_id: str, seed: int):
     return None, failed, {g: group.reasons.get(g, "") for g in failed}
 
 
-def _check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
+def check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
+    """``env_id`` or the card's default, after checking every argument of a draw."""
     card = get_card(family)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     env_id = env_id or card.default_env_id
-    if family_of(env_id) != family:
-        raise ValueError(f"env id {env_id!r} belongs to family {family_of(env_id)!r}, "
-                         f"not {family!r}; {family} ids: {', '.join(card.env_ids)}")
+    check_family_env_id(family, env_id)
     check_env_id(env_id)
     return env_id
 
@@ -130,10 +131,8 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
     Raises ValueError for bad arguments and RuntimeError if more than
     ``MAX_DRAWS_FACTOR * n + 50`` seeds are drawn without reaching n.
     """
-    env_id = _check_args(family, n, seed, env_id)
+    env_id = check_args(family, n, seed, env_id)
     if executor is None and num_proc > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
             return generate_groups(family, n, seed, env_id, num_proc, executor=pool)
     pool = executor

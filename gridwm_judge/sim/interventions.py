@@ -16,14 +16,17 @@ Vocabulary (applied in order, right after ``env.reset(seed=seed)``):
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import cache
 
-import gymnasium as gym
-import minigrid  # noqa: F401  (registers the MiniGrid env ids)
+from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX
 from minigrid.core.world_object import WorldObj
 
+from gridwm_judge.sim.cards import ENV_CARDS
+from gridwm_judge.sim.envs import make_env
+
 OPS = ("remove", "move", "swap", "place", "set")
-SETTABLE_ATTRS = ("success_pos", "failure_pos")
+SETTABLE_ATTRS: tuple[str, ...] = tuple(
+    dict.fromkeys(a for card in ENV_CARDS.values() for a in card.settable_attrs))
+"""Env attributes a ``set`` op may change: those some card lists as settable."""
 
 
 def _xy(value, what: str) -> tuple[int, int]:
@@ -93,8 +96,6 @@ def apply_intervention(env, ops: Sequence[dict]) -> None:
 
 
 def _encode_spec(spec: dict) -> tuple[int, int, int]:
-    from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX
-
     t, c = spec.get("type"), spec.get("color", "grey")
     if t not in OBJECT_TO_IDX:
         raise ValueError(f"unknown object type {t!r}; expected one of {sorted(OBJECT_TO_IDX)}")
@@ -104,33 +105,6 @@ def _encode_spec(spec: dict) -> tuple[int, int, int]:
     if state not in (0, 1, 2):
         raise ValueError(f"object state must be 0 (open), 1 (closed) or 2 (locked), got {state}")
     return OBJECT_TO_IDX[t], COLOR_TO_IDX[c], state
-
-
-ROLES = ("main", "inspect", "dynamics")
-
-
-@cache
-def _cached_env(env_id: str, role: str):
-    env = gym.make(env_id)
-    if role == "dynamics":
-        # This private instance is only stepped for its dynamics (planning, state re-rolls):
-        # skip MiniGrid's egocentric observation rendering, the bulk of a step's cost.
-        env.unwrapped.gen_obs = lambda: None
-    return env
-
-
-def make_env(env_id: str, *, fresh: bool = False, role: str = "main"):
-    """A gymnasium env for ``env_id``, cached per process and role unless ``fresh``.
-
-    Roles: "main" (rollouts with observations), "inspect" (read the reset grid, never
-    stepped), "dynamics" (stepped through ``env.unwrapped`` without observations).
-    """
-    from gridwm_judge.sim.cards import check_env_id
-
-    check_env_id(env_id)
-    if role not in ROLES:
-        raise ValueError(f"unknown env role {role!r}; expected one of {ROLES}")
-    return gym.make(env_id) if fresh else _cached_env(env_id, role)
 
 
 def replay_envs(

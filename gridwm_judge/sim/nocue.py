@@ -9,7 +9,7 @@ card's frame budget (gate N1). A group whose t* is 0 gets an empty mask and is r
 
 from __future__ import annotations
 
-from gridwm_judge.sim.planner import DIRS, find
+from gridwm_judge.sim.grid import DIRS, find, locked_door
 
 _INTERACT = ("pickup", "drop", "open", "unlock", "close", "reach_goal", "enter_lava", "choose")
 
@@ -24,9 +24,7 @@ def target_specs(family: str, u) -> tuple[dict, ...]:
     if family == "doorkey":
         cells = find(u, "key")
     elif family == "keycorridor":
-        door_color = next(o.color for o in u.grid.grid
-                          if o is not None and o.type == "door" and o.is_locked)
-        cells = find(u, "key", door_color)
+        cells = find(u, "key", locked_door(u)[1])
     elif family == "redbluedoor":
         cells = find(u, "door", "red")
     elif family == "lavagap":

@@ -18,11 +18,11 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gridwm_judge.sim.interventions import make_env
+from gridwm_judge.sim.envs import make_env
+from gridwm_judge.sim.grid import DIRS, find, front, objects
 
 LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE = 0, 1, 2, 3, 4, 5
 MACRO_TOGGLE = -1  # "toggle the door ahead unless it is already open" (resolved when stepping)
-DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 MAX_DROP_CANDIDATES = 6
 
 
@@ -40,19 +40,6 @@ class Leg:
     avoid: tuple[tuple[int, int], ...] = ()
     obj: tuple[str, str] | None = None  # (type, color): targets looked up when the leg starts
     min_path: int = 0  # drop legs: walk at least this many actions before dropping
-
-
-def find(u, type_: str, color: str | None = None) -> list[tuple[int, int]]:
-    """Cells holding an object of this type (and colour), in row-major order."""
-    out = []
-    for idx, obj in enumerate(u.grid.grid):
-        if obj is not None and obj.type == type_ and (color is None or obj.color == color):
-            out.append((idx % u.grid.width, idx // u.grid.width))
-    return out
-
-
-def front(pos: tuple[int, int], d: int) -> tuple[int, int]:
-    return pos[0] + DIRS[d][0], pos[1] + DIRS[d][1]
 
 
 def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozenset,
@@ -121,20 +108,13 @@ def _explore(env, sources: dict, *, open_doors: bool, goal_cells: frozenset = fr
     return best, parent
 
 
-def search(env, start: tuple[int, int], d0: int, done, *, open_doors: bool,
-           goal_cells: frozenset = frozenset(), avoid: frozenset = frozenset(),
-           all_solutions: bool = False):
-    """Shortest action list from (start, d0) to a node with ``done(pos, dir)``.
-
-    With ``all_solutions``, every such node's path, cheapest first. None / [] if unreachable.
-    """
-    best, parent = _explore(env, {(start, d0): 0}, open_doors=open_doors,
-                            goal_cells=goal_cells, avoid=avoid)
+def paths_to(env, start: tuple[int, int], d0: int, done, *, open_doors: bool,
+             avoid: frozenset = frozenset()) -> list[list[int]]:
+    """The shortest action list from (start, d0) to every node with ``done(pos, dir)``,
+    cheapest first (ties in search order); [] if none is reachable."""
+    best, parent = _explore(env, {(start, d0): 0}, open_doors=open_doors, avoid=avoid)
     goals = sorted((c, i, n) for i, (n, c) in enumerate(best.items()) if done(*n))
-    paths = [_unwind(parent, n) for _, _, n in goals]
-    if all_solutions:
-        return paths
-    return paths[0] if paths else None
+    return [_unwind(parent, n) for _, _, n in goals]
 
 
 def _unwind(parent: dict, node) -> list[int]:
@@ -242,9 +222,8 @@ class _Runner:
 def _door_avoid(u) -> frozenset:
     """Cells beside doors: never drop an object there (it would block the passage)."""
     cells = set()
-    for idx, obj in enumerate(u.grid.grid):
-        if obj is not None and obj.type == "door":
-            x, y = idx % u.grid.width, idx // u.grid.width
+    for (x, y), obj in objects(u.grid):
+        if obj.type == "door":
             cells.update((x + dx, y + dy) for dx, dy in DIRS)
     return frozenset(cells)
 
@@ -263,8 +242,7 @@ def _run_legs(run: _Runner, legs: Sequence[Leg], i: int) -> None:
                 f = front(p, dd)
                 return f not in bad and run.u.grid.get(*f) is None
 
-            found = search(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid,
-                           all_solutions=True) or []
+            found = paths_to(run.u, pos, d, can_drop, open_doors=leg.open_doors, avoid=avoid)
             return [p for p in found if len(p) >= leg.min_path][:MAX_DROP_CANDIDATES]
 
         def options():

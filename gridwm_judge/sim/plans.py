@@ -11,8 +11,10 @@ drops it to move the blocking ball, then picks the key up again.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
-from gridwm_judge.sim.planner import Leg, find
+from gridwm_judge.sim.grid import find, locked_door
+from gridwm_judge.sim.planner import Leg
 
 REGRAB_WALK = 3  # carry the first object a few actions before dropping it
 
@@ -24,13 +26,6 @@ def _one(u, type_: str, color: str | None = None) -> tuple[int, int]:
     return cells[0]
 
 
-def _locked_door(u) -> tuple[tuple[int, int], str]:
-    for idx, obj in enumerate(u.grid.grid):
-        if obj is not None and obj.type == "door" and obj.is_locked:
-            return (idx % u.grid.width, idx // u.grid.width), obj.color
-    raise ValueError("no locked door in the grid")
-
-
 def plan_variant(family: str, seed: int) -> str:
     """'regrab' for about half of the Task E seeds, else 'direct' (deterministic)."""
     if family not in ("unlockpickup", "blockedunlockpickup"):
@@ -39,13 +34,13 @@ def plan_variant(family: str, seed: int) -> str:
 
 
 def legs_doorkey(u, variant: str) -> list[Leg]:
-    door, color = _locked_door(u)
+    door, color = locked_door(u)
     return [Leg("pickup", (_one(u, "key", color),)), Leg("toggle", (door,)),
             Leg("reach", (_one(u, "goal"),))]
 
 
 def legs_keycorridor(u, variant: str) -> list[Leg]:
-    door, color = _locked_door(u)
+    door, color = locked_door(u)
     target = (u.obj.cur_pos[0], u.obj.cur_pos[1])
     return [Leg("pickup", (_one(u, "key", color),)), Leg("toggle", (door,)), Leg("drop"),
             Leg("pickup", (tuple(int(v) for v in target),))]
@@ -72,7 +67,7 @@ def legs_multiroom(u, variant: str) -> list[Leg]:
 
 
 def legs_unlockpickup(u, variant: str) -> list[Leg]:
-    door, color = _locked_door(u)
+    door, color = locked_door(u)
     key = (_one(u, "key", color),)
     box = (tuple(int(v) for v in u.obj.cur_pos),)
     if variant == "regrab":
@@ -83,7 +78,7 @@ def legs_unlockpickup(u, variant: str) -> list[Leg]:
 
 
 def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
-    door, color = _locked_door(u)
+    door, color = locked_door(u)
     key = (_one(u, "key", color),)
     ball = (find(u, "ball")[0],)
     box = (tuple(int(v) for v in u.obj.cur_pos),)
@@ -96,7 +91,7 @@ def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
             Leg("drop"), Leg("pickup", box)]
 
 
-LEGS = {
+LEGS: dict[str, Callable[..., list[Leg]]] = {
     "doorkey": legs_doorkey,
     "keycorridor": legs_keycorridor,
     "redbluedoor": legs_redbluedoor,
@@ -106,3 +101,11 @@ LEGS = {
     "unlockpickup": legs_unlockpickup,
     "blockedunlockpickup": legs_blockedunlockpickup,
 }
+
+
+def legs_for(family: str, u, variant: str) -> list[Leg]:
+    """The planner legs of ``family``'s causal chain in the reset env ``u``."""
+    if family not in LEGS:
+        raise ValueError(f"no planner legs for family {family!r}; expected one of "
+                         f"{', '.join(LEGS)}")
+    return LEGS[family](u, variant)

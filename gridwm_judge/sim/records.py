@@ -21,7 +21,7 @@ pickup, drop, open, unlock, close, cross_gap, enter_lava, reach_goal, choose, te
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from minigrid.core.actions import Actions
 
@@ -81,8 +81,12 @@ class Rollout:
 
 @dataclass(frozen=True)
 class TrajectoryGroup:
-    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids."""
+    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
 
+    Satisfies ``gridwm_judge.world.Group`` (what render and tasks read from a group).
+    """
+
+    world: ClassVar[str] = "minigrid"
     group_id: str
     family: str
     env_id: str

@@ -10,36 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gridwm_judge.sim.envs import make_env
 from gridwm_judge.sim.events import extract_events
-from gridwm_judge.sim.interventions import apply_intervention, make_env
+from gridwm_judge.sim.grid import door_state, objects
+from gridwm_judge.sim.interventions import apply_intervention
 from gridwm_judge.sim.records import Rollout
-
-
-def _door_state(obj) -> str | None:
-    if obj.type != "door":
-        return None
-    if obj.is_open:
-        return "open"
-    return "locked" if obj.is_locked else "closed"
 
 
 def snapshot(env) -> dict:
     """JSON-safe symbolic state of the unwrapped env (see ``records`` for the layout)."""
-    grid = env.grid
-    objects = []
-    w = grid.width
-    for idx, obj in enumerate(grid.grid):
-        if obj is None or obj.type == "wall":
-            continue
-        x, y = idx % w, idx // w
-        objects.append({"type": obj.type, "color": obj.color, "state": _door_state(obj),
-                        "pos": [x, y]})
+    cells = [{"type": obj.type, "color": obj.color, "state": door_state(obj), "pos": [x, y]}
+             for (x, y), obj in objects(env.grid) if obj.type != "wall"]
     carrying = env.carrying
     return {
         "agent_pos": [int(env.agent_pos[0]), int(env.agent_pos[1])],
         "agent_dir": int(env.agent_dir),
         "carrying": None if carrying is None else {"type": carrying.type, "color": carrying.color},
-        "objects": objects,
+        "objects": cells,
     }
 
 
@@ -47,10 +34,9 @@ def visible_cells(env, obs) -> frozenset[tuple[int, int]]:
     """Grid cells the agent sees in its egocentric view (from the observation's unseen mask)."""
     image = obs["image"]
     out = []
-    for idx, obj in enumerate(env.grid.grid):
-        if obj is None or obj.type == "wall":
+    for (x, y), obj in objects(env.grid):
+        if obj.type == "wall":
             continue
-        x, y = idx % env.grid.width, idx // env.grid.width
         rc = env.relative_coords(x, y)
         if rc is not None and image[rc[0], rc[1], 0] != 0:
             out.append((x, y))

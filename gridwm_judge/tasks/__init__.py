@@ -1,27 +1,34 @@
 """Task modules: one per task, each turning validated trajectory groups into dataset rows.
 
 Every module exposes ``build_rows(groups, *, n_items=None, seed, **options) -> list[dict]``
-returning dicts with exactly the columns of :data:`gridwm_judge.schema.COLUMNS`. Modules are
-imported lazily so that importing the package stays cheap and one task's heavy imports do not
-slow the others.
+returning dicts with exactly the columns of :data:`gridwm_judge.schema.COLUMNS`. Groups are
+read through the world seam (``gridwm_judge.world``); options include ``world=`` for the
+builders that are not MiniGrid-only (all but Task B).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
-from gridwm_judge.schema import CONFIGS
+from gridwm_judge.tasks import task_a, task_b, task_c, task_d, task_e
 
-TASK_MODULES = {config: f"gridwm_judge.tasks.{config}" for config in CONFIGS}
+TASK_MODULES: dict[str, ModuleType] = {
+    "task_a": task_a,
+    "task_b": task_b,
+    "task_c": task_c,
+    "task_d": task_d,
+    "task_e": task_e,
+}
+"""config name (``schema.CONFIGS``) -> the module that builds its rows."""
 
 
-def task_module(config: str):
+def task_module(config: str) -> ModuleType:
     """The module implementing ``config`` (``task_a`` ... ``task_e``)."""
     if config not in TASK_MODULES:
         raise ValueError(f"unknown config {config!r}; expected one of {', '.join(TASK_MODULES)}")
-    return importlib.import_module(TASK_MODULES[config])
+    return TASK_MODULES[config]
 
 
 def build_rows(config: str, groups: Sequence[Any], *, n_items: int | None = None, seed: int,

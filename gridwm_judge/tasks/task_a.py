@@ -24,34 +24,18 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
-from gridwm_judge.schema import ACTION_CONDITIONS, COLUMNS
+from gridwm_judge.prompts import TASK_A, TASK_A_MASKED_ACTION
+from gridwm_judge.render import MINIGRID, choice_panel, rng_from_key
+from gridwm_judge.schema import ACTION_CONDITIONS
+from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.world import Group, World, check_world
 
-DEFAULT_SEED = 42
 LETTERS = ("A", "B", "C", "D")
 NEAREST_POOL = 5
 """Same-trajectory negatives are drawn from this many distinct frames nearest in time."""
-
-
-def base_row(group: Any) -> dict[str, Any]:
-    """A row with every schema column blank ("" / -1) except the group's audit columns."""
-    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
-    row.update(
-        family=group.family,
-        env_id=group.env_id,
-        group_id=group.group_id,
-        seed=int(group.seed),
-        intervention="[]",
-        mask="[]",
-        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
-                              sort_keys=True),
-        prompt_version=PROMPT_VERSION,
-    )
-    return row
 
 
 def _digest(frame: np.ndarray) -> bytes:
@@ -66,11 +50,12 @@ class Candidate:
 
 
 class _Frames:
-    """Frame digests of every group's Full rollout (frames themselves come from the render
-    cache on demand, so memory stays bounded however many groups there are)."""
+    """Frame digests of every group's Full rollout (frames themselves come from the world's
+    render cache on demand, so memory stays bounded however many groups there are)."""
 
-    def __init__(self, groups: Sequence[Any]):
+    def __init__(self, groups: Sequence[Group], world: World):
         self.groups = groups
+        self.world = world
         self.digests = []
         self.transitions = []
         self.shapes = []  # frame shape per group (frames are cropped per group)
@@ -80,16 +65,14 @@ class _Frames:
             self.transitions.append(transitions(g, frames))
             self.shapes.append(frames[0].shape)
 
-    def frames(self, gi: int) -> list[np.ndarray]:
-        from gridwm_judge.render import render_frames
-
-        return render_frames(self.groups[gi], "full")
+    def frames(self, gi: int) -> Sequence[np.ndarray]:
+        return self.world.frames(self.groups[gi], "full")
 
     def frame(self, gi: int, t: int) -> np.ndarray:
         return self.frames(gi)[t]
 
 
-def transitions(group: Any, frames: Sequence[np.ndarray]) -> list[int]:
+def transitions(group: Group, frames: Sequence[np.ndarray]) -> list[int]:
     """Indices t whose transition t -> t+1 changes the picture (no-ops excluded)."""
     states = group.full.states
     return [
@@ -136,8 +119,6 @@ def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -
 
 
 def _select(groups, fr: _Frames, n_items: int | None, seed: int) -> list[tuple[int, int]]:
-    from gridwm_judge.render import rng_from_key
-
     queues = []
     for gi, g in enumerate(groups):
         ts = fr.transitions[gi]
@@ -162,16 +143,17 @@ def _select(groups, fr: _Frames, n_items: int | None, seed: int) -> list[tuple[i
 
 
 def build_rows(
-    groups: Sequence[Any],
+    groups: Sequence[Group],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SEED,
+    seed: int = DEFAULT_SAMPLING_SEED,
     action_conditions: Sequence[str] = ACTION_CONDITIONS,
+    world: World = MINIGRID,
 ) -> list[dict]:
-    """3 rows (one per action condition) for each of ``n_items`` questions (all when None)."""
-    from gridwm_judge.render import choice_panel, rng_from_key
-    from gridwm_judge.sim import ACTION_NAMES
+    """3 rows (one per action condition) for each of ``n_items`` questions (all when None).
 
+    Frames and the action vocabulary come from ``world`` (default MiniGrid).
+    """
     bad = [c for c in action_conditions if c not in ACTION_CONDITIONS]
     if bad or not action_conditions:
         raise ValueError(
@@ -181,7 +163,9 @@ def build_rows(
     groups = list(groups)
     if not groups:
         raise ValueError("Task A needs at least one trajectory group")
-    fr = _Frames(groups)
+    for g in groups:
+        check_world(g, world)
+    fr = _Frames(groups, world)
     chosen = _select(groups, fr, n_items, seed)
     gold_slots = np.resize(np.arange(4), len(chosen))
     gold_slots = gold_slots[np.random.default_rng(seed).permutation(len(chosen))]
@@ -198,7 +182,7 @@ def build_rows(
         cands.insert(slot, Candidate(gi, t + 1, "gold"))
         panel = choice_panel(fr.frame(gi, t), [fr.frame(c.group_index, c.t) for c in cands])
         action = g.action_names[t]
-        others = [a for a in ACTION_NAMES if a != action]
+        others = [a for a in world.action_names if a != action]
         shuffled = others[int(rng_from_key(key, "shuffle").integers(len(others)))]
         shown_action = {"orig": action, "shuffle": shuffled, "mask": TASK_A_MASKED_ACTION}
         order = [

@@ -20,6 +20,9 @@ group) and one state is drawn per stratum from a generator seeded by (seed, grou
 when it repeats an agent pose already chosen in the group, so the pose varies across items
 (the paper's release had a constant pose, which made position free). Items are taken
 round-robin over groups until ``n_items``.
+
+MiniGrid only: the gold is read from the replayed MiniGrid env and the frame is its full
+grid, so this builder takes ``sim.TrajectoryGroup`` rather than the world protocol.
 """
 
 from __future__ import annotations
@@ -29,8 +32,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from PIL import Image
+
 from gridwm_judge.prompts import TASK_B
-from gridwm_judge.tasks.task_a import DEFAULT_SEED, base_row
+from gridwm_judge.render import MINIGRID, GridPainter, rng_from_key, tile_size_for
+from gridwm_judge.sim.grid import door_state, objects
+from gridwm_judge.sim.holding import identity_label
+from gridwm_judge.sim.interventions import replay_envs
+from gridwm_judge.sim.records import TrajectoryGroup
+from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.world import check_world
 
 DIR_NAMES = ("right", "down", "left", "up")
 _REDRAWS = 16
@@ -45,37 +56,24 @@ def gold_state(env) -> dict[str, Any]:
     if front is None:
         front_cell = {"type": "empty", "color": None, "state": None}
     else:
-        front_cell = {"type": front.type, "color": front.color, "state": _door_state(front)}
-    objects = []
-    for idx, obj in enumerate(env.grid.grid):
-        x, y = idx % env.grid.width, idx // env.grid.width
-        if obj is None or obj.type == "wall" or (x, y) == (fx, fy):
-            continue
-        objects.append({"type": obj.type, "color": obj.color, "pos": [x, y]})
-    objects.sort(key=lambda o: (o["pos"][1], o["pos"][0]))
+        front_cell = {"type": front.type, "color": front.color, "state": door_state(front)}
+    shown = [{"type": obj.type, "color": obj.color, "pos": [x, y]}
+             for (x, y), obj in objects(env.grid) if obj.type != "wall" and (x, y) != (fx, fy)]
+    shown.sort(key=lambda o: (o["pos"][1], o["pos"][0]))
     return {
         "agent": {
             "pos": [ax, ay],
             "dir": DIR_NAMES[int(env.agent_dir)],
-            "carrying": None if carrying is None else f"{carrying.type}_{carrying.color}",
+            "carrying": None if carrying is None else identity_label(
+                {"type": carrying.type, "color": carrying.color}),
         },
         "front_cell": front_cell,
-        "visible_objects": objects,
+        "visible_objects": shown,
     }
 
 
-def _door_state(obj) -> str | None:
-    if obj.type != "door":
-        return None
-    if obj.is_open:
-        return "open"
-    return "locked" if obj.is_locked else "closed"
-
-
-def checkpoints(group: Any, k: int, seed: int) -> list[int]:
+def checkpoints(group: TrajectoryGroup, k: int, seed: int) -> list[int]:
     """``k`` state indices of ``group``'s Full rollout, one per stratum, poses distinct."""
-    from gridwm_judge.render import rng_from_key
-
     states = group.full.states
     n = len(states)
     rng = rng_from_key(f"{seed}|B|{group.group_id}", "checkpoints")
@@ -97,17 +95,17 @@ def checkpoints(group: Any, k: int, seed: int) -> list[int]:
 
 
 def build_rows(
-    groups: Sequence[Any], *, n_items: int | None = None, seed: int = DEFAULT_SEED
+    groups: Sequence[TrajectoryGroup],
+    *,
+    n_items: int | None = None,
+    seed: int = DEFAULT_SAMPLING_SEED,
 ) -> list[dict]:
     """``n_items`` rows (default 2 per group), round-robin over ``groups``."""
-    from PIL import Image
-
-    from gridwm_judge.render import GridPainter, tile_size_for
-    from gridwm_judge.sim import replay_envs
-
     groups = list(groups)
     if not groups:
         raise ValueError("Task B needs at least one trajectory group")
+    for g in groups:
+        check_world(g, MINIGRID)
     if n_items is None:
         n_items = 2 * len(groups)
     if n_items < 0:

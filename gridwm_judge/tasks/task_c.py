@@ -20,19 +20,25 @@ show (gate D3: identical prompts), the reversed storyboard shows the very same n
 frames in the other order, and composite and split show the same perturbed frames: each probe
 changes one factor. Style uses one set of factors per group (a consistent look); noise is
 drawn per frame. No sampling happens here; ``seed`` is accepted for the common
-``build_rows`` signature.
+``build_rows`` signature. Frames come from the ``world`` given (default MiniGrid), so any
+world whose groups satisfy ``gridwm_judge.world.Group`` gets the same presentations.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from gridwm_judge.prompts import PROMPT_VERSION, task_c_prompt
-from gridwm_judge.schema import COLUMNS, REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+from PIL import Image
 
-FAMILIES = ("keycorridor", "multiroom", "redbluedoor")
+from gridwm_judge.prompts import task_c_prompt
+from gridwm_judge.render import MINIGRID, apply_visual, composite, keyframes, split
+from gridwm_judge.schema import REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.world import Group, World, check_world, rollout_of
+
+TASK_C_FAMILIES: tuple[str, ...] = ("keycorridor", "multiroom", "redbluedoor")
+"""MiniGrid's env families of Task C (the paper's)."""
 
 PROBE_SETS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "grid": tuple((t, v, "neutral") for t in TEMPORAL for v in VISUAL),
@@ -66,10 +72,11 @@ class Storyboards:
     image once.
     """
 
-    def __init__(self, group: Any, *, max_frames: int | None = None) -> None:
-        from gridwm_judge.render import keyframes
-
+    def __init__(self, group: Group, *, world: World = MINIGRID,
+                 max_frames: int | None = None) -> None:
+        check_world(group, world)
         self.group = group
+        self.world = world
         kw = {} if max_frames is None else {"max_frames": max_frames}
         self.keyframes = tuple(int(i) for i in keyframes(group, **kw))
         self._frames: dict[str, list] = {}
@@ -78,14 +85,12 @@ class Storyboards:
 
     def indices(self, variant: str) -> tuple[int, ...]:
         """State indices shown for ``variant``, in chronological order."""
-        return shown_indices(self.keyframes, len(rollout(self.group, variant).states))
+        return shown_indices(self.keyframes, len(rollout_of(self.group, variant).states))
 
     def frames(self, variant: str) -> list:
         """Chronological keyframe arrays of ``variant`` (NoCue masks applied by the renderer)."""
         if variant not in self._frames:
-            from gridwm_judge.render import render_frames
-
-            frames = render_frames(self.group, variant)
+            frames = self.world.frames(self.group, variant)
             self._frames[variant] = [frames[i] for i in self.indices(variant)]
         return self._frames[variant]
 
@@ -97,10 +102,6 @@ class Storyboards:
             if visual == "clean":
                 self._panels[key] = frames
             else:
-                from PIL import Image
-
-                from gridwm_judge.render import apply_visual
-
                 self._panels[key] = [
                     apply_visual(Image.fromarray(f), visual, visual_key(self.group.group_id,
                                                                         visual, t))
@@ -112,8 +113,6 @@ class Storyboards:
         """The model-facing images of one presentation, in shown order."""
         key = (variant, temporal, visual, representation)
         if key not in self._images:
-            from gridwm_judge.render import composite, split
-
             panels = self.panels(variant, visual)
             if temporal == "rev":
                 panels = panels[::-1]
@@ -144,35 +143,6 @@ def visual_key(group_id: str, visual: str, t: int) -> str:
     return f"{group_id}|{visual}" if visual == "style" else f"{group_id}|{visual}|t{t:03d}"
 
 
-def rollout(group: Any, variant: str) -> Any:
-    """The ``Rollout`` of ``variant`` in ``group``."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
-    return getattr(group, variant)
-
-
-def audit_columns(group: Any, variant: str) -> dict[str, Any]:
-    """Columns every C/D row shares for one group and variant (filled with schema blanks)."""
-    ro = rollout(group, variant)
-    intervention = list(getattr(ro, "intervention", ()) or ()) if variant == "cf" else []
-    mask = list(getattr(ro, "mask", ()) or ()) if variant == "nocue" else []
-    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
-    row.update(
-        family=group.family,
-        env_id=group.env_id,
-        group_id=group.group_id,
-        seed=int(group.seed),
-        label=int(bool(ro.success)),
-        variant=variant,
-        intervention=json.dumps(intervention, sort_keys=True),
-        mask=json.dumps(mask, sort_keys=True),
-        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
-                              sort_keys=True),
-        prompt_version=PROMPT_VERSION,
-    )
-    return row
-
-
 def check_choices(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
     """``values`` as a tuple; an empty or unknown choice is an error listing the valid ones."""
     values, valid = tuple(values), tuple(valid)
@@ -185,7 +155,7 @@ def check_choices(name: str, values: Iterable[str], valid: Iterable[str]) -> tup
 
 
 def build_rows(
-    groups: Sequence[Any],
+    groups: Sequence[Group],
     *,
     n_items: int | None = None,
     seed: int = 0,
@@ -193,23 +163,26 @@ def build_rows(
     representations: Sequence[str] = REPRESENTATIONS,
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
+    world: World = MINIGRID,
+    families: Sequence[str] = TASK_C_FAMILIES,
 ) -> list[dict]:
     """Task C rows for ``groups`` (order: group, variant, representation, probe set, presentation).
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
+    ``world`` renders the groups; ``families`` are the env families allowed.
     """
     probe_sets = check_choices("probe_sets", probe_sets, PROBE_SETS)
     representations = check_choices("representations", representations, REPRESENTATIONS)
     variants = check_choices("variants", variants, VARIANTS)
     rows: list[dict] = []
     for group in groups:
-        if group.family not in FAMILIES:
+        if group.family not in families:
             raise ValueError(
-                f"Task C has no family {group.family!r}; expected one of {', '.join(FAMILIES)}"
+                f"Task C has no family {group.family!r}; expected one of {', '.join(families)}"
             )
-        boards = Storyboards(group, max_frames=max_frames)
+        boards = Storyboards(group, world=world, max_frames=max_frames)
         for variant in variants:
-            base = audit_columns(group, variant)
+            base = variant_row(group, variant)
             label = base["label"]
             item_id = f"C.{group.group_id}.{variant}"
             for representation in representations:

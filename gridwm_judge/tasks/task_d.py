@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from gridwm_judge.prompts import task_d_prompt
+from gridwm_judge.render import MINIGRID
 from gridwm_judge.schema import VARIANTS
-from gridwm_judge.tasks.task_c import Storyboards, audit_columns, check_choices
+from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.tasks.task_c import Storyboards, check_choices
+from gridwm_judge.world import Group, World
 
 CONDITIONS: dict[str, tuple[str, str, str]] = {
     "clean-neutral": ("clean", "neutral", "baseline"),
@@ -28,14 +30,14 @@ CONDITIONS: dict[str, tuple[str, str, str]] = {
     "clean-negative": ("clean", "negative", "framing"),
     "style-neutral": ("style", "neutral", "visual"),
 }
-"""condition -> (visual, framing, probe_family)."""
+"""condition -> (visual, framing, probe set); the probe set fills the ``probe_family`` column."""
 
 ANSWERS = {1: "Success", 0: "Fail"}
 
 
-def env_batches(groups: Sequence[Any]) -> list[tuple[Any, tuple[Any, ...]]]:
+def env_batches(groups: Sequence[Group]) -> list[tuple[Group, tuple[Group, ...]]]:
     """``[(reference, queries), ...]`` per (family, env_id), in order of first appearance."""
-    batches: dict[tuple[str, str], list[Any]] = {}
+    batches: dict[tuple[str, str], list[Group]] = {}
     for group in groups:
         batches.setdefault((group.family, group.env_id), []).append(group)
     out = []
@@ -50,31 +52,33 @@ def env_batches(groups: Sequence[Any]) -> list[tuple[Any, tuple[Any, ...]]]:
 
 
 def build_rows(
-    groups: Sequence[Any],
+    groups: Sequence[Group],
     *,
     n_items: int | None = None,
     seed: int = 0,
     conditions: Sequence[str] = tuple(CONDITIONS),
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
+    world: World = MINIGRID,
 ) -> list[dict]:
     """Task D rows (order: env batch, query group, variant, condition).
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
+    ``world`` renders the groups (default MiniGrid).
     """
     conditions = check_choices("conditions", conditions, CONDITIONS)
     variants = check_choices("variants", variants, VARIANTS)
     rows: list[dict] = []
     for reference, queries in env_batches(groups):
-        ref_boards = Storyboards(reference, max_frames=max_frames)
+        ref_boards = Storyboards(reference, world=world, max_frames=max_frames)
         ref_shown = ref_boards.shown("full", "orig")
         for query in queries:
-            boards = Storyboards(query, max_frames=max_frames)
+            boards = Storyboards(query, world=world, max_frames=max_frames)
             for variant in variants:
-                base = audit_columns(query, variant)
+                base = variant_row(query, variant)
                 item_id = f"D.{query.group_id}.{variant}"
                 for condition in conditions:
-                    visual, framing, probe_family = CONDITIONS[condition]
+                    visual, framing, probe_set = CONDITIONS[condition]
                     images = (ref_boards.images("full", "orig", visual, "composite")
                               + boards.images(variant, "orig", visual, "composite"))
                     row = dict(base)
@@ -82,7 +86,7 @@ def build_rows(
                         uid=f"{item_id}.{condition}", task="D", item_id=item_id,
                         prompt=task_d_prompt(framing), images=images,
                         answer=ANSWERS[base["label"]], temporal="orig", visual=visual,
-                        framing=framing, representation="composite", probe_family=probe_family,
+                        framing=framing, representation="composite", probe_family=probe_set,
                         frame_indices=json.dumps([ref_shown, boards.shown(variant, "orig")]),
                         reference_group_id=reference.group_id,
                     )

@@ -4,7 +4,7 @@ A row shows a prefix storyboard of a group's Full rollout: event-anchored keyfra
 0 to a checkpoint ``t_c`` that lies strictly before the terminal frame, at or after the first
 pickup (so the tracked object has been picked up within the shown prefix), ``t_c`` always the
 last panel. Two questions, gold read from the simulator's pickup / drop events
-(``gridwm_judge.sim.first_pickup`` / ``status_at``):
+(``gridwm_judge.sim.holding``):
 
 - ``identity``: the first object the agent picked up, label ``<type>_<color>`` (MiniGrid type
   and colour names, e.g. ``key_yellow``, ``ball_green``, ``box_purple``);
@@ -26,17 +26,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from gridwm_judge.prompts import TASK_E
+from gridwm_judge.render import MINIGRID, composite, keyframes, panel_size, rng_from_key, scaled
 from gridwm_judge.schema import E_QUESTIONS, E_STATUSES
-from gridwm_judge.tasks.task_a import DEFAULT_SEED, base_row
+from gridwm_judge.sim.holding import first_pickup, identity_label, status_at
+from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.world import Group, World, check_world
 
 PAPER_SHARE = (136, 325)
 """Identity questions in the paper's base release: 136 of 325."""
 
 
-def eligible(group: Any) -> list[tuple[int, str]]:
+def eligible(group: Group) -> list[tuple[int, str]]:
     """(t_c, status) for every checkpoint from the first pickup to the frame before terminal."""
-    from gridwm_judge.sim import first_pickup, status_at
-
     first = first_pickup(group.full)
     if first is None:
         return []
@@ -70,10 +71,8 @@ def _quotas(n: int, available: dict[str, int]) -> dict[str, int]:
     return quota
 
 
-def select(groups: Sequence[Any], n_identity: int, n_status: int, seed: int):
+def select(groups: Sequence[Group], n_identity: int, n_status: int, seed: int):
     """[(group index, t_c, question)] for the requested counts, or a ValueError."""
-    from gridwm_judge.render import rng_from_key
-
     id_queues, status_queues = [], {s: [] for s in E_STATUSES}
     for gi, g in enumerate(groups):
         cps = eligible(g)
@@ -96,20 +95,23 @@ def select(groups: Sequence[Any], n_identity: int, n_status: int, seed: int):
 
 
 def build_rows(
-    groups: Sequence[Any],
+    groups: Sequence[Group],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SEED,
+    seed: int = DEFAULT_SAMPLING_SEED,
     n_identity: int | None = None,
     max_frames: int = 8,
+    world: World = MINIGRID,
 ) -> list[dict]:
-    """``n_items`` rows (identity + status); default: every eligible checkpoint, both questions."""
-    from gridwm_judge.render import composite, keyframes, panel_size, render_frames, scaled
-    from gridwm_judge.sim import first_pickup, identity_label, status_at
+    """``n_items`` rows (identity + status); default: every eligible checkpoint, both questions.
 
+    Frames come from ``world`` (default MiniGrid); the gold from the groups' pickup / drop events.
+    """
     groups = list(groups)
     if not groups:
         raise ValueError("Task E needs at least one trajectory group")
+    for g in groups:
+        check_world(g, world)
     if n_items is None:
         total = sum(len(eligible(g)) for g in groups)
         n_items, n_identity = 2 * total, total
@@ -125,7 +127,7 @@ def build_rows(
         g = groups[gi]
         if (gi, t) not in boards:
             idx = keyframes(g, max_frames, end=t)
-            frames = render_frames(g, "full")
+            frames = world.frames(g, "full")
             size = panel_size(frames[0].shape[1], frames[0].shape[0], len(idx))
             for i in idx:
                 if (gi, i, size) not in panels:

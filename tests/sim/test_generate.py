@@ -11,7 +11,7 @@ from gridwm_judge.sim import (
     build_group,
     generate_groups,
 )
-from gridwm_judge.sim.taske import STATUSES, identity_label, status_at
+from gridwm_judge.sim.holding import STATUSES, identity_label, status_at
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -1,4 +1,7 @@
-"""Task E helpers: the first picked-up object and its status at a prefix end.
+"""The first object the agent picks up, and whether it holds it at a given frame.
+
+Read from a rollout's pickup / drop events; Task E's gold answers (``tasks.task_e``) and a
+group's ``first_pickup`` come from here.
 
 Status of the first object the agent picked up, by the last shown frame ``t``:
 "holding" (picked, never dropped yet), "dropped" (on the floor), "reacquired_and_holding"

@@ -1,0 +1,48 @@
+"""The columns every task's rows share, filled from a trajectory group (and one variant).
+
+A row starts as every schema column blank ("" for strings, -1 for integers) plus the group's
+audit columns; each task then fills its own columns. ``DEFAULT_SAMPLING_SEED`` is the
+default seed of the builders that sample (Task A candidates, B checkpoints, E checkpoints).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.schema import COLUMNS
+from gridwm_judge.world import Group, rollout_of
+
+DEFAULT_SAMPLING_SEED = 42
+
+
+def base_row(group: Group) -> dict[str, Any]:
+    """A row with every schema column blank ("" / -1) except the group's audit columns."""
+    row = {name: (-1 if dtype == "int64" else "") for name, (dtype, _) in COLUMNS.items()}
+    row.update(
+        family=group.family,
+        env_id=group.env_id,
+        group_id=group.group_id,
+        seed=int(group.seed),
+        intervention="[]",
+        mask="[]",
+        validators=json.dumps({str(k): bool(v) for k, v in dict(group.validators).items()},
+                              sort_keys=True),
+        prompt_version=PROMPT_VERSION,
+    )
+    return row
+
+
+def variant_row(group: Group, variant: str) -> dict[str, Any]:
+    """``base_row`` plus the columns of one variant: label, variant, CF ops, NoCue mask."""
+    ro = rollout_of(group, variant)
+    row = base_row(group)
+    row.update(
+        label=int(bool(ro.success)),
+        variant=variant,
+        intervention=json.dumps(list(ro.intervention) if variant == "cf" else [],
+                                sort_keys=True),
+        mask=json.dumps(list(ro.mask) if variant == "nocue" else [], sort_keys=True),
+    )
+    return row
