@@ -20,14 +20,20 @@ import gridwm_judge
 PACKAGE = "gridwm_judge"
 ROOT = Path(gridwm_judge.__file__).resolve().parent
 
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # On main since 932d6ea, type-only (``if TYPE_CHECKING``): manifest annotates with
-    # evaluate's EvalConfig while evaluate calls manifest's functions. Not in this branch.
-    frozenset({"gridwm_judge.runner.evaluate", "gridwm_judge.runner.manifest"}),
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("seeds", "task_table", "schema", "records", "item_hash", "resources", "world", "prompts",
+     "parsing"),
+    ("sim",),
+    ("render",),
+    ("tasks",),
+    ("dataset", "dataset_io", "judges"),
+    ("runner",),
+    ("scoring",),
+    ("report",),
+    ("quickstart", "cli", "__main__"),
 )
-"""Circles that exist and are someone's to break: each is an expected failure (xfail) of
-``test_known_cycle_is_broken`` while it exists, an XPASS once it is gone (then remove it from
-this list). Any circle not listed here fails ``test_no_new_import_cycle``."""
+"""The pipeline's direction, lowest first: a module may import its own layer and the ones
+below, never one above (no import that runs back up)."""
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -149,17 +155,25 @@ def test_cycle_finder_finds_a_circle_through_a_function_local_import():
     assert cycles({"p.a": {"p.b"}, "p.b": set()}) == []
 
 
-def test_no_new_import_cycle():
+def test_no_import_cycle():
     graph = import_graph()
-    new = [c for c in cycles(graph) if c not in KNOWN_CYCLES]
-    assert not new, "import cycles:\n" + "\n".join(describe(c, graph) for c in new)
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(describe(c, graph) for c in found)
 
 
-@pytest.mark.parametrize(
-    "scc",
-    [pytest.param(c, marks=pytest.mark.xfail(reason="known cycle, not yet broken"),
-                  id="+".join(sorted(m.removeprefix(f"{PACKAGE}.") for m in c)))
-     for c in KNOWN_CYCLES],
-)
-def test_known_cycle_is_broken(scc):
-    assert scc not in cycles(import_graph())
+def _layer(module: str) -> int | None:
+    top = module.removeprefix(f"{PACKAGE}.").split(".")[0]
+    return next((i for i, names in enumerate(LAYERS) if top in names), None)
+
+
+def test_no_import_runs_back_up_the_pipeline():
+    graph = import_graph()
+    unplaced = sorted({m for m in graph if m != PACKAGE and _layer(m) is None})
+    assert not unplaced, f"modules with no layer in LAYERS: {unplaced}"
+    upward = [
+        f"{a} -> {b}"
+        for a, targets in graph.items()
+        for b in targets
+        if a != PACKAGE and b != PACKAGE and _layer(b) > _layer(a)
+    ]
+    assert not upward, "imports that run back up the pipeline:\n" + "\n".join(sorted(upward))

@@ -22,8 +22,7 @@ from typing import Any
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES
 from gridwm_judge.task_table import CONFIGS
-from gridwm_judge.tasks.task_c import FAMILIES as TASK_C_FAMILIES
-from gridwm_judge.tasks.task_c import rows_per_group
+from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
 SHARD_BY = ("group", "env", "task")
 

@@ -140,7 +140,14 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
     """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``."""
     cfg.check()
     tables = {t: load_task(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
-    manifest = run_manifest(cfg, identity_options(cfg.options))
+    manifest = run_manifest(
+        judge=cfg.judge,
+        judge_options=identity_options(cfg.options),
+        budgets={t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
+        representation=cfg.representation,
+        seed=cfg.options.seed,
+        dataset=cfg.dataset,
+    )
     out = Path(cfg.out)
     fresh = not out.exists()
     out.mkdir(parents=True, exist_ok=True)

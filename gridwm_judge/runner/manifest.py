@@ -4,28 +4,26 @@ score reads it to check which items the predictions answered."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.dataset_io import dataset_fingerprint, dataset_provenance
 from gridwm_judge.prompts import PROMPT_VERSION
-from gridwm_judge.task_table import TASK_NAMES
-
-if TYPE_CHECKING:
-    from gridwm_judge.runner.evaluate import EvalConfig
 
 
-def run_manifest(cfg: EvalConfig, judge_options: dict[str, Any]) -> dict[str, Any]:
-    """The identity part of run.json for ``cfg`` (eval adds tasks, times and judge settings)."""
+def run_manifest(*, judge: str, judge_options: dict[str, Any], budgets: Mapping[str, int],
+                 representation: str | None, seed: int, dataset: str) -> dict[str, Any]:
+    """The identity part of run.json (eval adds tasks, times and judge settings)."""
     return {
-        "judge": cfg.judge,
+        "judge": judge,
         "judge_options": judge_options,
-        "max_tokens": {t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
-        "representation": cfg.representation,
-        "seed": cfg.options.seed,
-        "dataset": cfg.dataset,
-        "dataset_fingerprint": dataset_fingerprint(cfg.dataset),
-        "dataset_provenance": dataset_provenance(cfg.dataset),
+        "max_tokens": dict(budgets),
+        "representation": representation,
+        "seed": seed,
+        "dataset": dataset,
+        "dataset_fingerprint": dataset_fingerprint(dataset),
+        "dataset_provenance": dataset_provenance(dataset),
         "prompt_version": PROMPT_VERSION,
         "package_version": __version__,
     }

@@ -17,7 +17,7 @@ from gridwm_judge.sim.cards import (
     get_card,
 )
 from gridwm_judge.sim.gates import GATES
-from gridwm_judge.sim.generate import DEFAULT_GENERATION_SEED, build_group, generate_groups
+from gridwm_judge.sim.generate import build_group, generate_groups
 from gridwm_judge.sim.holding import STATUSES, first_pickup, identity_label, status_at
 from gridwm_judge.sim.interventions import OPS, apply_intervention, replay_envs
 from gridwm_judge.sim.planner import PlanError
@@ -26,7 +26,6 @@ from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, Tr
 __all__ = [
     "ACTION_NAMES",
     "CORE_FAMILIES",
-    "DEFAULT_GENERATION_SEED",
     "ENV_CARDS",
     "FAMILIES",
     "GATES",

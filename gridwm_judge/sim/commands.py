@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.sim.audit import write_groups_jsonl
 from gridwm_judge.sim.cards import FAMILIES
-from gridwm_judge.sim.generate import DEFAULT_GENERATION_SEED
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--family", required=True,
                    help=f"one of {', '.join(FAMILIES)}, or 'all'")
     p.add_argument("--n", type=int, required=True, help="valid groups per family (> 0)")
-    p.add_argument("--seed", type=int, default=DEFAULT_GENERATION_SEED,
-                   help=f"first seed (>= 0; default {DEFAULT_GENERATION_SEED}, the paper's "
+    p.add_argument("--seed", type=int, default=GENERATION_SEED,
+                   help=f"first seed (>= 0; default {GENERATION_SEED}, the paper's "
                         "generation seed)")
     p.add_argument("--env-id", default=None, help="registered env id (default: the card's)")
     p.add_argument("--out", required=True, help="output .jsonl path")

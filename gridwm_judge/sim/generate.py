@@ -24,8 +24,6 @@ from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, Tr
 from gridwm_judge.sim.rollout import rollout, run_states
 
 MAX_DRAWS_FACTOR = 20
-DEFAULT_GENERATION_SEED = 830000
-"""First ``env.reset`` seed drawn by default: the paper's generation seed."""
 
 
 def _reset_env(env_id: str, seed: int):

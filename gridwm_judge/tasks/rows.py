@@ -1,8 +1,7 @@
 """The columns every task's rows share, filled from a trajectory group (and one variant).
 
 A row starts as every schema column blank ("" for strings, -1 for integers) plus the group's
-audit columns; each task then fills its own columns. ``DEFAULT_SAMPLING_SEED`` is the
-default seed of the builders that sample (Task A candidates, B checkpoints, E checkpoints).
+audit columns; each task then fills its own columns.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from typing import Any
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.world import Group, rollout_of
-
-DEFAULT_SAMPLING_SEED = 42
 
 
 def base_row(group: Group) -> dict[str, Any]:

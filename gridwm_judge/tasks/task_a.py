@@ -30,7 +30,8 @@ import numpy as np
 from gridwm_judge.prompts import TASK_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import MINIGRID, choice_panel, rng_from_key
 from gridwm_judge.schema import ACTION_CONDITIONS
-from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.seeds import SAMPLING_SEED
+from gridwm_judge.tasks.rows import base_row
 from gridwm_judge.world import Group, World, check_world
 
 LETTERS = ("A", "B", "C", "D")
@@ -146,7 +147,7 @@ def build_rows(
     groups: Sequence[Group],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SAMPLING_SEED,
+    seed: int = SAMPLING_SEED,
     action_conditions: Sequence[str] = ACTION_CONDITIONS,
     world: World = MINIGRID,
 ) -> list[dict]:

@@ -36,11 +36,12 @@ from PIL import Image
 
 from gridwm_judge.prompts import TASK_B
 from gridwm_judge.render import MINIGRID, GridPainter, rng_from_key, tile_size_for
+from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.sim.grid import door_state, objects
 from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.sim.interventions import replay_envs
 from gridwm_judge.sim.records import TrajectoryGroup
-from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.tasks.rows import base_row
 from gridwm_judge.world import check_world
 
 DIR_NAMES = ("right", "down", "left", "up")
@@ -98,7 +99,7 @@ def build_rows(
     groups: Sequence[TrajectoryGroup],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SAMPLING_SEED,
+    seed: int = SAMPLING_SEED,
 ) -> list[dict]:
     """``n_items`` rows (default 2 per group), round-robin over ``groups``."""
     groups = list(groups)

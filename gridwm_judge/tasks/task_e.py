@@ -28,8 +28,9 @@ from typing import Any
 from gridwm_judge.prompts import TASK_E
 from gridwm_judge.render import MINIGRID, composite, keyframes, panel_size, rng_from_key, scaled
 from gridwm_judge.schema import E_QUESTIONS, E_STATUSES
+from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.sim.holding import first_pickup, identity_label, status_at
-from gridwm_judge.tasks.rows import DEFAULT_SAMPLING_SEED, base_row
+from gridwm_judge.tasks.rows import base_row
 from gridwm_judge.world import Group, World, check_world
 
 PAPER_SHARE = (136, 325)
@@ -98,7 +99,7 @@ def build_rows(
     groups: Sequence[Group],
     *,
     n_items: int | None = None,
-    seed: int = DEFAULT_SAMPLING_SEED,
+    seed: int = SAMPLING_SEED,
     n_identity: int | None = None,
     max_frames: int = 8,
     world: World = MINIGRID,
