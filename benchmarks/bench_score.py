@@ -16,8 +16,9 @@ import time
 
 import numpy as np
 
-C_FAMILIES = ("keycorridor", "multiroom", "redbluedoor")
-CORE = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
+from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
+from gridwm_judge.tasks.task_c import TASK_C_FAMILIES as C_FAMILIES
+
 C_PRES = [("grid", t, v, "neutral") for t in ("orig", "rev") for v in ("clean", "noisy", "style")]
 C_PRES += [("framing", "orig", "clean", f) for f in ("neutral", "positive", "negative")]
 D_COND = {

@@ -13,8 +13,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import gridwm_judge
 
 PACKAGE = "gridwm_judge"

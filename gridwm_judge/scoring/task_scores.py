@@ -46,8 +46,9 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class Family:
-    """A presentation family: which rows (of the full variant) and which axis varies."""
+class ProbeFamily:
+    """A presentation-probe family (the paper's F in NS_F / JCR_F): which rows of the full
+    variant belong to it, which presentation axis varies, and that axis's baseline level."""
 
     name: str
     keep: Callable[[GradedRow], bool]
@@ -55,24 +56,24 @@ class Family:
     baseline: str
 
 
-C_FAMILIES = (
-    Family(
+C_PROBE_FAMILIES = (
+    ProbeFamily(
         "temporal",
         lambda r: r.probe_family == "grid" and r.visual == "clean" and r.framing == "neutral",
         "temporal",
         "orig",
     ),
-    Family(
+    ProbeFamily(
         "visual",
         lambda r: r.probe_family == "grid" and r.temporal == "orig" and r.framing == "neutral",
         "visual",
         "clean",
     ),
-    Family("framing", lambda r: r.probe_family == "framing", "framing", "neutral"),
+    ProbeFamily("framing", lambda r: r.probe_family == "framing", "framing", "neutral"),
 )
-D_FAMILIES = (
-    Family("framing", lambda r: r.visual == "clean", "framing", "neutral"),
-    Family("visual", lambda r: r.framing == "neutral", "visual", "clean"),
+D_PROBE_FAMILIES = (
+    ProbeFamily("framing", lambda r: r.visual == "clean", "framing", "neutral"),
+    ProbeFamily("visual", lambda r: r.framing == "neutral", "visual", "clean"),
 )
 
 
@@ -159,7 +160,7 @@ def _causal_block(
     }
 
 
-def _family_block(rows: Sequence[GradedRow], fam: Family, protocol: str, s: Batch) -> dict:
+def _probe_block(rows: Sequence[GradedRow], fam: ProbeFamily, protocol: str, s: Batch) -> dict:
     sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
     y = [r.verdict for r in sel]
     g = [r.group_id for r in sel]
@@ -204,7 +205,7 @@ def score_task_c(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
         sub = [r for r in rows if r.representation == rep]
         out["representations"][rep] = {
             "causal": _causal_block(sub, protocol, s),
-            "families": {f.name: _family_block(sub, f, protocol, s) for f in C_FAMILIES},
+            "families": {f.name: _probe_block(sub, f, protocol, s) for f in C_PROBE_FAMILIES},
         }
     reps = sorted({r.representation for r in rows})
     if "composite" in reps and len(reps) == 2:
@@ -251,7 +252,7 @@ def score_task_d(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     # Stability compares verdicts the judge gave: under all_groups an invalid answer would
     # count as a flip, and a judge that never answers would read as presentation leakage.
     # Invalid outputs stay visible in the coverage block and count against the causal metrics.
-    out["families"] = {f.name: _family_block(rows, f, "eligible_pairs", s) for f in D_FAMILIES}
+    out["families"] = {f.name: _probe_block(rows, f, "eligible_pairs", s) for f in D_PROBE_FAMILIES}
     return out
 
 

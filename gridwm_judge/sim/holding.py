@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from gridwm_judge.sim.records import Rollout
 
-STATUSES: tuple[str, ...] = ("holding", "dropped", "reacquired_and_holding")
-
 
 def identity_label(obj: dict) -> str:
     """{"type": "key", "color": "yellow"} -> "key_yellow"."""
