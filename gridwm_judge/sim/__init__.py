@@ -18,7 +18,7 @@ from gridwm_judge.sim.cards import (
 )
 from gridwm_judge.sim.gates import GATES
 from gridwm_judge.sim.generate import build_group, generate_groups
-from gridwm_judge.sim.holding import STATUSES, first_pickup, identity_label, status_at
+from gridwm_judge.sim.holding import first_pickup, identity_label, status_at
 from gridwm_judge.sim.interventions import OPS, apply_intervention, replay_envs
 from gridwm_judge.sim.planner import PlanError
 from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
@@ -30,7 +30,6 @@ __all__ = [
     "FAMILIES",
     "GATES",
     "OPS",
-    "STATUSES",
     "TASK_E_FAMILIES",
     "EnvCard",
     "GenerationResult",

@@ -11,7 +11,8 @@ from gridwm_judge.sim import (
     build_group,
     generate_groups,
 )
-from gridwm_judge.sim.holding import STATUSES, identity_label, status_at
+from gridwm_judge.schema import E_STATUSES as STATUSES
+from gridwm_judge.sim.holding import identity_label, status_at
 
 
 @pytest.mark.parametrize("family", FAMILIES)
