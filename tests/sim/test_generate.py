@@ -2,6 +2,7 @@
 
 import pytest
 
+from gridwm_judge.schema import E_STATUSES as STATUSES
 from gridwm_judge.sim import (
     CORE_FAMILIES,
     ENV_CARDS,
@@ -11,7 +12,6 @@ from gridwm_judge.sim import (
     build_group,
     generate_groups,
 )
-from gridwm_judge.schema import E_STATUSES as STATUSES
 from gridwm_judge.sim.holding import identity_label, status_at
 
 
