@@ -8,9 +8,6 @@ strings and -1 for integers, so every config shares one flat, typed layout.
 
 from __future__ import annotations
 
-TASKS = ("A", "B", "C", "D", "E")
-CONFIGS = tuple(f"task_{t.lower()}" for t in TASKS)
-
 VARIANTS = ("full", "nocue", "cf")
 TEMPORAL = ("orig", "rev")
 VISUAL = ("clean", "noisy", "style")

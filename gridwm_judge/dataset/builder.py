@@ -24,8 +24,9 @@ import datasets
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import pool_for
 from gridwm_judge.dataset.profiles import get_profile
-from gridwm_judge.schema import COLUMNS, CONFIGS
+from gridwm_judge.schema import COLUMNS
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
+from gridwm_judge.task_table import CONFIGS
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key

@@ -21,7 +21,7 @@ TASK_MODULES: dict[str, ModuleType] = {
     "task_d": task_d,
     "task_e": task_e,
 }
-"""config name (``schema.CONFIGS``) -> the module that builds its rows."""
+"""config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
 
 def task_module(config: str) -> ModuleType:

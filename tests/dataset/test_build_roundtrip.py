@@ -12,7 +12,7 @@ from PIL import Image
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.dataset.profiles import get_profile
-from gridwm_judge.schema import CONFIGS
+from gridwm_judge.task_table import CONFIGS
 
 
 @pytest.fixture(scope="module")

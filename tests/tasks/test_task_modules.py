@@ -2,7 +2,7 @@
 
 import pytest
 
-from gridwm_judge.schema import CONFIGS
+from gridwm_judge.task_table import CONFIGS
 from gridwm_judge.tasks import TASK_MODULES, task_module
 
 
