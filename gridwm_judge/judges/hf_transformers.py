@@ -52,8 +52,9 @@ def without_video(processor_cls):
     torchvision, which does not import beside a CPU-only torch build. The subclass keeps the
     class name, so it saves and loads like the original.
     """
-    attrs = [a for a in processor_cls.get_attributes() if "video" not in a]
-    if len(attrs) == len(processor_cls.get_attributes()):
+    every = _attributes(processor_cls)
+    attrs = [a for a in every if "video" not in a]
+    if len(attrs) == len(every):
         return processor_cls
 
     def from_args_and_dict(cls, args, processor_dict, **kwargs):
@@ -62,12 +63,21 @@ def without_video(processor_cls):
         return super(subclass, cls).from_args_and_dict(args, processor_dict, **kwargs)
 
     namespace = {
-        "get_attributes": classmethod(lambda c: list(attrs)),
         "from_args_and_dict": classmethod(from_args_and_dict),
         "video_processor": _NoVideoProcessor(),
     }
+    if "get_attributes" in dir(processor_cls):  # transformers >= 5
+        namespace["get_attributes"] = classmethod(lambda c: list(attrs))
+    else:  # 4.x: a class attribute
+        namespace["attributes"] = attrs
     subclass = type(processor_cls.__name__, (processor_cls,), namespace)
     return subclass
+
+
+def _attributes(processor_cls) -> list[str]:
+    if "get_attributes" in dir(processor_cls):
+        return list(processor_cls.get_attributes())
+    return list(processor_cls.attributes)
 
 
 def batches(requests: Iterable[JudgeRequest], size: int) -> Iterator[list[JudgeRequest]]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gridwm_judge.judges.tiny_model import pil_image_processor
+
 # --- chat templates, as in the Hub repos named ----------------------------------------------
 
 _QWEN25_VL = (  # Qwen/Qwen2.5-VL-7B-Instruct
@@ -241,6 +243,16 @@ def _siglip(**kw) -> dict:
     return out
 
 
+def _mrope(theta: float, **extra) -> dict:
+    """Multimodal RoPE settings: ``rope_parameters`` (transformers >= 5) or ``rope_scaling``."""
+    import transformers
+
+    section = {"mrope_section": [2, 3, 3], **extra}  # sums to head_dim / 2 = 8
+    if int(transformers.__version__.split(".")[0]) >= 5:
+        return {"rope_parameters": {"rope_type": "default", "rope_theta": theta, **section}}
+    return {"rope_theta": theta, "rope_scaling": {"type": "mrope", **section}}
+
+
 def _corpus() -> list[str]:
     from gridwm_judge import prompts
 
@@ -288,11 +300,14 @@ def _ids(tok, *names) -> list[int]:
 
 
 def _qwen25_vl(T):
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
-
     tok = tokenizer(QWEN_TOK)
-    ip = Qwen2VLImageProcessorPil(
-        min_pixels=28 * 28 * 4, max_pixels=28 * 28 * 4, patch_size=14, merge_size=2
+    ip = pil_image_processor(
+        "qwen2_vl",
+        "Qwen2VLImageProcessor",
+        min_pixels=28 * 28 * 4,
+        max_pixels=28 * 28 * 4,
+        patch_size=14,
+        merge_size=2,
     )
     proc = T.Qwen2_5_VLProcessor(image_processor=ip, tokenizer=tok, chat_template=_QWEN25_VL)
     img, vid, vs, ve = _ids(
@@ -324,24 +339,21 @@ def _qwen25_vl(T):
 
 
 def _qwen3_vl(T):
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
-
     tok = tokenizer(QWEN_TOK)
-    ip = Qwen2VLImageProcessorPil(
-        min_pixels=32 * 32 * 4, max_pixels=32 * 32 * 4, patch_size=16, merge_size=2
+    ip = pil_image_processor(
+        "qwen2_vl",
+        "Qwen2VLImageProcessor",
+        min_pixels=32 * 32 * 4,
+        max_pixels=32 * 32 * 4,
+        patch_size=16,
+        merge_size=2,
     )
     proc = T.Qwen3VLProcessor(image_processor=ip, tokenizer=tok, chat_template=_QWEN3_VL)
     img, vid, vs, ve = _ids(
         tok, "<|image_pad|>", "<|video_pad|>", "<|vision_start|>", "<|vision_end|>"
     )
-    rope = {
-        "rope_type": "default",
-        "rope_theta": 5e5,
-        "mrope_section": [2, 3, 3],
-        "mrope_interleaved": True,
-    }
     cfg = T.Qwen3VLConfig(
-        text_config=_text(tok, head_dim=16, rope_parameters=rope),
+        text_config=_text(tok, head_dim=16, **_mrope(5e5, mrope_interleaved=True)),
         vision_config={
             "depth": 1,
             "hidden_size": H,
@@ -367,10 +379,6 @@ _IDEFICS_SPECIALS += tuple(f"<row_{i}_col_{j}>" for i in range(1, 7) for j in ra
 
 
 def _idefics_like(T, smol: bool):
-    from transformers.models.idefics3.image_processing_pil_idefics3 import (
-        Idefics3ImageProcessorPil,
-    )
-    from transformers.models.smolvlm.image_processing_pil_smolvlm import SmolVLMImageProcessorPil
 
     spec = (
         Tok("<|im_start|>", "<end_of_utterance>", "<|im_end|>", _IDEFICS_SPECIALS)
@@ -378,9 +386,15 @@ def _idefics_like(T, smol: bool):
         else Tok("<|begin_of_text|>", "<end_of_utterance>", "<|end_of_text|>", _IDEFICS_SPECIALS)
     )
     tok = tokenizer(spec)
-    ip_cls = SmolVLMImageProcessorPil if smol else Idefics3ImageProcessorPil
-    ip = ip_cls(
-        size={"longest_edge": S}, max_image_size={"longest_edge": S}, do_image_splitting=False
+    model, name = (
+        ("smolvlm", "SmolVLMImageProcessor") if smol else ("idefics3", "Idefics3ImageProcessor")
+    )
+    ip = pil_image_processor(
+        model,
+        name,
+        size={"longest_edge": S},
+        max_image_size={"longest_edge": S},
+        do_image_splitting=False,
     )
     seq_len = (S // P) ** 2 // 4
     kw = {"image_seq_len": seq_len, "chat_template": _SMOLVLM if smol else _IDEFICS3}
@@ -400,16 +414,16 @@ def _idefics_like(T, smol: bool):
 
 
 def _llava_ov(T):
-    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
-        LlavaOnevisionImageProcessorPil,
-    )
 
     tok = tokenizer(
         Tok(None, "<|im_end|>", "<|endoftext|>", ("<|im_start|>", "<image>", "<video>"))
     )
     pinpoints = [[S, S], [S, 2 * S], [2 * S, S], [2 * S, 2 * S]]
-    ip = LlavaOnevisionImageProcessorPil(
-        size={"height": S, "width": S}, image_grid_pinpoints=pinpoints
+    ip = pil_image_processor(
+        "llava_onevision",
+        "LlavaOnevisionImageProcessor",
+        size={"height": S, "width": S},
+        image_grid_pinpoints=pinpoints,
     )
     n = (S // P) ** 2
     proc = T.LlavaOnevisionProcessor(
@@ -434,7 +448,6 @@ def _llava_ov(T):
 
 
 def _internvl(T):
-    from transformers.models.got_ocr2.image_processing_pil_got_ocr2 import GotOcr2ImageProcessorPil
 
     extra = {
         "start_image_token": "<img>",
@@ -443,7 +456,7 @@ def _internvl(T):
         "video_token": "<video>",
     }
     tok = tokenizer(Tok(None, "<|im_end|>", "<|endoftext|>", ("<|im_start|>",), extra))
-    ip = GotOcr2ImageProcessorPil(size={"height": S, "width": S})
+    ip = pil_image_processor("got_ocr2", "GotOcr2ImageProcessor", size={"height": S, "width": S})
     seq = (S // P) ** 2 // 4
     proc = T.InternVLProcessor(
         image_processor=ip,
@@ -470,7 +483,6 @@ def _internvl(T):
 
 
 def _gemma3(T):
-    from transformers.models.gemma3.image_processing_pil_gemma3 import Gemma3ImageProcessorPil
 
     extra = {
         "boi_token": "<start_of_image>",
@@ -478,7 +490,7 @@ def _gemma3(T):
         "image_token": "<image_soft_token>",
     }
     tok = tokenizer(Tok("<bos>", "<eos>", "<pad>", ("<start_of_turn>", "<end_of_turn>"), extra))
-    ip = Gemma3ImageProcessorPil(size={"height": S, "width": S})
+    ip = pil_image_processor("gemma3", "Gemma3ImageProcessor", size={"height": S, "width": S})
     mm = 4
     proc = T.Gemma3Processor(
         image_processor=ip, tokenizer=tok, chat_template=_GEMMA3, image_seq_length=mm
@@ -502,11 +514,12 @@ def _gemma3(T):
 
 
 def _mllama(T):
-    from transformers.models.mllama.image_processing_pil_mllama import MllamaImageProcessorPil
 
     specials = ("<|image|>", "<|start_header_id|>", "<|end_header_id|>", "<|python_tag|>")
     tok = tokenizer(Tok("<|begin_of_text|>", "<|eot_id|>", "<|finetune_right_pad_id|>", specials))
-    ip = MllamaImageProcessorPil(size={"height": S, "width": S}, max_image_tiles=2)
+    ip = pil_image_processor(
+        "mllama", "MllamaImageProcessor", size={"height": S, "width": S}, max_image_tiles=2
+    )
     proc = T.MllamaProcessor(image_processor=ip, tokenizer=tok, chat_template=_MLLAMA)
     cfg = T.MllamaConfig(
         vision_config={
@@ -554,11 +567,12 @@ def _pixtral_vision() -> dict:
 
 def _mistral_like(T, merge: int):
     pixtral_without_torchvision()
-    from transformers.models.pixtral.image_processing_pil_pixtral import PixtralImageProcessorPil
     from transformers.models.pixtral.processing_pixtral import PixtralProcessor
 
     tok = tokenizer(Tok("<s>", "</s>", "<pad>", _MISTRAL_SPECIALS))
-    ip = PixtralImageProcessorPil(size={"longest_edge": S}, patch_size=P)
+    ip = pil_image_processor(
+        "pixtral", "PixtralImageProcessor", size={"longest_edge": S}, patch_size=P
+    )
     proc = PixtralProcessor(
         image_processor=ip,
         tokenizer=tok,
@@ -588,10 +602,9 @@ def _mistral_like(T, merge: int):
 
 
 def _paligemma(T):
-    from transformers.models.siglip.image_processing_pil_siglip import SiglipImageProcessorPil
 
     tok = tokenizer(Tok("<bos>", "<eos>", "<pad>", ("<image>",), {"image_token": "<image>"}))
-    ip = SiglipImageProcessorPil(size={"height": S, "width": S})
+    ip = pil_image_processor("siglip", "SiglipImageProcessor", size={"height": S, "width": S})
     ip.image_seq_length = (S // P) ** 2
     proc = T.PaliGemmaProcessor(image_processor=ip, tokenizer=tok)
     cfg = T.PaliGemmaConfig(
