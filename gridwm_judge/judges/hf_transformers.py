@@ -9,6 +9,7 @@ row's generation starts right after its prompt. On a GPU the model is placed wit
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Iterable, Iterator
 
@@ -123,6 +124,8 @@ class HFJudge:
         self.tokenizer = tokenizer
         self.eos_ids = _eos_ids(self.model, tokenizer)
         self._generate_extra = _generate_compat(self.model)
+        forward = inspect.signature(self.model.forward).parameters
+        self._takes_token_types = "token_type_ids" in forward
 
     def settings(self) -> dict:
         return {
@@ -170,6 +173,8 @@ class HFJudge:
     def _generate(self, batch: list[JudgeRequest]) -> list[tuple]:
         torch = self.torch
         enc = self.encode(batch).to(self.model.device)
+        if "token_type_ids" in enc and not self._takes_token_types:
+            del enc["token_type_ids"]  # some tokenizers add them; generate rejects unused inputs
         budget = batch[0].max_tokens
         with torch.inference_mode():
             out = self.model.generate(
@@ -326,8 +331,6 @@ def _package_in(message: str) -> str | None:
 
 def _padding_kwargs(processor) -> dict:
     """Batch padding for ``apply_chat_template``: ``processor_kwargs`` where it exists (>= 5)."""
-    import inspect
-
     params = inspect.signature(processor.apply_chat_template).parameters
     if "processor_kwargs" in params:
         return {"processor_kwargs": {"padding": True}}
@@ -337,8 +340,6 @@ def _padding_kwargs(processor) -> dict:
 def _generate_compat(model) -> dict:
     """transformers 4.5x fills values equal to the library default from the model's config
     unless ``use_model_defaults=False``; 5.x fills only unset ones and has no such flag."""
-    import inspect
-
     if "use_model_defaults" in inspect.signature(model.generate).parameters:
         return {"use_model_defaults": False}
     return {}
