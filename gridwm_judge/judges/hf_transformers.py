@@ -1,10 +1,12 @@
 """``hf:PATH_OR_ID``: a transformers image-text-to-text model, batched greedy decoding.
 
-``AutoProcessor`` + ``AutoModelForImageTextToText``; each request becomes one user turn with
-one image placeholder per image followed by the prompt, rendered by the model's own chat
-template. Requests are batched (same max-token budget per batch) with left padding, so every
-row's generation starts right after its prompt. On a GPU the model is placed with
-``device_map="auto"`` (accelerate); on CPU it runs in float32.
+The model's processor + ``AutoModelForImageTextToText``; each request becomes one user turn
+(its images, then the prompt) that transformers' own chat path turns into token ids
+(``processor.apply_chat_template(..., tokenize=True)``: the template places the images and
+writes the BOS, so there is exactly one). Requests are batched (same max-token budget per
+batch) with left padding, so every row's generation starts right after its prompt; decoding
+is :data:`~.decoding.GREEDY`, overriding the model's ``generation_config.json``. On a GPU the
+model is placed with ``device_map="auto"`` (accelerate); on CPU it runs in float32.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ class HFJudge:
         self.spec, self.model_id, self.options = spec, model_id, options
         cuda = self.torch.cuda.is_available()
         self.device = options.device or ("cuda" if cuda else "cpu")
-        self.processor, self.video_part = load_processor(transformers, model_id)
+        self.processor = load_processor(transformers, model_id)
         tokenizer = getattr(self.processor, "tokenizer", None)
         if tokenizer is None:
             raise ValueError(f"the hf judge model {model_id!r} has a processor without a tokenizer")
@@ -133,6 +135,8 @@ class HFJudge:
             "model": self.model_id,
             "decoding": GREEDY.settings(),
             "max_pixels": self.options.max_pixels,
+            # PIL and torchvision image processors differ slightly in pixels
+            "image_processor": type(getattr(self.processor, "image_processor", None)).__name__,
         }
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
@@ -255,17 +259,17 @@ def torchvision_usable() -> bool:
 
 
 def load_processor(transformers, model_id: str):
-    """``(processor, video_part)``: the model's processor, with a chat template.
+    """The model's processor, which must have a chat template.
 
     Without a usable torchvision the processor is built without its video processor (a judge
     sends images only; video processors need torchvision), with the PIL image processor.
     """
     try:
         if torchvision_usable():
-            processor, video_part = transformers.AutoProcessor.from_pretrained(model_id), True
+            processor = transformers.AutoProcessor.from_pretrained(model_id)
         else:
             cls = _processor_class(transformers, model_id)
-            processor, video_part = without_video(cls).from_pretrained(model_id), False
+            processor = without_video(cls).from_pretrained(model_id)
     except OSError as exc:  # not a local folder and not a reachable Hub id
         raise ValueError(
             f"cannot load the hf judge model {model_id!r}: give a local folder with "
@@ -283,7 +287,7 @@ def load_processor(transformers, model_id: str):
             "non-chat checkpoints ship none); add a chat_template.jinja to the model folder "
             "that writes an image placeholder per image, then the text (see the README)"
         )
-    return processor, video_part
+    return processor
 
 
 def _processor_class(transformers, model_id: str):

@@ -24,6 +24,8 @@ pytest.importorskip("transformers")
 import tiny_archs  # noqa: E402
 from PIL import Image  # noqa: E402
 from smoke_data import write_smoke_dataset  # noqa: E402
+from tiny_parts import P, S  # noqa: E402
+from tiny_templates import PALIGEMMA_TEMPLATE  # noqa: E402
 
 from gridwm_judge.cli import main as cli_main  # noqa: E402
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge  # noqa: E402
@@ -55,8 +57,8 @@ class Built:
             self.no_template_dir = self.dir
             self.dir = root / "paligemma-with-template"
             shutil.copytree(self.no_template_dir, self.dir)
-            (self.dir / "chat_template.jinja").write_text(tiny_archs.PALIGEMMA_TEMPLATE)
-            self.reference.chat_template = tiny_archs.PALIGEMMA_TEMPLATE
+            (self.dir / "chat_template.jinja").write_text(PALIGEMMA_TEMPLATE)
+            self.reference.chat_template = PALIGEMMA_TEMPLATE
         self.judge = make_judge(f"hf:{self.dir}", JudgeOptions(batch_size=3))
         self.transformers = transformers
 
@@ -72,6 +74,10 @@ def _get(name: str, tmp_path_factory) -> Built:
 
 @pytest.fixture(scope="module", params=tiny_archs.ARCHS)
 def built(request, tmp_path_factory):
+    import transformers
+
+    if request.param == "qwen3_vl" and not hasattr(transformers, "Qwen3VLConfig"):
+        pytest.skip(f"Qwen3-VL needs transformers >= 4.57 (this is {transformers.__version__})")
     return _get(request.param, tmp_path_factory)
 
 
@@ -142,9 +148,9 @@ def _expected_image_tokens(built: Built, image, n_images: int) -> int:
         return -(-int(h) // step) * -(-int(w) // step)  # rows x columns of [IMG]
     if name == "llava_onevision":
         if n_images > 1:  # several images: base resolution only, plus one newline token
-            return (tiny_archs.S // tiny_archs.P) ** 2 + 1
+            return (S // P) ** 2 + 1
         # one image: anyres, base grid + the unpadded high-res grid + newlines
-        return proc._get_number_of_features(image.height, image.width, tiny_archs.S, tiny_archs.S)
+        return proc._get_number_of_features(image.height, image.width, S, S)
     raise AssertionError(f"no expectation for {name}")
 
 
