@@ -162,15 +162,23 @@ def response_from_output(
     )
 
 
+def _think_end_id(tokenizer) -> int | None:
+    """The id of a single ``</think>`` token, None where the vocabulary has none."""
+    try:
+        end = tokenizer.convert_tokens_to_ids("</think>")
+    except Exception:  # tokenizers without HF's API (e.g. mistral-common)
+        return None
+    unk = getattr(tokenizer, "unk_token_id", None)
+    return end if isinstance(end, int) and end != unk else None
+
+
 class _Engine:
     """The only code that touches vLLM: build the engine, wrap params, call ``llm.chat``."""
 
     def __init__(self, kwargs: dict):
         self.vllm = require("vllm", "vllm")
         self.llm = self.vllm.LLM(**kwargs)
-        tokenizer = self.llm.get_tokenizer()
-        end = tokenizer.convert_tokens_to_ids("</think>")
-        self.think_end_id = end if isinstance(end, int) and end != tokenizer.unk_token_id else None
+        self.think_end_id = _think_end_id(self.llm.get_tokenizer())
 
     def chat(self, conversations: list, params: list[dict]) -> list:
         from vllm import SamplingParams
