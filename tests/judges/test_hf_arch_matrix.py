@@ -24,7 +24,7 @@ pytest.importorskip("transformers")
 import tiny_archs  # noqa: E402
 from PIL import Image  # noqa: E402
 from smoke_data import write_smoke_dataset  # noqa: E402
-from tiny_parts import P, S  # noqa: E402
+from tiny_parts import P, S, torchvision_imports  # noqa: E402
 from tiny_templates import PALIGEMMA_TEMPLATE  # noqa: E402
 
 from gridwm_judge.cli import main as cli_main  # noqa: E402
@@ -200,3 +200,26 @@ def test_paligemma_without_chat_template_fails_at_load_in_one_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "has no chat template" in err
     assert not (tmp_path / "run" / "predictions.jsonl").exists()
+
+
+def test_pixtral_without_torchvision_is_one_line_naming_it(tmp_path_factory, smoke, tmp_path):
+    """A fresh process (no test stand-in module): transformers 5's Pixtral processor needs
+    torchvision, and eval says so in one line at load, with the pip command."""
+    import subprocess
+    import sys
+
+    if torchvision_imports():
+        pytest.skip("torchvision imports here; the Pixtral processor loads normally")
+    import transformers
+
+    if int(transformers.__version__.split(".")[0]) < 5:
+        pytest.skip("transformers 4.x's Pixtral processor does not import torchvision")
+    built = _get("pixtral", tmp_path_factory)
+    argv = ["eval", "--dataset", str(smoke), "--tasks", "c", "--out", str(tmp_path / "run")]
+    argv += ["--judge", f"hf:{built.dir}", "--limit", "1", "--no-progress"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "gridwm_judge", *argv], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 2
+    err = [line for line in proc.stderr.splitlines() if "error" in line]
+    assert len(err) == 1 and "pip install torchvision" in err[0], proc.stderr[-2000:]
