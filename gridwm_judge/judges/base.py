@@ -94,6 +94,7 @@ class JudgeOptions:
     max_pixels: int | None = None
     max_images: int = 16
     device: str | None = None
+    tensor_parallel_size: int = 1
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -106,6 +107,7 @@ OPERATIONAL_OPTIONS = (
     "backoff_s",
     "batch_size",
     "device",
+    "tensor_parallel_size",
 )
 
 
@@ -143,7 +145,11 @@ def require(module: str, extra: str, package: str | None = None):
 
 
 def status_for(text: str | None, truncated: bool) -> Status:
-    """ok / empty / truncated for a response that came back (errors are set by the caller)."""
-    if text is None or not text.strip():
-        return "empty"
-    return "truncated" if truncated else "ok"
+    """ok / empty / truncated for a response that came back (errors are set by the caller).
+
+    A response cut by the token budget is truncated even with no answer text (a reasoning
+    model that spent the budget thinking).
+    """
+    if truncated:
+        return "truncated"
+    return "empty" if text is None or not text.strip() else "ok"

@@ -1,14 +1,17 @@
 """``hf:PATH_OR_ID``: a transformers image-text-to-text model, batched greedy decoding.
 
-``AutoProcessor`` + ``AutoModelForImageTextToText``; each request becomes one user turn with
-one image placeholder per image followed by the prompt, rendered by the model's own chat
-template. Requests are batched (same max-token budget per batch) with left padding, so every
-row's generation starts right after its prompt. On a GPU the model is placed with
-``device_map="auto"`` (accelerate); on CPU it runs in float32.
+The model's processor + ``AutoModelForImageTextToText``; each request becomes one user turn
+(its images, then the prompt) that transformers' own chat path turns into token ids
+(``processor.apply_chat_template(..., tokenize=True)``: the template places the images and
+writes the BOS, so there is exactly one). Requests are batched (same max-token budget per
+batch) with left padding, so every row's generation starts right after its prompt; decoding
+is :data:`~.decoding.GREEDY`, overriding the model's ``generation_config.json``. On a GPU the
+model is placed with ``device_map="auto"`` (accelerate); on CPU it runs in float32.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Iterable, Iterator
 
@@ -16,29 +19,68 @@ from gridwm_judge.judges.base import (
     JudgeOptions,
     JudgeRequest,
     JudgeResponse,
+    MissingDependencyError,
     Usage,
     require,
     status_for,
 )
+from gridwm_judge.judges.decoding import GREEDY, hf_generate_kwargs, split_think
+from gridwm_judge.judges.images import fit_pixels
 
 
-def chat_messages(req: JudgeRequest) -> list[dict]:
-    """One user turn: an image placeholder per image, then the prompt text."""
-    content = [{"type": "image"} for _ in req.images]
+def chat_messages(req: JudgeRequest, max_pixels: int | None = None) -> list[dict]:
+    """One user turn: every image (scaled by ``fit_pixels``), then the prompt text.
+
+    The model's chat template decides where the image placeholders go.
+    """
+    content = [{"type": "image", "image": fit_pixels(im, max_pixels)} for im in req.images]
     content.append({"type": "text", "text": req.prompt})
     return [{"role": "user", "content": content}]
 
 
-def limit_pixels(image, max_pixels: int | None):
-    """Scale an image down (never up, aspect kept) to at most ``max_pixels`` pixels.
+class _NoVideoProcessor:
+    """Stands where a video processor would be: no frame sampling defaults, no videos."""
 
-    Model-agnostic, unlike processor-specific pixel kwargs; recorded in the judge settings.
+    num_frames = None
+    fps = None
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError("this judge's processor was built without its video processor")
+
+
+def without_video(processor_cls):
+    """``processor_cls`` minus its video processor: a subclass whose sub-processors exclude video.
+
+    Why: a judge sends images only, and in transformers 5 every video processor needs
+    torchvision, which does not import beside a CPU-only torch build. The subclass keeps the
+    class name, so it saves and loads like the original.
     """
-    if not max_pixels or image.width * image.height <= max_pixels:
-        return image
-    scale = (max_pixels / (image.width * image.height)) ** 0.5
-    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
-    return image.resize(size, resample=3)  # bicubic
+    every = _attributes(processor_cls)
+    attrs = [a for a in every if "video" not in a]
+    if len(attrs) == len(every):
+        return processor_cls
+
+    def from_args_and_dict(cls, args, processor_dict, **kwargs):
+        # some __init__s (SmolVLM) take the video processor as a required argument
+        processor_dict = {**processor_dict, "video_processor": None}
+        return super(subclass, cls).from_args_and_dict(args, processor_dict, **kwargs)
+
+    namespace = {
+        "from_args_and_dict": classmethod(from_args_and_dict),
+        "video_processor": _NoVideoProcessor(),
+    }
+    if "get_attributes" in dir(processor_cls):  # transformers >= 5
+        namespace["get_attributes"] = classmethod(lambda c: list(attrs))
+    else:  # 4.x: a class attribute
+        namespace["attributes"] = attrs
+    subclass = type(processor_cls.__name__, (processor_cls,), namespace)
+    return subclass
+
+
+def _attributes(processor_cls) -> list[str]:
+    if "get_attributes" in dir(processor_cls):
+        return list(processor_cls.get_attributes())
+    return list(processor_cls.attributes)
 
 
 def batches(requests: Iterable[JudgeRequest], size: int) -> Iterator[list[JudgeRequest]]:
@@ -62,18 +104,13 @@ class HFJudge:
         self.spec, self.model_id, self.options = spec, model_id, options
         cuda = self.torch.cuda.is_available()
         self.device = options.device or ("cuda" if cuda else "cpu")
-        try:
-            self.processor = transformers.AutoProcessor.from_pretrained(model_id)
-        except OSError as exc:  # not a local folder and not a reachable Hub id
-            raise ValueError(
-                f"cannot load the hf judge model {model_id!r}: give a local folder with "
-                f"config, weights and processor files, or a Hub model id ({exc})"
-            ) from exc
+        self.processor = load_processor(transformers, model_id)
         tokenizer = getattr(self.processor, "tokenizer", None)
-        if tokenizer is not None:
-            tokenizer.padding_side = "left"
-            if tokenizer.pad_token is None:
-                tokenizer.pad_token = tokenizer.eos_token
+        if tokenizer is None:
+            raise ValueError(f"the hf judge model {model_id!r} has a processor without a tokenizer")
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
         kwargs: dict = {}
         if self.device.startswith("cuda"):
             require("accelerate", "hf")
@@ -88,13 +125,18 @@ class HFJudge:
             self.model.to(self.device)
         self.tokenizer = tokenizer
         self.eos_ids = _eos_ids(self.model, tokenizer)
+        self._generate_extra = _generate_compat(self.model)
+        forward = inspect.signature(self.model.forward).parameters
+        self._takes_token_types = "token_type_ids" in forward
 
     def settings(self) -> dict:
         return {
             "backend": "hf",
             "model": self.model_id,
-            "decoding": "greedy",
+            "decoding": GREEDY.settings(),
             "max_pixels": self.options.max_pixels,
+            # PIL and torchvision image processors differ slightly in pixels
+            "image_processor": type(getattr(self.processor, "image_processor", None)).__name__,
         }
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
@@ -102,7 +144,7 @@ class HFJudge:
             start = time.perf_counter()
             try:
                 results = self._generate(batch)
-            except Exception as exc:  # OOM, a bad image, a template error: record, go on
+            except Exception as exc:  # OOM, a bad image: record, go on
                 elapsed = time.perf_counter() - start
                 for req in batch:
                     yield JudgeResponse(
@@ -110,30 +152,41 @@ class HFJudge:
                     )
                 continue
             elapsed = time.perf_counter() - start
-            for req, (text, truncated, usage) in zip(batch, results, strict=True):
-                yield JudgeResponse(req.uid, text, status_for(text, truncated), elapsed, usage)
+            for req, (text, reasoning, truncated, usage) in zip(batch, results, strict=True):
+                yield JudgeResponse(
+                    req.uid,
+                    text,
+                    status_for(text, truncated),
+                    elapsed,
+                    usage,
+                    reasoning=reasoning,
+                )
 
-    def _generate(self, batch: list[JudgeRequest]) -> list[tuple[str, bool, Usage]]:
-        torch = self.torch
-        texts = [
-            self.processor.apply_chat_template(chat_messages(r), add_generation_prompt=True)
-            for r in batch
-        ]
-        images = [[limit_pixels(im, self.options.max_pixels) for im in r.images] for r in batch]
-        enc = self.processor(
-            text=texts,
-            images=images if any(images) else None,
+    def encode(self, batch: list[JudgeRequest]):
+        """The batch as model inputs, through transformers' own chat path (one BOS, left pad)."""
+        convs = [chat_messages(r, self.options.max_pixels) for r in batch]
+        return self.processor.apply_chat_template(
+            convs,
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=True,
             return_tensors="pt",
-            padding=True,
+            **_padding_kwargs(self.processor),
         )
-        enc = enc.to(self.model.device)
+
+    def _generate(self, batch: list[JudgeRequest]) -> list[tuple]:
+        torch = self.torch
+        enc = self.encode(batch).to(self.model.device)
+        if "token_type_ids" in enc and not self._takes_token_types:
+            del enc["token_type_ids"]  # some tokenizers add them; generate rejects unused inputs
         budget = batch[0].max_tokens
         with torch.inference_mode():
             out = self.model.generate(
                 **enc,
-                max_new_tokens=budget,
-                do_sample=False,
+                **hf_generate_kwargs(budget),
+                eos_token_id=sorted(self.eos_ids) or None,
                 pad_token_id=self.tokenizer.pad_token_id,
+                **self._generate_extra,
             )
         prompt_len = enc["input_ids"].shape[1]
         prompt_tokens = enc["attention_mask"].sum(dim=1).tolist()
@@ -143,8 +196,21 @@ class HFJudge:
             generated = row if cut is None else row[:cut]
             truncated = cut is None and len(row) >= budget
             text = self.tokenizer.decode(generated, skip_special_tokens=True)
-            results.append((text, truncated, Usage(int(n_prompt), len(generated))))
+            reasoning, answer = split_think(text)
+            usage = Usage(
+                int(n_prompt), len(generated), self._reasoning_tokens(generated, reasoning)
+            )
+            results.append((answer, reasoning, truncated, usage))
         return results
+
+    def _reasoning_tokens(self, generated: list[int], reasoning: str | None) -> int | None:
+        """Tokens up to and with ``</think>`` (all of them if the budget ran out thinking)."""
+        if reasoning is None:
+            return None
+        end = self.tokenizer.convert_tokens_to_ids("</think>")
+        if isinstance(end, int) and end != self.tokenizer.unk_token_id:
+            return generated.index(end) + 1 if end in generated else len(generated)
+        return len(self.tokenizer(reasoning, add_special_tokens=False)["input_ids"])
 
     def close(self) -> None:
         self.model = None
@@ -165,3 +231,119 @@ def _eos_ids(model, tokenizer) -> set[int]:
 
 def create(name: str, options: JudgeOptions, spec: str) -> HFJudge:
     return HFJudge(name, options, spec)
+
+
+def torchvision_usable() -> bool:
+    """True if torchvision imports; False if absent; one clear error if installed but broken.
+
+    Why: the torchvision wheel must match the torch build (a CUDA-built torchvision fails with
+    "operator torchvision::nms does not exist" beside a CPU-only torch), and transformers only
+    checks that it is installed, so a broken one crashes every processor that touches it.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("torchvision") is None:
+        return False
+    try:
+        import torchvision  # noqa: F401
+    except Exception as exc:
+        import torch
+
+        raise MissingDependencyError(
+            f"torchvision is installed but does not import beside torch {torch.__version__} "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); the hf "
+            "judge works without it: pip uninstall -y torchvision, or install the torchvision "
+            "built for this torch"
+        ) from exc
+    return True
+
+
+def load_processor(transformers, model_id: str):
+    """The model's processor, which must have a chat template.
+
+    Without a usable torchvision the processor is built without its video processor (a judge
+    sends images only; video processors need torchvision), with the PIL image processor.
+    """
+    try:
+        if torchvision_usable():
+            processor = transformers.AutoProcessor.from_pretrained(model_id)
+        else:
+            cls = _processor_class(transformers, model_id)
+            processor = without_video(cls).from_pretrained(model_id)
+    except OSError as exc:  # not a local folder and not a reachable Hub id
+        raise ValueError(
+            f"cannot load the hf judge model {model_id!r}: give a local folder with "
+            f"config, weights and processor files, or a Hub model id ({exc})"
+        ) from exc
+    except ImportError as exc:  # e.g. num2words for SmolVLM
+        missing = getattr(exc, "name", None) or _package_in(str(exc))
+        raise MissingDependencyError(
+            f"the hf judge model {model_id!r} needs the package {missing!r}: "
+            f"pip install {missing or 'gridwm-judge[hf]'}"
+        ) from exc
+    if not getattr(processor, "chat_template", None):
+        raise ValueError(
+            f"the hf judge model {model_id!r} has no chat template (PaliGemma and other "
+            "non-chat checkpoints ship none); add a chat_template.jinja to the model folder "
+            "that writes an image placeholder per image, then the text (see the README)"
+        )
+    return processor
+
+
+def _processor_class(transformers, model_id: str):
+    """The processor class AutoProcessor would pick: ``processor_config.json``, else the model type.
+
+    Imported from its own module, not through transformers' lazy top level, which hands out a
+    placeholder for any class whose declared backends (torchvision) are missing.
+    """
+    import importlib
+
+    from transformers.models.auto import processing_auto
+
+    name = transformers.ProcessorMixin.get_processor_dict(model_id)[0].get("processor_class")
+    model_type = None
+    if not name:
+        model_type = getattr(transformers.AutoConfig.from_pretrained(model_id), "model_type", None)
+        name = processing_auto.PROCESSOR_MAPPING_NAMES.get(model_type)
+    for key, value in processing_auto.PROCESSOR_MAPPING_NAMES.items():
+        if value != name:
+            continue
+        module = processing_auto.model_type_to_module_name(key)
+        try:
+            mod = importlib.import_module(f"transformers.models.{module}.processing_{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith(f"transformers.models.{module}"):
+                continue  # the class lives in another model's module
+            raise
+        if hasattr(mod, name):
+            return getattr(mod, name)
+    raise ValueError(
+        f"the hf judge model {model_id!r} names processor {name!r} (model_type "
+        f"{model_type!r}), which this transformers version does not have"
+    )
+
+
+def _package_in(message: str) -> str | None:
+    import re
+
+    for pattern in (r"pip install (\S+)", r"[Pp]ackage `([\w-]+)`", r"requires the (\w+) library"):
+        m = re.search(pattern, message)
+        if m:
+            return m.group(1).strip("`'\".").lower()
+    return None
+
+
+def _padding_kwargs(processor) -> dict:
+    """Batch padding for ``apply_chat_template``: ``processor_kwargs`` where it exists (>= 5)."""
+    params = inspect.signature(processor.apply_chat_template).parameters
+    if "processor_kwargs" in params:
+        return {"processor_kwargs": {"padding": True}}
+    return {"padding": True}
+
+
+def _generate_compat(model) -> dict:
+    """transformers 4.5x fills values equal to the library default from the model's config
+    unless ``use_model_defaults=False``; 5.x fills only unset ones and has no such flag."""
+    if "use_model_defaults" in inspect.signature(model.generate).parameters:
+        return {"use_model_defaults": False}
+    return {}

@@ -5,6 +5,10 @@ HTTP judge can send the stored PNG as it is; decoding every image of every row f
 used to cost more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
 images (what :class:`~gridwm_judge.judges.base.JudgeRequest` promises) that decodes an image on
 first access and keeps it, while :meth:`LazyImages.encoded` hands out the stored bytes.
+
+``--max-pixels`` means one thing for every backend: :func:`fit_pixels` scales an image down
+(aspect kept) before any backend sees it; ``LazyImages(encoded, max_pixels=N)`` applies it to
+the pixels it hands out and re-encodes the bytes of any image it scaled.
 """
 
 from __future__ import annotations
@@ -29,13 +33,41 @@ def decode_rgb(data: bytes):
     return im if im.mode == "RGB" else im.convert("RGB")
 
 
-class LazyImages(Sequence):
-    """The images of one request, in order; ``images[i]`` decodes image i once (thread-safe)."""
+def _check_max_pixels(max_pixels: int | None) -> None:
+    if max_pixels is not None and (isinstance(max_pixels, bool) or int(max_pixels) < 1):
+        raise ValueError(f"max_pixels must be a positive pixel count, got {max_pixels!r}")
 
-    def __init__(self, encoded: Iterable[bytes]):
+
+def fit_pixels(image, max_pixels: int | None):
+    """``image`` scaled down (never up, aspect kept, bicubic) to at most ``max_pixels`` pixels."""
+    _check_max_pixels(max_pixels)
+    if not max_pixels or image.width * image.height <= max_pixels:
+        return image
+    scale = (max_pixels / (image.width * image.height)) ** 0.5
+    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
+    return image.resize(size, resample=3)
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG header, None for other formats."""
+    if data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    return None
+
+
+class LazyImages(Sequence):
+    """The images of one request, in order; ``images[i]`` decodes image i once (thread-safe).
+
+    With ``max_pixels`` every image handed out is scaled by :func:`fit_pixels` first.
+    """
+
+    def __init__(self, encoded: Iterable[bytes], max_pixels: int | None = None):
         self._encoded = tuple(bytes(b) for b in encoded)
         self._decoded: list[Any] = [None] * len(self._encoded)
+        self._scaled: dict[int, bytes] = {}  # re-encoded bytes of the images fit_pixels scaled
         self._lock = threading.Lock()
+        self.max_pixels = max_pixels
+        _check_max_pixels(max_pixels)  # now, not at the first image read
 
     def __len__(self) -> int:
         return len(self._encoded)
@@ -50,12 +82,24 @@ class LazyImages(Sequence):
             raise IndexError(f"image index {index} out of range for {len(self)} images")
         with self._lock:
             if self._decoded[i] is None:
-                self._decoded[i] = decode_rgb(self._encoded[i])
+                full = decode_rgb(self._encoded[i])
+                self._decoded[i] = fit_pixels(full, self.max_pixels)
+                if self._decoded[i] is not full:
+                    buf = io.BytesIO()
+                    self._decoded[i].save(buf, format="PNG")
+                    self._scaled[i] = buf.getvalue()
             return self._decoded[i]
 
     def encoded(self, index: int) -> bytes:
-        """The stored bytes of image ``index`` (no decoding)."""
-        return self._encoded[index]
+        """The stored bytes of image ``index``, or a lossless PNG of it if it had to be scaled."""
+        data = self._encoded[index]
+        if not self.max_pixels:
+            return data
+        size = _png_size(data)
+        if size is not None and size[0] * size[1] <= self.max_pixels:
+            return data  # within the limit: no decoding
+        self[index]  # decodes and scales once
+        return self._scaled.get(index, data)
 
     @property
     def decoded_count(self) -> int:

@@ -32,6 +32,24 @@ def _corpus() -> list[str]:
     return texts * 4
 
 
+def pil_image_processor(model: str, name: str, **kwargs):
+    """The PIL (no torchvision) image processor ``name`` of ``transformers.models.<model>``.
+
+    transformers >= 5 names it ``<name>Pil`` in ``image_processing_pil_<model>``; 4.x has
+    the PIL one under the plain name (the torchvision one is ``<name>Fast``).
+    """
+    import importlib
+
+    try:
+        package = f"transformers.models.{model}"
+        module = importlib.import_module(f"{package}.image_processing_pil_{model}")
+        cls = getattr(module, name + "Pil")
+    except ModuleNotFoundError:
+        module = importlib.import_module(f"{package}.image_processing_{model}")
+        cls = getattr(module, name)
+    return cls(**kwargs)
+
+
 def build_tiny_vlm(
     out_dir: str | Path,
     *,
@@ -46,9 +64,6 @@ def build_tiny_vlm(
     transformers = require("transformers", "hf")
     tokenizers = require("tokenizers", "hf")
     from transformers.models.idefics3 import Idefics3Processor
-    from transformers.models.idefics3.image_processing_pil_idefics3 import (
-        Idefics3ImageProcessorPil,
-    )
 
     out = Path(out_dir)
     specials = ["<pad>", "<s>", "</s>", "<unk>", "<fake_token_around_image>", "<image>"]
@@ -71,7 +86,9 @@ def build_tiny_vlm(
         unk_token="<unk>",
     )
     tok.padding_side = "left"
-    image_processor = Idefics3ImageProcessorPil(
+    image_processor = pil_image_processor(
+        "idefics3",
+        "Idefics3ImageProcessor",
         size={"longest_edge": image_size},
         max_image_size={"longest_edge": image_size},
         do_image_splitting=False,

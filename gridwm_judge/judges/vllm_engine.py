@@ -1,13 +1,15 @@
-"""``vllm:MODEL``: the offline ``vllm.LLM`` engine on one GPU, batched ``llm.chat``.
+"""``vllm:MODEL``: the offline ``vllm.LLM`` engine (one GPU, or ``tensor_parallel_size``).
 
 Everything the engine is given is built as plain data by functions that are unit-tested on
 CPU (:func:`engine_kwargs`, :func:`sampling_kwargs`, :func:`chat_messages`); vLLM itself is
 imported only inside :class:`_Engine`, the thin seam that constructs ``vllm.LLM`` and
-``SamplingParams`` and calls ``llm.chat``. Decoding follows the paper: temperature 0 and the
-per-task max tokens. Constrained answers (``--structured``) use vLLM's current structured
-outputs API (``SamplingParams(structured_outputs=StructuredOutputsParams(...))``, which
-replaced ``guided_decoding`` in v0.12); they are off by default because the paper's protocol
-is free-form.
+``SamplingParams`` and calls ``llm.chat``. Decoding is :data:`~.decoding.GREEDY` with the
+per-task max tokens, and the engine ignores the model's ``generation_config.json``
+(``generation_config="vllm"``). The context length is the model's own unless the user sets
+``max_model_len``; images arrive already scaled to ``--max-pixels`` (:mod:`.images`).
+Constrained answers (``--structured``) use vLLM's structured outputs API
+(``SamplingParams(structured_outputs=StructuredOutputsParams(...))``, vLLM >= 0.12); they are
+off by default because the paper's protocol is free-form.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
+from gridwm_judge.judges.decoding import GREEDY, split_think, vllm_sampling_kwargs
+from gridwm_judge.judges.images import fit_pixels
 
-DEFAULT_MAX_MODEL_LEN = 32768
 CHUNK = 64
 """Requests per ``llm.chat`` call: big enough to keep the GPU busy, small enough that a
 crash loses little (each chunk's responses are persisted before the next is sent)."""
@@ -100,41 +103,73 @@ def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, see
     ``structured_outputs`` holds the plain kwargs of ``StructuredOutputsParams``; the engine
     seam wraps them.
     """
-    out: dict[str, Any] = {"temperature": 0.0, "max_tokens": int(max_tokens), "seed": seed}
+    out: dict[str, Any] = {**vllm_sampling_kwargs(max_tokens, GREEDY), "seed": seed}
     if structured:
         out["structured_outputs"] = structured_spec(task)
     return out
 
 
 def engine_kwargs(model: str, options: JudgeOptions) -> dict:
-    """``vllm.LLM`` keyword arguments for one GPU, sized to the largest item's image count."""
+    """``vllm.LLM`` keyword arguments, sized to the largest item's image count.
+
+    No ``max_model_len`` unless the user sets one: vLLM then takes the model's own context
+    length (a fixed value is refused by every model whose context is shorter).
+    """
+    tp = int(options.tensor_parallel_size)
+    if tp < 1:
+        raise ValueError(f"tensor_parallel_size must be >= 1, got {tp}")
     kwargs: dict[str, Any] = {
         "model": model,
         "limit_mm_per_prompt": {"image": max(1, int(options.max_images))},
-        "max_model_len": int(options.max_model_len or DEFAULT_MAX_MODEL_LEN),
-        "tensor_parallel_size": 1,
+        "tensor_parallel_size": tp,
         "seed": options.seed,
+        "generation_config": "vllm",  # ignore the model's sampling defaults
     }
-    if options.max_pixels:
-        kwargs["mm_processor_kwargs"] = {"max_pixels": int(options.max_pixels)}
+    if options.max_model_len:
+        kwargs["max_model_len"] = int(options.max_model_len)
     kwargs.update(options.extra.get("vllm_engine", {}))
     return kwargs
 
 
-def chat_messages(req: JudgeRequest) -> list[dict]:
+def chat_messages(req: JudgeRequest, max_pixels: int | None = None) -> list[dict]:
     """One user turn for ``llm.chat``: PIL images first (``image_pil`` parts), then the text."""
-    content: list[dict] = [{"type": "image_pil", "image_pil": im} for im in req.images]
+    content: list[dict] = [
+        {"type": "image_pil", "image_pil": fit_pixels(im, max_pixels)} for im in req.images
+    ]
     content.append({"type": "text", "text": req.prompt})
     return [{"role": "user", "content": content}]
 
 
-def response_from_output(req: JudgeRequest, output: Any, latency_s: float) -> JudgeResponse:
-    """One vLLM ``RequestOutput`` -> response; ``finish_reason == "length"`` is truncated."""
+def response_from_output(
+    req: JudgeRequest, output: Any, latency_s: float, think_end_id: int | None = None
+) -> JudgeResponse:
+    """One vLLM ``RequestOutput`` -> response; ``finish_reason == "length"`` is truncated.
+
+    A ``<think>`` block (reasoning models; the offline engine has no reasoning parser) goes to
+    ``reasoning``, its tokens (up to ``think_end_id``) to ``usage.reasoning_tokens``.
+    """
     completion = output.outputs[0]
-    text = completion.text
-    usage = Usage(len(output.prompt_token_ids or ()), len(completion.token_ids or ()))
+    token_ids = list(completion.token_ids or ())
+    reasoning, text = split_think(completion.text)
+    n_reason = None
+    if reasoning is not None:
+        closed = think_end_id is not None and think_end_id in token_ids
+        n_reason = token_ids.index(think_end_id) + 1 if closed else len(token_ids)
+    usage = Usage(len(output.prompt_token_ids or ()), len(token_ids), n_reason)
     truncated = completion.finish_reason == "length"
-    return JudgeResponse(req.uid, text, status_for(text, truncated), latency_s, usage)
+    return JudgeResponse(
+        req.uid, text, status_for(text, truncated), latency_s, usage, reasoning=reasoning
+    )
+
+
+def _think_end_id(tokenizer) -> int | None:
+    """The id of a single ``</think>`` token, None where the vocabulary has none."""
+    try:
+        end = tokenizer.convert_tokens_to_ids("</think>")
+    except Exception:  # tokenizers without HF's API (e.g. mistral-common)
+        return None
+    unk = getattr(tokenizer, "unk_token_id", None)
+    return end if isinstance(end, int) and end != unk else None
 
 
 class _Engine:
@@ -143,6 +178,7 @@ class _Engine:
     def __init__(self, kwargs: dict):
         self.vllm = require("vllm", "vllm")
         self.llm = self.vllm.LLM(**kwargs)
+        self.think_end_id = _think_end_id(self.llm.get_tokenizer())
 
     def chat(self, conversations: list, params: list[dict]) -> list:
         from vllm import SamplingParams
@@ -167,11 +203,13 @@ class VLLMJudge:
         self.engine = engine if engine is not None else _Engine(self.kwargs)
 
     def settings(self) -> dict:
-        safe = {k: v for k, v in self.kwargs.items() if k != "limit_mm_per_prompt"}
+        skip = ("limit_mm_per_prompt", "tensor_parallel_size")  # how it runs, not what is asked
+        safe = {k: v for k, v in self.kwargs.items() if k not in skip}
         return {
             "backend": "vllm",
             "engine": safe,
-            "temperature": 0.0,
+            "decoding": GREEDY.settings(),
+            "max_pixels": self.options.max_pixels,
             "structured": self.options.structured,
         }
 
@@ -194,7 +232,8 @@ class VLLMJudge:
             for r in chunk
         ]
         try:
-            outputs = self.engine.chat([chat_messages(r) for r in chunk], params)
+            convs = [chat_messages(r, self.options.max_pixels) for r in chunk]
+            outputs = self.engine.chat(convs, params)
         except Exception as exc:  # a failed batch is recorded, never turned into verdicts
             elapsed = time.perf_counter() - start
             for r in chunk:
@@ -203,8 +242,9 @@ class VLLMJudge:
                 )
             return
         elapsed = time.perf_counter() - start
+        think_end = getattr(self.engine, "think_end_id", None)
         for req, out in zip(chunk, outputs, strict=True):
-            yield response_from_output(req, out, elapsed)
+            yield response_from_output(req, out, elapsed, think_end)
 
     def close(self) -> None:
         self.engine = None
