@@ -14,7 +14,6 @@ off by default because the paper's protocol is free-form.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -29,72 +28,16 @@ from gridwm_judge.judges.base import (
 )
 from gridwm_judge.judges.decoding import GREEDY, split_think, vllm_sampling_kwargs
 from gridwm_judge.judges.images import fit_pixels
+from gridwm_judge.task_table import task_spec
 
 CHUNK = 64
 """Requests per ``llm.chat`` call: big enough to keep the GPU busy, small enough that a
 crash loses little (each chunk's responses are persisted before the next is sent)."""
 
-_B_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "agent": {
-            "type": "object",
-            "properties": {
-                "pos": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "minItems": 2,
-                    "maxItems": 2,
-                },
-                "dir": {"enum": ["right", "down", "left", "up"]},
-                "carrying": {"type": ["string", "null"]},
-            },
-            "required": ["pos", "dir", "carrying"],
-        },
-        "front_cell": {
-            "type": "object",
-            "properties": {
-                "type": {"type": "string"},
-                "color": {"type": ["string", "null"]},
-                "state": {"enum": ["open", "closed", "locked", None]},
-            },
-            "required": ["type", "color", "state"],
-        },
-        "visible_objects": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "type": {"type": "string"},
-                    "color": {"type": "string"},
-                    "pos": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["type", "color", "pos"],
-            },
-        },
-    },
-    "required": ["agent", "front_cell", "visible_objects"],
-}
-_E_SCHEMA = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-}
-
 
 def structured_spec(task: str) -> dict[str, Any]:
-    """Keyword arguments of ``StructuredOutputsParams`` that constrain a task's answer format."""
-    if task == "A":
-        return {"choice": ["A", "B", "C", "D"]}
-    if task == "C":
-        return {"choice": ["Yes", "No"]}
-    if task == "D":
-        return {"choice": ["Success", "Fail"]}
-    if task == "B":
-        return {"json": json.dumps(_B_SCHEMA)}
-    if task == "E":
-        return {"json": json.dumps(_E_SCHEMA)}
-    raise ValueError(f"unknown task {task!r}; expected one of A, B, C, D, E")
+    """Keyword arguments of ``StructuredOutputsParams`` for a task's answer format."""
+    return task_spec(task).structured_output()
 
 
 def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, seed: int = 0) -> dict:

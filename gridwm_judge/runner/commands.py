@@ -73,7 +73,14 @@ def register(subparsers) -> None:
         "--max-pixels",
         type=int,
         default=None,
-        help="per-image pixel cap (vllm: mm_processor_kwargs; hf: images scaled down first)",
+        help="per-image pixel cap: every image is scaled down (aspect kept) before any backend "
+        "sees it; recorded in run.json",
+    )
+    p.add_argument(
+        "--tensor-parallel-size",
+        type=int,
+        default=1,
+        help="vllm: GPUs one model is split over (tensor parallel)",
     )
     p.add_argument(
         "--device", default=None, help="hf device (default: cuda via accelerate if present)"
@@ -102,6 +109,10 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.tensor_parallel_size < 1:
+        raise ValueError(f"--tensor-parallel-size must be >= 1, got {args.tensor_parallel_size}")
+    if args.max_pixels is not None and args.max_pixels < 1:
+        raise ValueError(f"--max-pixels must be >= 1, got {args.max_pixels}")
     if args.rps is not None and args.rps <= 0:
         raise ValueError(f"--rps must be > 0, got {args.rps}")
     options = JudgeOptions(
@@ -115,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         structured=args.structured,
         max_model_len=args.max_model_len,
         max_pixels=args.max_pixels,
+        tensor_parallel_size=args.tensor_parallel_size,
         device=args.device,
     )
     cfg = EvalConfig(

@@ -249,7 +249,7 @@ def _requests(needs_gold: bool, tables, pending, cfg: EvalConfig, identity
                     row["uid"],
                     task,
                     row["prompt"],
-                    LazyImages(encoded),
+                    LazyImages(encoded, max_pixels=cfg.options.max_pixels),
                     budget,
                     gold=row["answer"] if needs_gold else None,
                     request_hash=request_hash(identity, budget, digest),
