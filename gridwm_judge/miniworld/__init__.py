@@ -1,0 +1,1 @@
+"""MiniWorld (3D) world: cards, controller, variants, gates, rendering and audit records."""

@@ -1,0 +1,94 @@
+"""First-person frames, top-down maps and NoCue hiding, rendered by MiniWorld's own OpenGL code.
+
+NoCue hides an entity at render time by drawing the frame without it (static entities such as
+the sign are drawn into a display list, which is rebuilt without them); the simulation itself
+is untouched. An entity's projected area is the share of pixels that change when it is
+hidden, so it accounts for occlusion by walls and other objects.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+
+AREA_SIZE = (80, 60)     # MiniWorld's own observation size, used to measure projected areas
+_FBS: dict[tuple[int, int], object] = {}
+
+
+def _fb(u, size: tuple[int, int]):
+    """One frame buffer per size in this process (buffers belong to the shared GL context)."""
+    from miniworld.opengl import FrameBuffer
+
+    u.shadow_window.switch_to()
+    if size not in _FBS:
+        _FBS[size] = FrameBuffer(int(size[0]), int(size[1]), 8)
+    return _FBS[size]
+
+
+@contextmanager
+def hidden(u, indices):
+    """Draw without the entities at ``indices`` (positions in ``u.entities``), then restore."""
+    indices = sorted(set(indices))
+    if not indices:
+        yield
+        return
+    saved = [(i, u.entities[i]) for i in indices]
+    static = any(e.is_static for _, e in saved)
+    for i, _ in reversed(saved):
+        del u.entities[i]
+    if static:
+        u._render_static()
+    try:
+        yield
+    finally:
+        for i, e in saved:
+            u.entities.insert(i, e)
+        if static:
+            u._render_static()
+
+
+def first_person(u, size: tuple[int, int] = AREA_SIZE, hide=()) -> np.ndarray:
+    """The agent's view, (height, width, 3) uint8."""
+    with hidden(u, hide):
+        return np.array(u.render_obs(_fb(u, size)), copy=True)
+
+
+def top_down(u, size: tuple[int, int] = (160, 160), hide=()) -> np.ndarray:
+    """The whole floor plan from above, agent drawn as a red triangle."""
+    with hidden(u, hide):
+        return np.array(u.render_top_view(_fb(u, size)), copy=True)
+
+
+def entity_area(u, index: int, size: tuple[int, int] = AREA_SIZE) -> float:
+    """Share of the first-person frame that changes when entity ``index`` is hidden, in [0, 1]."""
+    with_it = first_person(u, size)
+    without = first_person(u, size, hide=(index,))
+    return float(np.any(with_it != without, axis=2).mean())
+
+
+def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
+                   top_size: tuple[int, int] | None = None):
+    """Frames of one variant of ``group``: a list of first-person arrays, or of
+    (first-person, top-down) pairs when ``top_size`` is given. NoCue frames listed in the
+    mask are drawn without the masked entity (in both views)."""
+    from gridwm_judge.miniworld.cards import get_card
+    from gridwm_judge.miniworld.rollout import reset_env
+
+    run = getattr(group, variant)
+    card = get_card(group.family)
+    env, u = reset_env(group.env_id, group.env_kwargs, group.seed, run.intervention,
+                       card.settable_attrs)
+    masked = {m["t"]: (m["entity"],) for m in run.mask}
+    frames = []
+    for t in range(len(run.states)):
+        if t:
+            env.step(int(run.actions[t - 1]))
+        pos = run.states[t]["agent"]["pos"]
+        if not np.allclose(u.agent.pos, pos, atol=1e-9):
+            raise RuntimeError(f"{group.group_id} {variant}: replay left the recorded pose at "
+                               f"frame {t}")
+        hide = masked.get(t, ())
+        fp = first_person(u, size, hide)
+        frames.append(fp if top_size is None else (fp, top_down(u, top_size, hide)))
+    return frames
