@@ -10,8 +10,9 @@ from __future__ import annotations
 INSTALL_HINT = 'MiniWorld support needs the 3d extra: pip install "gridwm-judge[3d]"'
 
 
-class MissingExtraError(ImportError):
-    """miniworld (or pyglet) is not installed; the message names the pip line."""
+class MissingExtraError(ImportError, ValueError):
+    """miniworld (or pyglet) is not installed; the message names the pip line (a ValueError
+    too, so the CLI prints it as one line)."""
 
 
 def require_miniworld():

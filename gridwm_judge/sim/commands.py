@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--family", required=True,
-                   help=f"one of {', '.join(FAMILY_CHOICES)}, or 'all'")
+                   help=f"one of {', '.join(FAMILY_CHOICES)}, or 'all'; 'miniworld' or a "
+                        "MiniWorld family (tmaze, fourrooms, sign, putnext) needs the 3d extra")
     p.add_argument("--n", type=int, required=True, help="valid groups per family (> 0)")
     p.add_argument("--seed", type=int, default=830000,
                    help="first seed (>= 0; default 830000, the paper's generation seed)")
@@ -36,7 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gridwm_judge.sim.audit import write_groups_jsonl
+    from gridwm_judge.miniworld.cards import FAMILIES, FAMILY_GROUP
+
+    if args.family in FAMILIES + (FAMILY_GROUP,):
+        from gridwm_judge.miniworld.audit import write_groups_jsonl
+    else:
+        from gridwm_judge.sim.audit import write_groups_jsonl
 
     summary = write_groups_jsonl(
         family=args.family,
