@@ -11,8 +11,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from gridwm_judge.miniworld.backend import require_miniworld
 from gridwm_judge.miniworld.cards import families_for, get_card
 from gridwm_judge.miniworld.records import MiniWorldGroup
+from gridwm_judge.miniworld.variants import generate_groups
 from gridwm_judge.sim.audit import summarize
 
 
@@ -29,9 +31,6 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
                        env_id: str | None = None, overwrite: bool = False,
                        num_proc: int = 1) -> str:
     """Generate ``n`` valid groups per MiniWorld family (``family`` = 'miniworld' for all)."""
-    from gridwm_judge.miniworld.backend import require_miniworld
-    from gridwm_judge.miniworld.variants import generate_groups
-
     families = families_for(family)
     if env_id is not None and (len(families) != 1 or env_id != get_card(families[0]).env_id):
         raise ValueError(f"--env-id {env_id!r} does not match the MiniWorld family; each "

@@ -7,6 +7,8 @@ machine without a GPU) instead of an X display.
 
 from __future__ import annotations
 
+from gridwm_judge.miniworld.interventions import apply_ops
+
 INSTALL_HINT = 'MiniWorld support needs the 3d extra: pip install "gridwm-judge[3d]"'
 
 
@@ -57,3 +59,12 @@ def shared_env(env_id: str, env_kwargs: dict | None = None):
     if key not in _ENVS:
         _ENVS[key] = make_env(env_id, env_kwargs)
     return _ENVS[key]
+
+
+def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=()):
+    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
+    env = shared_env(env_id, env_kwargs)
+    env.reset(seed=int(seed))
+    u = env.unwrapped
+    apply_ops(u, ops, settable)
+    return env, u

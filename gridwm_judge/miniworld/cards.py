@@ -35,6 +35,7 @@ class WorldCard:
     cf_ops: tuple[str, ...]
     why: str
     settable_attrs: tuple[str, ...] = field(default=())
+    see_area: float = 0.005   # share of the view the NoCue entity covers for a "see" event
 
     def env_kwargs(self, seed: int) -> dict:
         """Constructor arguments of the env for this seed (recorded in the group)."""
@@ -75,7 +76,7 @@ _CARDS = (
         "agent's path never comes near", ("swap_entities",),
         "a cue -> choice chain like MiniGrid's Memory: the sign's word decides which of six "
         "objects is right; after the swap the same walk touches an object of the wrong colour "
-        "(reward -1)"),
+        "(reward -1)", see_area=0.02),
     WorldCard(
         "putnext", "MiniWorld-PutNext-v0",
         "put the red box next to the yellow box",

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import math
 
-from gridwm_judge.miniworld.planner import NoPathError, plan_path
+import numpy as np
+
+from gridwm_judge.miniworld.cards import get_card
+from gridwm_judge.miniworld.planner import NoPathError, is_free, plan_path
+from gridwm_judge.miniworld.render import entity_area
 
 TURN_LEFT, TURN_RIGHT, FORWARD, PICKUP, DROP = 0, 1, 2, 4, 5
 
@@ -108,16 +112,67 @@ def _reach(d: Driver, ent, ent_margin: float = 0.0) -> None:
             d.forward()
 
 
-def _sign(d: Driver, roles) -> None:
+_VIEWS: dict[tuple, list] = {}
+
+
+def _reading_points(u, sign_index: int, keep_off: float) -> list[tuple[float, float]]:
+    """Floor points (0.5 m grid) from which the sign, faced, covers 1.5 x the card's
+    ``see_area`` of the view (legible, with room for a heading off by half a turn). They depend
+    only on the env's fixed layout and the sign's word: computed once per word in a process."""
+    sign = u.entities[sign_index]
+    key = (type(u).__name__, sign.str, float(u._size))
+    if key not in _VIEWS:
+        pos, heading = u.agent.pos.copy(), u.agent.dir
+        pts = []
+        try:
+            for i in range(int(u.max_x / 0.5) + 1):
+                for j in range(int(u.max_z / 0.5) + 1):
+                    x, z = i * 0.5, j * 0.5
+                    if not is_free(u, x, z, u.agent.radius + 0.1, ent_margin=keep_off):
+                        continue
+                    u.agent.pos = np.array([x, 0.0, z])
+                    u.agent.dir = math.atan2(-(sign.pos[2] - z), sign.pos[0] - x)
+                    if entity_area(u, sign_index) >= 1.5 * get_card("sign").see_area:
+                        pts.append((x, z))
+        finally:
+            u.agent.pos, u.agent.dir = pos, heading
+        _VIEWS[key] = pts
+    return _VIEWS[key]
+
+
+def _turns(a: float, b: float, step: float) -> float:
+    return abs(_wrap(b - a)) / step
+
+
+def _heading(p, q) -> float:
+    return math.atan2(-(q[1] - p[1]), q[0] - p[0])
+
+
+def _sign_views(u, roles, keep_off: float) -> list[tuple[float, float]]:
+    """Reading points, cheapest first: estimated forward steps plus turns of the detour
+    start -> reading point (facing the sign) -> target."""
+    sign, target = u.entities[roles["cue"]], u.entities[roles["target"]]
+    views = _reading_points(u, roles["cue"], keep_off)
+    start, goal, s = _xz(u.agent), _xz(target), _xz(sign)
+    fwd = float(u.params.sample(None, "forward_step"))
+    turn = math.radians(float(u.params.sample(None, "turn_step")))
+
+    def cost(v):
+        h1, h2, h3 = _heading(start, v), _heading(v, s), _heading(v, goal)
+        return ((math.dist(start, v) + math.dist(v, goal)) / fwd + _turns(u.agent.dir, h1, turn)
+                + _turns(h1, h2, turn) + _turns(h2, h3, turn), v)
+
+    return sorted(views, key=cost)
+
+
+def _sign(d: Driver, roles, view) -> None:
     u = d.u
-    sign = u.entities[roles["cue"]]
-    target = u.entities[roles["target"]]
-    # Touching any object ends the episode: keep a forward step clear of the others.
-    keep_off = 1.1 * u.max_forward_step + 0.1
-    # A reading point just past the opening into the left room, then face the sign.
-    view = (u._size * 0.45, u._size * 0.65 + 0.9)
+    sign, target = u.entities[roles["cue"]], u.entities[roles["target"]]
+    keep_off = 1.1 * u.max_forward_step + 0.1   # touching any object ends the episode
     d.goto(view, 0.5, ent_margin=keep_off)
     d.face(float(sign.pos[0]), float(sign.pos[2]))
+    if entity_area(u, roles["cue"]) < get_card("sign").see_area:
+        raise ControlError(f"sign not legible at step {len(d.actions)} from {view}")
     _reach(d, target, ent_margin=keep_off)
 
 
@@ -148,13 +203,32 @@ def _putnext(d: Driver, roles) -> None:
     d.act(DROP)
 
 
-def drive(family: str, env, roles: dict[str, int]) -> tuple[int, ...]:
-    """The controller's actions for the freshly reset ``env``; raises ControlError."""
+SIGN_TRIES = 4   # reading points tried, cheapest first, before a Sign seed is rejected
+
+
+def drive(family: str, env, roles: dict[str, int], seed: int) -> tuple[int, ...]:
+    """The controller's actions for ``env`` freshly reset to ``seed``; raises ControlError."""
+    if family == "sign":
+        u = env.unwrapped
+        views = _sign_views(u, roles, 1.1 * u.max_forward_step + 0.1)
+        if not views:
+            raise ControlError("no floor point shows the sign legibly")
+        errors = []
+        for view in views[:SIGN_TRIES]:
+            env.reset(seed=int(seed))
+            d = Driver(env)
+            try:
+                _sign(d, roles, view)
+            except ControlError as exc:
+                errors.append(str(exc))
+                continue
+            if d.terminated and d.reward > 0:
+                return tuple(d.actions)
+            errors.append(f"touched the wrong object (reward {d.reward:+.0f})")
+        raise ControlError(f"{len(errors)} reading points failed: {'; '.join(errors)}")
     d = Driver(env)
     if family in ("tmaze", "fourrooms"):
         _reach(d, d.u.entities[roles["target"]])
-    elif family == "sign":
-        _sign(d, roles)
     elif family == "putnext":
         _putnext(d, roles)
     else:

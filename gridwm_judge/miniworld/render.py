@@ -9,8 +9,13 @@ hidden, so it accounts for occlusion by walls and other objects.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
+
+from gridwm_judge.miniworld.backend import reset_env
+from gridwm_judge.miniworld.cards import get_card
+from gridwm_judge.miniworld.records import ACTION_NAMES
 
 AREA_SIZE = (80, 60)     # MiniWorld's own observation size, used to measure projected areas
 _FBS: dict[tuple[int, int], object] = {}
@@ -72,9 +77,6 @@ def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
     """Frames of one variant of ``group``: a list of first-person arrays, or of
     (first-person, top-down) pairs when ``top_size`` is given. NoCue frames listed in the
     mask are drawn without the masked entity (in both views)."""
-    from gridwm_judge.miniworld.cards import get_card
-    from gridwm_judge.miniworld.rollout import reset_env
-
     run = getattr(group, variant)
     card = get_card(group.family)
     env, u = reset_env(group.env_id, group.env_kwargs, group.seed, run.intervention,
@@ -92,3 +94,40 @@ def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
         fp = first_person(u, size, hide)
         frames.append(fp if top_size is None else (fp, top_down(u, top_size, hide)))
     return frames
+
+
+@dataclass(frozen=True)
+class MiniWorldView:
+    """MiniWorld's side of the world seam (``gridwm_judge.world.World``): its name, actions
+    and one read-only RGB frame per state, the same size for every variant of a group.
+
+    ``top_size`` (same width as ``size``) stacks the top-down map under the first-person view,
+    the paper's Task A current-state picture; None gives first-person views only.
+    """
+
+    name: str = "miniworld"
+    size: tuple[int, int] = (160, 120)
+    top_size: tuple[int, int] | None = None
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return ACTION_NAMES
+
+    def frames(self, group, variant: str) -> list[np.ndarray]:
+        if getattr(group, "world", None) != self.name:
+            raise ValueError(f"group {group.group_id} is a {getattr(group, 'world', None)!r} "
+                             f"group; it cannot be rendered by the {self.name!r} world")
+        if variant not in ("full", "nocue", "cf"):
+            raise ValueError(f"unknown variant {variant!r}; expected one of full, nocue, cf")
+        if self.top_size is not None and self.top_size[0] != self.size[0]:
+            raise ValueError(f"top_size width {self.top_size[0]} must equal size width "
+                             f"{self.size[0]} to stack the map under the view")
+        out = []
+        for f in render_variant(group, variant, self.size, self.top_size):
+            arr = f if self.top_size is None else np.concatenate(f, axis=0)
+            arr.flags.writeable = False
+            out.append(arr)
+        return out
+
+
+MINIWORLD = MiniWorldView()

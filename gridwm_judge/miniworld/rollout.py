@@ -7,8 +7,8 @@ terminated, was not truncated and the last reward is positive.
 
 from __future__ import annotations
 
-from gridwm_judge.miniworld.backend import shared_env
-from gridwm_judge.miniworld.interventions import apply_ops
+from gridwm_judge.miniworld.backend import reset_env
+from gridwm_judge.miniworld.render import entity_area
 from gridwm_judge.miniworld.states import (
     APPROACH,
     MIN_AREA,
@@ -17,15 +17,6 @@ from gridwm_judge.miniworld.states import (
     snapshot,
 )
 from gridwm_judge.sim.records import Rollout
-
-
-def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=()):
-    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
-    env = shared_env(env_id, env_kwargs)
-    env.reset(seed=int(seed))
-    u = env.unwrapped
-    apply_ops(u, ops, settable)
-    return env, u
 
 
 def _cue_close(u, i: int) -> bool:
@@ -37,12 +28,12 @@ def _cue_close(u, i: int) -> bool:
 
 
 def rollout(env_id: str, env_kwargs: dict, seed: int, actions, roles: dict[str, int],
-            nocue_role: str, area_budget: int = 1, ops=(), settable=()):
+            nocue_role: str, area_budget: int = 1, ops=(), settable=(),
+            see_area: float = MIN_AREA):
     """(Rollout, areas): ``areas`` maps frame -> share of the first-person view the NoCue
     entity covers, measured from the start until ``area_budget`` frames show it or the agent
-    approaches it (what the NoCue mask and the "see" event need, and no more)."""
-    from gridwm_judge.miniworld.render import entity_area
-
+    approaches it (what the NoCue mask and the "see" event need, and no more); a frame counts
+    towards the budget when the entity covers ``see_area`` (at least ``MIN_AREA``)."""
     env, u = reset_env(env_id, env_kwargs, seed, ops, settable)
     colors = entity_colors(u)
     cue = roles.get(nocue_role)
@@ -57,7 +48,7 @@ def rollout(env_id: str, env_kwargs: dict, seed: int, actions, roles: dict[str, 
             measuring = False
             return
         areas[t] = entity_area(u, cue)
-        if sum(a >= MIN_AREA for a in areas.values()) >= area_budget:
+        if sum(a >= max(see_area, MIN_AREA) for a in areas.values()) >= area_budget:
             measuring = False
 
     states = [snapshot(u, colors)]
@@ -71,7 +62,7 @@ def rollout(env_id: str, env_kwargs: dict, seed: int, actions, roles: dict[str, 
             break
         measure(steps)
     events = extract_events(states, roles, float(u.max_forward_step), areas, nocue_role,
-                            bool(terminated))
+                            bool(terminated), see_area)
     run = Rollout(actions=tuple(int(a) for a in actions), states=tuple(states),
                   events=tuple(events), reward=reward, terminated=bool(terminated),
                   truncated=bool(truncated),

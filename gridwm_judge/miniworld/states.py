@@ -9,11 +9,14 @@ State dict (one per frame)::
 entry has kind "agent"), so an entity index means the same thing in states, events and
 interventions. Numbers are plain Python floats (exact under a JSON round trip).
 
-Event dict: ``{"t", "type", "entity", "role"}``; ``t`` is the first state in which the event
-holds. Types: see (the NoCue entity covers at least ``MIN_AREA`` of the first-person frame),
-approach (within ``APPROACH`` metres of touching), pickup, drop, reach (MiniWorld's own
-``near`` test between the agent and an object), next_to (``near`` between the carried object,
-once dropped, and the target), terminal.
+Event dict: ``{"t", "type", "entity", "role", "obj", "pos"}``; ``t`` is the first state in
+which the event holds, ``obj`` is ``{"type", "color"}`` of the entity (None for terminal) and
+``pos`` its [x, y, z] in that state (the keys the world seam's consumers read). Types: see
+(the NoCue entity covers at least the card's ``see_area`` of the first-person frame: 0.5 %,
+the sign 2 % so that its word is legible), approach (within ``APPROACH`` metres of
+touching), pickup, drop, reach (MiniWorld's own ``near`` test between the agent and an
+object), next_to (``near`` between the carried object, once dropped, and the target),
+terminal.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import math
 
 APPROACH = 1.0        # metres beyond touching distance that count as approaching
-MIN_AREA = 0.0025     # share of the first-person frame an entity must cover to count as seen
+MIN_AREA = 0.005      # share of the first-person frame a hidden entity must cover (N1)
 _SIGN_COLORS = ("blue", "red", "green")   # Sign's colour_index order
 
 
@@ -72,20 +75,27 @@ def agent_entry(state: dict) -> dict:
 
 
 def extract_events(states, roles: dict[str, int], max_forward_step: float,
-                   see_areas: dict[int, float], nocue_role: str, terminated: bool) -> list[dict]:
+                   see_areas: dict[int, float], nocue_role: str, terminated: bool,
+                   see_area: float = MIN_AREA) -> list[dict]:
     """Events in time order (ties by type) from the states and the NoCue entity's areas."""
     role_of = {i: r for r, i in roles.items()}
     out: list[dict] = []
     seen: set = set()
 
+    def event(t, kind, i):
+        e = None if i is None else states[t]["entities"][i]
+        return {"t": t, "type": kind, "entity": i, "role": role_of.get(i),
+                "obj": None if e is None else {"type": e["kind"], "color": e["color"]},
+                "pos": None if e is None else list(e["pos"])}
+
     def add(t, kind, i):
         if (kind, i) not in seen:
             seen.add((kind, i))
-            out.append({"t": t, "type": kind, "entity": i, "role": role_of.get(i)})
+            out.append(event(t, kind, i))
 
     cue = roles.get(nocue_role)
     for t in sorted(see_areas):
-        if see_areas[t] >= MIN_AREA:
+        if see_areas[t] >= see_area:
             add(t, "see", cue)
             break
     prev_carry = None
@@ -100,18 +110,17 @@ def extract_events(states, roles: dict[str, int], max_forward_step: float,
                 add(t, "reach", i)
         if s["carrying"] != prev_carry:
             if prev_carry is not None:
-                out.append({"t": t, "type": "drop", "entity": prev_carry,
-                            "role": role_of.get(prev_carry)})
+                out.append(event(t, "drop", prev_carry))
             if s["carrying"] is not None:
-                out.append({"t": t, "type": "pickup", "entity": s["carrying"],
-                            "role": role_of.get(s["carrying"])})
+                out.append(event(t, "pickup", s["carrying"]))
             prev_carry = s["carrying"]
         if "carry" in roles and "target" in roles and s["carrying"] is None:
             if near(s["entities"][roles["carry"]], s["entities"][roles["target"]],
                     max_forward_step):
                 add(t, "next_to", roles["target"])
     if terminated:
-        out.append({"t": len(states) - 1, "type": "terminal", "entity": None, "role": None})
+        out.append(event(len(states) - 1, "terminal", None))
     order = {"see": 0, "approach": 1, "pickup": 2, "reach": 3, "drop": 4, "next_to": 5,
              "terminal": 6}
-    return sorted(out, key=lambda e: (e["t"], order[e["type"]], e["entity"] or -1))
+    return sorted(out, key=lambda e: (e["t"], order[e["type"]], -1 if e["entity"] is None
+                                      else e["entity"]))

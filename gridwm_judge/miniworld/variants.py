@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from gridwm_judge.miniworld.backend import reset_env
 from gridwm_judge.miniworld.cards import env_short, get_card, mission_text, roles
 from gridwm_judge.miniworld.controller import ControlError, drive
 from gridwm_judge.miniworld.counterfactual import NoCounterfactual, cf_ops
 from gridwm_judge.miniworld.gates import GATES, first_interaction, run_gates
 from gridwm_judge.miniworld.records import MiniWorldGroup
-from gridwm_judge.miniworld.rollout import reset_env, rollout
+from gridwm_judge.miniworld.rollout import rollout
 from gridwm_judge.miniworld.states import MIN_AREA
 from gridwm_judge.sim.records import GenerationResult, Rollout
 
@@ -46,11 +47,11 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
     role_idx = roles(family, u)
     mission = mission_text(family, u)
     try:
-        actions = drive(family, env, role_idx)
+        actions = drive(family, env, role_idx, seed)
     except ControlError as exc:
         raise SeedRejected("control", str(exc)) from exc
     full, areas = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role,
-                          card.nocue_budget)
+                          card.nocue_budget, see_area=card.see_area)
     _, u = reset_env(card.env_id, kwargs, seed)
     try:
         ops = cf_ops(card, u, role_idx, full)
@@ -64,7 +65,7 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
                     truncated=re_roll.truncated, success=re_roll.success, steps=re_roll.steps,
                     mask=mask)
     cf, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 1, ops=ops,
-                    settable=card.settable_attrs)
+                    settable=card.settable_attrs, see_area=card.see_area)
     validators, reasons = run_gates(card, role_idx, full, nocue, cf)
     return MiniWorldGroup(
         group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,

@@ -14,11 +14,11 @@ from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
 require_miniworld()  # headless before miniworld is first imported
 
 from gridwm_judge.miniworld.audit import dumps_group, read_groups_jsonl  # noqa: E402
+from gridwm_judge.miniworld.backend import reset_env  # noqa: E402
 from gridwm_judge.miniworld.cards import FAMILIES, families_for, get_card  # noqa: E402
 from gridwm_judge.miniworld.gates import run_gates  # noqa: E402
 from gridwm_judge.miniworld.interventions import apply_ops  # noqa: E402
 from gridwm_judge.miniworld.render import render_variant  # noqa: E402
-from gridwm_judge.miniworld.rollout import reset_env  # noqa: E402
 from gridwm_judge.miniworld.variants import build_group, generate_groups  # noqa: E402
 
 SEED = 830000
@@ -122,3 +122,19 @@ def test_missing_extra_is_one_line(tmp_path):
     assert r.stderr.strip().splitlines() == [
         'gridwm-judge groups: error: MiniWorld support needs the 3d extra: '
         'pip install "gridwm-judge[3d]"']
+
+
+def test_world_view_frames_follow_the_seam(groups):
+    from gridwm_judge.miniworld.render import MiniWorldView
+
+    g = groups["putnext"]
+    view = MiniWorldView(size=(64, 48), top_size=(64, 64))
+    assert view.name == g.world == "miniworld" and "pickup" in view.action_names
+    frames = {v: view.frames(g, v) for v in ("full", "nocue", "cf")}
+    assert len(frames["full"]) == len(g.full.states) and len(frames["cf"]) == len(g.cf.states)
+    assert {f.shape for fs in frames.values() for f in fs} == {(112, 64, 3)}
+    assert not frames["full"][0].flags.writeable
+    assert any(e["type"] == "pickup" and e["obj"] == {"type": "box", "color": "red"}
+               for e in g.full.events)
+    with pytest.raises(ValueError, match="unknown variant"):
+        view.frames(g, "both")
