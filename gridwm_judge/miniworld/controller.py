@@ -176,7 +176,7 @@ def _sign(d: Driver, roles, view) -> None:
     _reach(d, target, ent_margin=keep_off)
 
 
-def _putnext(d: Driver, roles) -> None:
+def _putnext(d: Driver, roles, clearance: float) -> None:
     u = d.u
     red, yellow = u.entities[roles["carry"]], u.entities[roles["target"]]
     reach = u.agent.radius + red.radius + 0.2
@@ -192,7 +192,7 @@ def _putnext(d: Driver, roles) -> None:
 
     held = 1.05 * (u.agent.radius + red.radius + u.max_forward_step)  # agent -> carried box
     d.goto(_xz(yellow), held + red.radius + yellow.radius + 0.3, done=next_to,
-           ignore=(yellow,), radius=u.agent.radius + 0.35)
+           ignore=(yellow,), radius=u.agent.radius + clearance)
     d.face(*_xz(yellow))
     for _ in range(20):
         if next_to():
@@ -203,37 +203,41 @@ def _putnext(d: Driver, roles) -> None:
     d.act(DROP)
 
 
-SIGN_TRIES = 4   # reading points tried, cheapest first, before a Sign seed is rejected
+SIGN_TRIES = 4                      # reading points tried, cheapest first
+CARRY_CLEARANCES = (0.35, 0.6, 0.15)  # PutNext: extra clearance of the carrying walk, in order
 
 
-def drive(family: str, env, roles: dict[str, int], seed: int) -> tuple[int, ...]:
-    """The controller's actions for ``env`` freshly reset to ``seed``; raises ControlError."""
+def _attempts(family: str, env, roles: dict[str, int]):
+    """The controller's plans for this seed, tried in order on a fresh reset until one works."""
+    u = env.unwrapped
+    if family in ("tmaze", "fourrooms"):
+        return [lambda d: _reach(d, d.u.entities[roles["target"]])]
     if family == "sign":
-        u = env.unwrapped
         views = _sign_views(u, roles, 1.1 * u.max_forward_step + 0.1)
         if not views:
             raise ControlError("no floor point shows the sign legibly")
-        errors = []
-        for view in views[:SIGN_TRIES]:
-            env.reset(seed=int(seed))
-            d = Driver(env)
-            try:
-                _sign(d, roles, view)
-            except ControlError as exc:
-                errors.append(str(exc))
-                continue
-            if d.terminated and d.reward > 0:
-                return tuple(d.actions)
-            errors.append(f"touched the wrong object (reward {d.reward:+.0f})")
-        raise ControlError(f"{len(errors)} reading points failed: {'; '.join(errors)}")
-    d = Driver(env)
-    if family in ("tmaze", "fourrooms"):
-        _reach(d, d.u.entities[roles["target"]])
-    elif family == "putnext":
-        _putnext(d, roles)
-    else:
-        raise ValueError(f"unknown MiniWorld family {family!r}")
-    if not (d.terminated and d.reward > 0):
-        raise ControlError(f"episode ended without success (reward {d.reward:+.2f}, "
-                           f"terminated {d.terminated})")
-    return tuple(d.actions)
+        return [lambda d, v=v: _sign(d, roles, v) for v in views[:SIGN_TRIES]]
+    if family == "putnext":
+        return [lambda d, c=c: _putnext(d, roles, c) for c in CARRY_CLEARANCES]
+    raise ValueError(f"unknown MiniWorld family {family!r}")
+
+
+def drive(family: str, env, roles: dict[str, int], seed: int) -> tuple[int, ...]:
+    """The controller's actions for ``env`` freshly reset to ``seed``; raises ControlError
+    (with every attempt's reason) when no plan reaches success."""
+    errors = []
+    for attempt in _attempts(family, env, roles):
+        env.reset(seed=int(seed))
+        d = Driver(env)
+        try:
+            attempt(d)
+        except ControlError as exc:
+            errors.append(str(exc))
+            continue
+        if d.terminated and d.reward > 0:
+            return tuple(d.actions)
+        errors.append(f"episode ended without success (reward {d.reward:+.2f}, "
+                      f"terminated {d.terminated})")
+    if len(errors) == 1:
+        raise ControlError(errors[0])
+    raise ControlError(f"{len(errors)} attempts failed: {'; '.join(errors)}")

@@ -138,3 +138,19 @@ def test_world_view_frames_follow_the_seam(groups):
                for e in g.full.events)
     with pytest.raises(ValueError, match="unknown variant"):
         view.frames(g, "both")
+
+
+def test_controller_failure_is_a_reject_with_its_reason(monkeypatch):
+    from gridwm_judge.miniworld import controller
+    from gridwm_judge.miniworld.variants import try_seed
+
+    init = controller.Driver.__init__
+
+    def short(self, env):
+        init(self, env)
+        self.limit = 5   # far below what any TMaze walk needs
+
+    monkeypatch.setattr(controller.Driver, "__init__", short)
+    group, failed, why = try_seed("tmaze", SEED)
+    assert group is None and failed == ("control",)
+    assert why["control"] == "no success within 5 steps (step limit 280)"
