@@ -7,6 +7,8 @@ machine without a GPU) instead of an X display.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from gridwm_judge.miniworld.interventions import apply_ops
 
 INSTALL_HINT = 'MiniWorld support needs the 3d extra: pip install "gridwm-judge[3d]"'
@@ -59,6 +61,19 @@ def shared_env(env_id: str, env_kwargs: dict | None = None):
     if key not in _ENVS:
         _ENVS[key] = make_env(env_id, env_kwargs)
     return _ENVS[key]
+
+
+@contextmanager
+def without_observations(u):
+    """Let ``env.step`` skip its own 80x60 observation render (most of a step's cost with
+    Mesa's software renderer). Rendering has no effect on the simulation, so states and
+    outcomes are unchanged (the plain-miniworld replay test checks it); frames we need are
+    rendered explicitly through the class method."""
+    u.render_obs = lambda frame_buffer=None: None
+    try:
+        yield u
+    finally:
+        del u.render_obs
 
 
 def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=()):

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from gridwm_judge.miniworld.backend import without_observations
 from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.planner import NoPathError, is_free, plan_path
 from gridwm_judge.miniworld.render import entity_area
@@ -47,7 +48,8 @@ class Driver:
         if len(self.actions) >= self.limit:
             raise ControlError(f"no success within {self.limit} steps (step limit "
                                f"{self.u.max_episode_steps})")
-        _, r, term, trunc, _ = self.env.step(a)
+        with without_observations(self.u):
+            _, r, term, trunc, _ = self.env.step(a)
         self.actions.append(int(a))
         self.reward, self.terminated = float(r), bool(term)
         if trunc:

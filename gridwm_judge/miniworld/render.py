@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gridwm_judge.miniworld.backend import reset_env
+from gridwm_judge.miniworld.backend import reset_env, without_observations
 from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.records import ACTION_NAMES
 
@@ -56,7 +56,8 @@ def hidden(u, indices):
 def first_person(u, size: tuple[int, int] = AREA_SIZE, hide=()) -> np.ndarray:
     """The agent's view, (height, width, 3) uint8."""
     with hidden(u, hide):
-        return np.array(u.render_obs(_fb(u, size)), copy=True)
+        # The class method: ``backend.without_observations`` may shadow the instance's.
+        return np.array(type(u).render_obs(u, _fb(u, size)), copy=True)
 
 
 def top_down(u, size: tuple[int, int] = (160, 160), hide=()) -> np.ndarray:
@@ -85,7 +86,8 @@ def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
     frames = []
     for t in range(len(run.states)):
         if t:
-            env.step(int(run.actions[t - 1]))
+            with without_observations(u):
+                env.step(int(run.actions[t - 1]))
         pos = run.states[t]["agent"]["pos"]
         if not np.allclose(u.agent.pos, pos, atol=1e-9):
             raise RuntimeError(f"{group.group_id} {variant}: replay left the recorded pose at "

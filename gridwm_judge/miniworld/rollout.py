@@ -7,7 +7,7 @@ terminated, was not truncated and the last reward is positive.
 
 from __future__ import annotations
 
-from gridwm_judge.miniworld.backend import reset_env
+from gridwm_judge.miniworld.backend import reset_env, without_observations
 from gridwm_judge.miniworld.render import entity_area
 from gridwm_judge.miniworld.states import (
     APPROACH,
@@ -55,7 +55,8 @@ def rollout(env_id: str, env_kwargs: dict, seed: int, actions, roles: dict[str, 
     measure(0)
     reward, terminated, truncated, steps = 0.0, False, False, 0
     for a in actions:
-        _, r, terminated, truncated, _ = env.step(int(a))
+        with without_observations(u):
+            _, r, terminated, truncated, _ = env.step(int(a))
         reward, steps = float(r), steps + 1
         states.append(snapshot(u, colors))
         if terminated or truncated:
