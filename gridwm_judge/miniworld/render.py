@@ -8,6 +8,7 @@ hidden, so it accounts for occlusion by walls and other objects.
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -66,8 +67,24 @@ def top_down(u, size: tuple[int, int] = (160, 160), hide=()) -> np.ndarray:
         return np.array(u.render_top_view(_fb(u, size)), copy=True)
 
 
+def in_view(u, ent, aspect: float) -> bool:
+    """False only when ``ent`` lies wholly outside the camera's horizontal field of view
+    (a conservative test: then it draws no pixel and needs no render)."""
+    agent = u.agent
+    dx, dz = float(ent.pos[0] - agent.pos[0]), float(ent.pos[2] - agent.pos[2])
+    dist = math.hypot(dx, dz)
+    half = max(float(ent.radius), float(getattr(ent, "width", 0.0)) / 2) + 0.5
+    if dist <= half:
+        return True
+    off = abs((math.atan2(-dz, dx) - agent.dir + math.pi) % (2 * math.pi) - math.pi)
+    half_fov = math.atan(math.tan(math.radians(agent.cam_fov_y) / 2) * aspect)
+    return off <= half_fov + math.asin(half / dist)
+
+
 def entity_area(u, index: int, size: tuple[int, int] = AREA_SIZE) -> float:
     """Share of the first-person frame that changes when entity ``index`` is hidden, in [0, 1]."""
+    if not in_view(u, u.entities[index], size[0] / size[1]):
+        return 0.0
     with_it = first_person(u, size)
     without = first_person(u, size, hide=(index,))
     return float(np.any(with_it != without, axis=2).mean())

@@ -154,3 +154,21 @@ def test_controller_failure_is_a_reject_with_its_reason(monkeypatch):
     group, failed, why = try_seed("tmaze", SEED)
     assert group is None and failed == ("control",)
     assert why["control"] == "no success within 5 steps (step limit 280)"
+
+
+def test_in_view_never_skips_a_visible_entity():
+    """The frustum shortcut returns 0 only where a real render shows nothing of the entity."""
+    import math
+
+    from gridwm_judge.miniworld.render import AREA_SIZE, first_person, in_view
+
+    env, u = reset_env("MiniWorld-PutNext-v0", {}, SEED)
+    skipped = 0
+    for k in range(24):
+        u.agent.dir = k * math.pi / 12
+        for i, ent in enumerate(u.entities):
+            if ent is u.agent or in_view(u, ent, AREA_SIZE[0] / AREA_SIZE[1]):
+                continue
+            skipped += 1
+            assert (first_person(u) == first_person(u, hide=(i,))).all(), (k, i)
+    assert skipped > 0
