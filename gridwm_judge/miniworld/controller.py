@@ -114,32 +114,24 @@ def _reach(d: Driver, ent, ent_margin: float = 0.0) -> None:
             d.forward()
 
 
-_VIEWS: dict[tuple, list] = {}
+_LEGIBLE: dict[tuple, bool] = {}
 
 
-def _reading_points(u, sign_index: int, keep_off: float) -> list[tuple[float, float]]:
-    """Floor points (0.5 m grid) from which the sign, faced, covers 1.5 x the card's
-    ``see_area`` of the view (legible, with room for a heading off by half a turn). They depend
-    only on the env's fixed layout and the sign's word: computed once per word in a process."""
+def _legible(u, sign_index: int, point: tuple[float, float]) -> bool:
+    """Whether the sign, faced from ``point``, covers 1.5 x the card's ``see_area`` of the view
+    (legible, with room for a heading off by half a turn). Depends only on the fixed layout
+    and the sign's word, so each answer is kept for the process."""
     sign = u.entities[sign_index]
-    key = (type(u).__name__, sign.str, float(u._size))
-    if key not in _VIEWS:
+    key = (type(u).__name__, sign.str, float(u._size), point)
+    if key not in _LEGIBLE:
         pos, heading = u.agent.pos.copy(), u.agent.dir
-        pts = []
         try:
-            for i in range(int(u.max_x / 0.5) + 1):
-                for j in range(int(u.max_z / 0.5) + 1):
-                    x, z = i * 0.5, j * 0.5
-                    if not is_free(u, x, z, u.agent.radius + 0.1, ent_margin=keep_off):
-                        continue
-                    u.agent.pos = np.array([x, 0.0, z])
-                    u.agent.dir = math.atan2(-(sign.pos[2] - z), sign.pos[0] - x)
-                    if entity_area(u, sign_index) >= 1.5 * get_card("sign").see_area:
-                        pts.append((x, z))
+            u.agent.pos = np.array([point[0], 0.0, point[1]])
+            u.agent.dir = math.atan2(-(sign.pos[2] - point[1]), sign.pos[0] - point[0])
+            _LEGIBLE[key] = entity_area(u, sign_index) >= 1.5 * get_card("sign").see_area
         finally:
             u.agent.pos, u.agent.dir = pos, heading
-        _VIEWS[key] = pts
-    return _VIEWS[key]
+    return _LEGIBLE[key]
 
 
 def _turns(a: float, b: float, step: float) -> float:
@@ -150,11 +142,11 @@ def _heading(p, q) -> float:
     return math.atan2(-(q[1] - p[1]), q[0] - p[0])
 
 
-def _sign_views(u, roles, keep_off: float) -> list[tuple[float, float]]:
-    """Reading points, cheapest first: estimated forward steps plus turns of the detour
-    start -> reading point (facing the sign) -> target."""
+def _sign_views(u, roles, keep_off: float, n: int) -> list[tuple[float, float]]:
+    """The ``n`` cheapest legible reading points on a 0.5 m grid; cost: estimated forward
+    steps plus turns of the detour start -> reading point (facing the sign) -> target.
+    Candidates are checked for legibility cheapest first, so few are rendered."""
     sign, target = u.entities[roles["cue"]], u.entities[roles["target"]]
-    views = _reading_points(u, roles["cue"], keep_off)
     start, goal, s = _xz(u.agent), _xz(target), _xz(sign)
     fwd = float(u.params.sample(None, "forward_step"))
     turn = math.radians(float(u.params.sample(None, "turn_step")))
@@ -164,7 +156,16 @@ def _sign_views(u, roles, keep_off: float) -> list[tuple[float, float]]:
         return ((math.dist(start, v) + math.dist(v, goal)) / fwd + _turns(u.agent.dir, h1, turn)
                 + _turns(h1, h2, turn) + _turns(h2, h3, turn), v)
 
-    return sorted(views, key=cost)
+    grid = [(i * 0.5, j * 0.5) for i in range(int(u.max_x / 0.5) + 1)
+            for j in range(int(u.max_z / 0.5) + 1)]
+    out = []
+    for v in sorted(grid, key=cost):
+        if len(out) == n:
+            break
+        if is_free(u, *v, u.agent.radius + 0.1, ent_margin=keep_off) and _legible(
+                u, roles["cue"], v):
+            out.append(v)
+    return out
 
 
 def _sign(d: Driver, roles, view) -> None:
@@ -215,10 +216,10 @@ def _attempts(family: str, env, roles: dict[str, int]):
     if family in ("tmaze", "fourrooms"):
         return [lambda d: _reach(d, d.u.entities[roles["target"]])]
     if family == "sign":
-        views = _sign_views(u, roles, 1.1 * u.max_forward_step + 0.1)
+        views = _sign_views(u, roles, 1.1 * u.max_forward_step + 0.1, SIGN_TRIES)
         if not views:
             raise ControlError("no floor point shows the sign legibly")
-        return [lambda d, v=v: _sign(d, roles, v) for v in views[:SIGN_TRIES]]
+        return [lambda d, v=v: _sign(d, roles, v) for v in views]
     if family == "putnext":
         return [lambda d, c=c: _putnext(d, roles, c) for c in CARRY_CLEARANCES]
     raise ValueError(f"unknown MiniWorld family {family!r}")
