@@ -18,6 +18,7 @@ from gridwm_judge.miniworld.backend import reset_env  # noqa: E402
 from gridwm_judge.miniworld.cards import FAMILIES, families_for, get_card  # noqa: E402
 from gridwm_judge.miniworld.gates import run_gates  # noqa: E402
 from gridwm_judge.miniworld.interventions import apply_ops  # noqa: E402
+from gridwm_judge.miniworld.records import MiniWorldGroup  # noqa: E402
 from gridwm_judge.miniworld.render import render_variant  # noqa: E402
 from gridwm_judge.miniworld.variants import build_group, generate_groups  # noqa: E402
 
@@ -37,6 +38,7 @@ def test_every_family_gives_a_valid_group(groups):
         assert g.nocue.states == g.full.states and g.cf.intervention
         rec = g.to_record()
         assert rec["world"] == "miniworld" and json.loads(json.dumps(rec)) == rec
+        assert MiniWorldGroup.from_record(rec).to_record() == rec
 
 
 def test_same_arguments_same_records(groups):
@@ -172,3 +174,16 @@ def test_in_view_never_skips_a_visible_entity():
             skipped += 1
             assert (first_person(u) == first_person(u, hide=(i,))).all(), (k, i)
     assert skipped > 0
+
+
+def test_group_has_the_world_seam_members(groups):
+    """The members ``gridwm_judge.world.Group`` / ``Rollout`` (issue 12's seam) read."""
+    g = groups["fourrooms"]
+    for name in ("world", "group_id", "family", "env_id", "seed", "mission", "action_names",
+                 "validators", "full", "nocue", "cf"):
+        assert hasattr(g, name), name
+    assert len(g.action_names) == len(g.actions) and g.action_names[0] in (
+        "turn_left", "turn_right", "move_forward")
+    for v in (g.full, g.nocue, g.cf):
+        assert {"states", "events", "success", "intervention", "mask"} <= set(dir(v))
+        assert all({"t", "type", "obj", "pos"} <= set(e) for e in v.events)
