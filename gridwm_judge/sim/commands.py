@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from gridwm_judge.miniworld import audit as miniworld_audit
+from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
+from gridwm_judge.miniworld.cards import FAMILY_GROUP as MINIWORLD
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.sim.audit import write_groups_jsonl
 from gridwm_judge.sim.cards import FAMILIES
@@ -23,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--family", required=True,
-                   help=f"one of {', '.join(FAMILIES)}, or 'all'")
+                   help=f"one of {', '.join(FAMILIES)}, or 'all'; '{MINIWORLD}' or a MiniWorld "
+                        f"family ({', '.join(MINIWORLD_FAMILIES)}) needs the 3d extra")
     p.add_argument("--n", type=int, required=True, help="valid groups per family (> 0)")
     p.add_argument("--seed", type=int, default=GENERATION_SEED,
                    help=f"first seed (>= 0; default {GENERATION_SEED}, the paper's "
@@ -36,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    summary = write_groups_jsonl(
+    in_3d = args.family in (*MINIWORLD_FAMILIES, MINIWORLD)
+    write = miniworld_audit.write_groups_jsonl if in_3d else write_groups_jsonl
+    summary = write(
         family=args.family,
         n=args.n,
         seed=args.seed,

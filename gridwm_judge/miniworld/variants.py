@@ -1,0 +1,113 @@
+"""Build the Full / NoCue / CF group of one (family, seed) and draw seeds until n are valid.
+
+Full: the controller's actions replayed from reset. NoCue: an independent re-roll of the same
+actions (gate D6 compares its states with Full's) whose mask hides the card's NoCue entity in
+the earliest frames where it covers at least ``MIN_AREA`` of the view, before the agent first
+interacts with it, up to the card's budget. CF: the card's op applied right after reset, the
+same actions. A seed where the controller or the CF choice fails is rejected under the
+pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from gridwm_judge.miniworld.backend import reset_env
+from gridwm_judge.miniworld.cards import env_short, get_card, mission_text, roles
+from gridwm_judge.miniworld.controller import ControlError, drive
+from gridwm_judge.miniworld.counterfactual import NoCounterfactual, cf_ops
+from gridwm_judge.miniworld.gates import GATES, first_interaction, run_gates
+from gridwm_judge.miniworld.records import MiniWorldGroup
+from gridwm_judge.miniworld.rollout import rollout
+from gridwm_judge.miniworld.states import MIN_AREA
+from gridwm_judge.sim.records import GenerationResult, Rollout
+
+MAX_DRAWS_FACTOR = 20
+
+
+class SeedRejected(RuntimeError):
+    """The seed yields no group; ``gate`` names the pseudo-gate, the message the reason."""
+
+    def __init__(self, gate: str, reason: str):
+        super().__init__(reason)
+        self.gate = gate
+
+
+def nocue_mask(full, areas: dict[int, float], entity: int, budget: int) -> tuple[dict, ...]:
+    limit = min(first_interaction(full, entity), len(full.states) - 1)
+    ts = [t for t in sorted(areas) if t < limit and areas[t] >= MIN_AREA][:budget]
+    return tuple({"t": t, "entity": entity, "area": round(areas[t], 6)} for t in ts)
+
+
+def build_group(family: str, seed: int) -> MiniWorldGroup:
+    """The group with its gate report; raises SeedRejected when no group can be built."""
+    card = get_card(family)
+    kwargs = card.env_kwargs(seed)
+    env, u = reset_env(card.env_id, kwargs, seed)
+    role_idx = roles(family, u)
+    mission = mission_text(family, u)
+    try:
+        actions = drive(family, env, role_idx, seed)
+    except ControlError as exc:
+        raise SeedRejected("control", str(exc)) from exc
+    full, areas = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role,
+                          card.nocue_budget, see_area=card.see_area)
+    _, u = reset_env(card.env_id, kwargs, seed)
+    try:
+        ops = cf_ops(card, u, role_idx, full)
+    except NoCounterfactual as exc:
+        raise SeedRejected("cf_op", str(exc)) from exc
+    re_roll, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 0)
+    mask = nocue_mask(full, areas, role_idx[card.nocue_role], card.nocue_budget)
+    nocue = Rollout(actions=actions, states=re_roll.states,
+                    events=full.events if re_roll.states == full.states else (),
+                    reward=re_roll.reward, terminated=re_roll.terminated,
+                    truncated=re_roll.truncated, success=re_roll.success, steps=re_roll.steps,
+                    mask=mask)
+    cf, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 1, ops=ops,
+                    settable=card.settable_attrs, see_area=card.see_area)
+    validators, reasons = run_gates(card, role_idx, full, nocue, cf)
+    return MiniWorldGroup(
+        group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,
+        env_id=card.env_id, seed=int(seed), mission=mission, actions=actions, full=full,
+        nocue=nocue, cf=cf, env_kwargs=kwargs, roles=role_idx, validators=validators,
+        reasons=reasons)
+
+
+def try_seed(family: str, seed: int):
+    """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason)."""
+    try:
+        group = build_group(family, seed)
+    except SeedRejected as exc:
+        return None, (exc.gate,), {exc.gate: str(exc)}
+    if group.valid:
+        return group, (), {}
+    failed = tuple(g for g in GATES if not group.validators.get(g, False))
+    return None, failed, {g: group.reasons.get(g, "") for g in failed}
+
+
+def generate_groups(family: str, n: int, seed: int) -> GenerationResult:
+    """Exactly ``n`` valid groups from consecutive seeds ``seed, seed + 1, ...``."""
+    card = get_card(family)
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    kept, rejects, rejected, reasons = [], Counter(), [], []
+    limit = MAX_DRAWS_FACTOR * n + 50
+    s = seed
+    while len(kept) < n:
+        if s - seed >= limit:
+            raise RuntimeError(f"{family}: only {len(kept)}/{n} valid groups in {s - seed} "
+                               f"seeds from {seed}; rejects {dict(rejects)}")
+        group, failed, why = try_seed(family, s)
+        if group is not None:
+            kept.append(group)
+        else:
+            rejects.update(failed)
+            rejected.append((s, failed))
+            reasons.append((s, why))
+        s += 1
+    return GenerationResult(family=family, env_id=card.env_id, seed=seed, groups=tuple(kept),
+                            n_drawn=s - seed, rejects=dict(sorted(rejects.items())),
+                            rejected_seeds=tuple(rejected), reject_reasons=tuple(reasons))
