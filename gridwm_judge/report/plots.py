@@ -7,6 +7,11 @@
 - ``fig4_stability.png``: NS and JCR by probe family, one bar per judge.
 - ``fig5_controls.png``: local controls (B_Acc@0.90, E_Acc, Acc_A1) beside the judging
   metrics (JAcc_neu, IDR_raw, Task D IDR_raw).
+
+Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
+point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
+bars carry their value, and a metric a judge was not run on is labelled "not run", never drawn
+as a zero bar.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.tables import REPS, _v, c_causal, family_blocks
+from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
 
 DPI = 110
 MARKERS = {"composite": "o", "split": "s"}
@@ -39,6 +44,41 @@ def _colors(n: int):
 
 def _jitter(i: int, n: int, scale: float = 0.012) -> float:
     return (i - (n - 1) / 2) * scale
+
+
+def _inside(v: float, offset: float) -> float:
+    """``v`` offset by ``offset``, turned inwards where it would leave [0, 1]."""
+    return v + offset if 0.0 <= v + offset <= 1.0 else v - offset
+
+
+def _value_ci(block, name: str) -> tuple[float | None, float | None, float | None]:
+    """(value, low, high) of a metric; the interval is None where the scores give none."""
+    m = _m(block, name)
+    if m is None or m.get("value") is None:
+        return None, None, None
+    ci = m.get("ci") or (None, None)
+    return m["value"], ci[0], ci[1]
+
+
+def _err(v: float, lo: float | None, hi: float | None) -> list[list[float]]:
+    """Asymmetric error-bar lengths for matplotlib ([[below], [above]]); 0 without a CI."""
+    return [[0.0 if lo is None else max(0.0, v - lo)], [0.0 if hi is None else max(0.0, hi - v)]]
+
+
+def _save(fig, path: Path, note: str | None = None) -> Path:
+    """Lay out, put ``note`` under the plot (never over data), write the PNG, close."""
+    plt = _plt()
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=7, color="0.35", ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+    else:
+        fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+CI_NOTE = "Whiskers: 95% group-bootstrap CIs."
 
 
 def _shade(ax) -> None:
@@ -68,62 +108,51 @@ def _shade(ax) -> None:
     ax.set_xlabel("p_active: share of groups whose Full is judged a success")
     ax.set_ylabel("IDR_raw: Full accepted and its CF rejected")
     ax.grid(alpha=0.3)
-    ax.text(
-        0.99,
-        0.01,
-        "points offset slightly per judge to stay visible",
-        fontsize=7,
-        color="0.35",
-        ha="right",
-        va="bottom",
-        transform=ax.transAxes,
-    )
 
 
 def fig_activation(data: ReportData, path: Path) -> Path:
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.2))
+    fig, ax = plt.subplots(figsize=(8.5, 6.4))
     _shade(ax)
     cols = _colors(len(data.judges))
     for i, e in enumerate(data.judges):
         for rep in REPS:
             c = c_causal(e, rep)
-            x, y = _v(c, "p_active"), _v(c, "idr_raw")
+            x, xlo, xhi = _value_ci(c, "p_active")
+            y, ylo, yhi = _value_ci(c, "idr_raw")
             if x is None or y is None:
                 continue
             j = _jitter(i, len(data.judges))
+            px, py = _inside(x, j), _inside(y, j)
+            ax.errorbar(px, py, xerr=_err(x, xlo, xhi), yerr=_err(y, ylo, yhi), fmt="none",
+                        ecolor=cols[i], elinewidth=1, alpha=0.6, capsize=2, zorder=2)
             if rep == "composite":  # a ring around the split square: both stay visible
                 style = {"s": 220, "facecolor": "none", "edgecolor": cols[i], "linewidths": 2.2}
             else:
                 style = {"s": 55, "color": cols[i], "edgecolor": "k"}
-            ax.scatter(
-                x + j,
-                y + j,
-                marker=MARKERS[rep],
-                zorder=3,
-                label=f"{e.label} ({rep})",
-                **style,
-            )
+            ax.scatter(px, py, marker=MARKERS[rep], zorder=3, label=f"{e.label} ({rep})",
+                       **style)
     ax.set_title("Task C: activation vs raw intervention detection (Fig. 3a)")
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards) so "
+                 "each stays visible.")
 
 
 def fig_shift(data: ReportData, path: Path) -> Path:
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.2))
+    fig, ax = plt.subplots(figsize=(8.5, 6.4))
     _shade(ax)
     cols = _colors(len(data.judges))
     for i, e in enumerate(data.judges):
-        a, b = c_causal(e, "composite"), c_causal(e, "split")
-        pts = [(_v(c, "p_active"), _v(c, "idr_raw")) for c in (a, b)]
-        if any(p[0] is None or p[1] is None for p in pts):
+        ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
+                for c in (c_causal(e, "composite"), c_causal(e, "split"))]
+        if any(x[0] is None or y[0] is None for x, y in ends):
             continue
         j = _jitter(i, len(data.judges))
-        (x0, y0), (x1, y1) = [(x + j, y + j) for x, y in pts]
+        (x0, y0), (x1, y1) = [(_inside(x[0], j), _inside(y[0], j)) for x, y in ends]
+        for (x, y), (px, py) in zip(ends, ((x0, y0), (x1, y1)), strict=True):
+            ax.errorbar(px, py, xerr=_err(*x), yerr=_err(*y), fmt="none", ecolor=cols[i],
+                        elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
         ax.scatter(
             [x0], [y0], s=70, marker="o", color=cols[i], edgecolor="k", zorder=3, label=f"{e.label}"
         )
@@ -143,13 +172,12 @@ def fig_shift(data: ReportData, path: Path) -> Path:
     ax.scatter([], [], s=160, marker="o", facecolor="none", edgecolor="k", label="ring: no shift")
     ax.set_title("Composite -> split shift per judge (Fig. 3b)")
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards).")
 
 
 def _bars(ax, labels, series, colors, ylabel, title):
+    """Grouped bars: ``series`` = [(judge, [(value, low, high) or None per label])]. Each bar
+    carries its value (so 0 is visible) and its CI whisker; a missing value says "not run"."""
     import numpy as np
 
     n = len(series)
@@ -157,25 +185,29 @@ def _bars(ax, labels, series, colors, ylabel, title):
     x = np.arange(len(labels))
     for k, (name, vals) in enumerate(series):
         pos = x - 0.4 + width * (k + 0.5)
-        heights = [0.0 if v is None else v for v in vals]
+        heights = [0.0 if v is None else v[0] for v in vals]
         bars = ax.bar(pos, heights, width, color=colors[k], edgecolor="k", lw=0.5, label=name)
         for rect, v in zip(bars, vals, strict=True):
+            cx = rect.get_x() + rect.get_width() / 2
             if v is None:
-                ax.text(
-                    rect.get_x() + rect.get_width() / 2,
-                    0.02,
-                    "n/a",
-                    ha="center",
-                    va="bottom",
-                    fontsize=6,
-                    rotation=90,
-                )
+                ax.text(cx, 0.02, "not run", ha="center", va="bottom", fontsize=6, rotation=90,
+                        color="0.35")
+                continue
+            ax.errorbar(cx, v[0], yerr=_err(*v), fmt="none", ecolor="0.2", elinewidth=0.8,
+                        capsize=1.5)
+            ax.text(cx, min(v[0] if v[2] is None else v[2], 1.0) + 0.015, f"{v[0]:.2f}",
+                    ha="center", va="bottom", fontsize=5.5, rotation=90)
     ax.set_xticks(x)
     ax.set_xticklabels(labels, fontsize=8)
-    ax.set_ylim(0, 1.08)
+    ax.set_ylim(0, 1.15)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
+
+
+def _cell(block, name):
+    v = _value_ci(block, name)
+    return None if v[0] is None else v
 
 
 def fig_stability(data: ReportData, path: Path) -> Path:
@@ -195,14 +227,11 @@ def fig_stability(data: ReportData, path: Path) -> Path:
         series = []
         for e in data.judges:
             fbs = {(s, f): fb for s, f, fb in family_blocks(e)}
-            series.append((e.label, [_v(fbs.get(k), metric) for k in keys]))
+            series.append((e.label, [_cell(fbs.get(k), metric) for k in keys]))
         _bars(ax, labels, series, cols, name, f"{metric.upper()} by probe family (Fig. 4)")
     axes[0].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     axes[1].set_xlabel("probe family (scope)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _save(fig, path, CI_NOTE)
 
 
 def fig_controls(data: ReportData, path: Path) -> Path:
@@ -217,25 +246,34 @@ def fig_controls(data: ReportData, path: Path) -> Path:
 
     def value(e, task, metric):
         if task == "C":
-            return _v(c_causal(e, "composite"), metric)
+            return _cell(c_causal(e, "composite"), metric)
         if task == "D":
-            return _v(e.scores.block("D", "causal"), metric)
-        return _v(e.scores.block(task), metric)
+            return _cell(e.scores.block("D", "causal"), metric)
+        return _cell(e.scores.block(task), metric)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.0), sharey=True)
     for ax, spec, title in (
         (axes[0], judging, "judging metrics"),
         (axes[1], local, "local controls (A1 chance = 0.25)"),
     ):
         series = [(e.label, [value(e, t, m) for _n, t, m in spec]) for e in data.judges]
+        if all(v is None for _j, vals in series for v in vals):
+            tasks = ", ".join(sorted({t for _n, t, _m in spec}))
+            ax.text(0.5, 0.5, f"no data: tasks {tasks} were not run\nfor any judge shown",
+                    ha="center", va="center", fontsize=10, color="0.35", transform=ax.transAxes)
+            ax.set_title(title, fontsize=10)
+            ax.set_xticks([])
+            continue
         _bars(ax, [n for n, _t, _m in spec], series, cols, "score", title)
-    axes[1].axhline(0.25, color="0.4", ls=":", lw=1)
-    axes[1].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        if spec is local:
+            ax.axhline(0.25, color="0.4", ls=":", lw=1)
+    handles, names = axes[0].get_legend_handles_labels()
+    if not handles:
+        handles, names = axes[1].get_legend_handles_labels()
+    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   frameon=False)
     fig.suptitle("Local controls beside judging metrics (Fig. 5)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _save(fig, path, CI_NOTE)
 
 
 FIGURES = {

@@ -18,8 +18,10 @@ from typing import Any
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fmetric, fnum
+from gridwm_judge.schema import REPRESENTATIONS
 
-REPS = ("composite", "split")
+REPS = REPRESENTATIONS
+NOT_RUN = "not run"
 ABBR = {"all_fail": "AF", "success_biased": "SB", "low_activation": "LA"}
 DEGENERATE_NOTE = (
     "Degenerate: AF all-fail (p_active < 0.1), SB success-biased (p_active > 0.9 and "
@@ -42,10 +44,12 @@ def invalid(entry: JudgeEntry, task: str) -> str:
     """Invalid answers of a task as ``k/answered``; "not run" for a task the judge was never
     asked, "no answers" when every request errored; an incomplete coverage is named."""
     cov = entry.scores.coverage.get(task)
-    if cov is None or cov.asked == 0:
+    if cov is None:
+        return NOT_RUN
+    if cov.asked == 0:
         return DASH
     if cov.answered == 0:
-        return "not run" if cov.errored == 0 else f"no answers ({cov.errored} errored)"
+        return NOT_RUN if cov.errored == 0 else f"no answers ({cov.errored} errored)"
     text = f"{cov.invalid}/{cov.answered}"
     if not cov.complete:
         text += f" (answered {cov.answered}/{cov.asked})"
@@ -201,12 +205,12 @@ def controls(data: ReportData) -> Table:
         rows.append(
             (
                 e.label,
-                _m(b, "b_acc_090"),
-                _m(b, "b_mean_score"),
-                _m(ee, "e_acc"),
-                _m(a, "acc_a1"),
-                _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")) if a else None,
-                _with_p(_m(a, "delta_mask"), mc.get("mask")) if a else None,
+                _m(b, "b_acc_090") if b else NOT_RUN,
+                _m(b, "b_mean_score") if b else NOT_RUN,
+                _m(ee, "e_acc") if ee else NOT_RUN,
+                _m(a, "acc_a1") if a else NOT_RUN,
+                _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")) if a else NOT_RUN,
+                _with_p(_m(a, "delta_mask"), mc.get("mask")) if a else NOT_RUN,
                 f"A {invalid(e, 'A')}, B {invalid(e, 'B')}, E {invalid(e, 'E')}",
             )
         )

@@ -26,6 +26,17 @@ from gridwm_judge.scoring._arrays import (
 )
 
 
+def _by_group(predictions, group_ids, presentations, protocol: str
+              ) -> tuple[tuple[str, ...], dict[str, dict[str, int]]]:
+    """Checked inputs as (sorted group ids, group -> {presentation: verdict})."""
+    check_protocol(protocol)
+    y = verdicts(predictions)
+    g = strings(group_ids, "group_ids", y.size)
+    p = strings(presentations, "presentations", y.size)
+    groups, _ = group_index(g)
+    return groups, _cells(y, g, p, "group")
+
+
 def _cells(
     y: np.ndarray, units: np.ndarray, keys: np.ndarray, what: str
 ) -> dict[str, dict[str, int]]:
@@ -50,12 +61,7 @@ def ns(
     """Nuisance Stability NS_F: agreement of each non-baseline presentation with the
     family baseline, over (group, presentation) pairs; groups without a baseline row
     contribute nothing. Range [0, 1]; None when there is no pair."""
-    check_protocol(protocol)
-    y = verdicts(predictions)
-    g = strings(group_ids, "group_ids", y.size)
-    p = strings(presentations, "presentations", y.size)
-    groups, _ = group_index(g)
-    table = _cells(y, g, p, "group")
+    groups, table = _by_group(predictions, group_ids, presentations, protocol)
     num, den = np.zeros(len(groups)), np.zeros(len(groups))
     for i, gid in enumerate(groups):
         row = table[gid]
@@ -83,12 +89,7 @@ def jcr(
     """(JCR_F, Flip_F): share of groups whose verdicts agree across all presentations of the
     family (baseline included), and its complement. Groups with fewer than two rows are
     not counted. Range [0, 1]; None when no group counts."""
-    check_protocol(protocol)
-    y = verdicts(predictions)
-    g = strings(group_ids, "group_ids", y.size)
-    p = strings(presentations, "presentations", y.size)
-    groups, _ = group_index(g)
-    table = _cells(y, g, p, "group")
+    groups, table = _by_group(predictions, group_ids, presentations, protocol)
     same, den = np.zeros(len(groups)), np.zeros(len(groups))
     for i, gid in enumerate(groups):
         vals = list(table[gid].values())

@@ -171,3 +171,4 @@ def test_quickstart_result_points_at_real_files(qs):
     }
     for run in qs.run_dirs:
         assert (run / "predictions.jsonl").is_file() and (run / SCORES).is_file()
+
