@@ -21,8 +21,10 @@ _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SINGLE_QUOTED = re.compile(r"'([^'\\\n]*)'")
 _PY_LITERAL = re.compile(r"\b(None|True|False)\b")
 _PY_LITERALS = {"None": "null", "True": "true", "False": "false"}
-_OPEN = re.compile(r'\{[^{}\[\]"]*\}|\{')
-_TOKEN = re.compile(r'[{}\[\]]|"[^"\\]*(?:\\.[^"\\]*)*(")?', re.DOTALL)
+_OPEN = re.compile(r'\{(?:[^{}\[\]"]|[{\[][^{}\[\]"]*[}\]])*[}\]]|\{')
+"""An object with at most one level of nesting and no strings, taken whole, or an opening."""
+_CLOSER = str.maketrans("{[", "}]")
+_TOKEN = re.compile(r'[{\[]+|[}\]]+|"[^"\\]*(?:\\.[^"\\]*)*(")?', re.DOTALL)
 _MISSING = object()
 
 
@@ -36,9 +38,9 @@ def _loads(text: str):
 def _object_spans(text: str, close_tail: bool) -> Iterator[str]:
     """Top-level ``{...}`` spans in order; an unterminated last one is closed off if asked.
 
-    Outside an object only ``{`` matters (a flat object is taken whole); inside, brackets
-    count depth whatever their kind and a string is skipped whole, so the loop runs once per
-    bracket, not per character."""
+    Outside an object only ``{`` matters (a shallow object is taken whole); inside, brackets count
+    depth whatever their kind, a run of brackets is counted at once and a string is skipped
+    whole, so the Python loop runs per run of brackets, not per character."""
     pos = 0
     while True:
         m = _OPEN.search(text, pos)
@@ -54,13 +56,14 @@ def _object_spans(text: str, close_tail: bool) -> Iterator[str]:
             if ch == '"':
                 in_str = t.group(1) is None  # a string still open at the end of the text
             elif ch in "{[":
-                depth += 1
-            else:
-                depth -= 1
-                if not depth:
-                    pos = t.end()
-                    yield text[start:pos]
-                    break
+                depth += t.end() - t.start()
+            elif t.end() - t.start() < depth:
+                depth -= t.end() - t.start()
+            else:  # this run of closers ends the object
+                pos = t.start() + depth
+                depth = 0
+                yield text[start:pos]
+                break
         if depth:
             if close_tail:
                 yield _close_tail(text[start:], in_str)
@@ -71,11 +74,11 @@ def _close_tail(tail: str, in_str: bool) -> str:
     """A cut-off object closed off: its open string, then its open brackets in reverse."""
     stack: list[str] = []
     for t in _TOKEN.finditer(tail):
-        ch = tail[t.start()]
-        if ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]":
-            stack.pop()
+        run = t.group()
+        if run[0] in "{[":
+            stack.extend(run.translate(_CLOSER))
+        elif run[0] in "}]":
+            del stack[len(stack) - len(run) :]
     return tail.rstrip().rstrip(",") + ('"' if in_str else "") + "".join(reversed(stack))
 
 
@@ -109,6 +112,8 @@ def _search(text: str, field: str | None, close_tail: bool) -> ParsedAnswer:
         return ParsedAnswer(_accept(obj, field), "strict")
     tried: set[str] = set()
     for source in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        if field is not None and not _may_accept(source, field):
+            continue
         for span in _object_spans(source, close_tail):
             if span in tried or not _may_accept(span, field):
                 continue
