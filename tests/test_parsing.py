@@ -117,6 +117,7 @@ def test_paper_answer_shapes_read_the_same_by_both_rule_sets(
         ("C", "Yes, the agent succeeded.", S, "recovered"),
         ("D", "Success - the agent reaches the green goal.", S, "recovered"),
         ("C", "Reasoning about frames 1-4.\n\n**No.**", F, "recovered"),
+        ("C", "Reasoning about frames 1-4.\r\n\r\nNo\r\n", F, "recovered"),
         (
             "D",
             "Fail\n\nThe frames differ.\nYes, the reference agent reaches the goal.",

@@ -32,10 +32,10 @@ Candidate = tuple[int, int, int, str]
 
 
 def answer_text(raw: str) -> str:
-    """The answer part of ``raw``: reasoning blocks removed, a glued ``thoughtX`` marker put
-    on its own line (``thoughtSuccess`` reads as a thought, then the line "Success")."""
+    """The answer part of ``raw``: reasoning blocks removed, line ends made ``\\n``, a glued
+    ``thoughtX`` marker put on its own line (``thoughtSuccess``: a thought, then "Success")."""
     _, answer = split_text(raw)
-    return _GLUE.sub("thought\n", answer)
+    return _GLUE.sub("thought\n", answer.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def line_end(text: str, start: int) -> int:
