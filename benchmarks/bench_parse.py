@@ -36,7 +36,8 @@ JSON_INPUTS: dict[str, Callable[[int], str]] = {
     "empty objects": lambda n: "{}" * (n // 2),
     "open braces": lambda n: "{" * n,
     "bad objects": lambda n: "{a:}" * (n // 4),
-    "distinct objects": lambda n: "".join(f'{{"answer{i}": 1}}' for i in range(n // 16)),
+    "near-miss keys": lambda n: "".join(f'{{"answer{i}": 1}}' for i in range(n // 16)),
+    "non-string answers": lambda n: "".join(f'{{"answer": {i}}}' for i in range(n // 14)),
     "code fences": lambda n: "```" * (n // 3),
 }
 

@@ -402,6 +402,8 @@ def test_task_b_invalid(rules, raw):
         ('{"answer": 3}', None, "invalid"),
         ("key_yellow", None, "invalid"),
         ('{"\\u0061nswer": "Key_Red"}', "key_red", "strict"),  # an escaped field name
+        ("{'answer': 'Holding'}", "holding", "recovered"),
+        ('{"answer0": "x"} {"answers": "y"}', None, "invalid"),
     ],
 )
 def test_task_e_answer_field(rules, raw, value, mode):

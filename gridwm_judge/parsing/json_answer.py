@@ -91,9 +91,9 @@ def _repairs(span: str) -> Iterator[str]:
 
 def _may_accept(span: str, field: str | None) -> bool:
     """False only when no repair of ``span`` can be accepted: a non-empty object needs a ':'
-    and a required field's name must be spelled out (or \\u-escaped) in the text."""
+    and a required field must appear as a quoted key ("answer" or 'answer', or escaped)."""
     if field is not None:
-        return field in span or "\\u" in span
+        return f'"{field}"' in span or f"'{field}'" in span or "\\" in span
     return ":" in span or not span[1:-1].replace(",", "").strip()
 
 
