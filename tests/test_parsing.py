@@ -135,8 +135,12 @@ def test_paper_answer_shapes_read_the_same_by_both_rule_sets(
         ("C", "Did the trajectory satisfy this goal? Yes.", S, "recovered"),
         ("C", "The door stays closed, so no.", F, "recovered"),
         ("C", "If the answer is yes, the door must open. It stays shut, so no.", F, "recovered"),
-        # a one-sentence answer
+        # a one-sentence answer, or a concluding last sentence
         ("C", "The trajectory did not satisfy the goal.", F, "recovered"),
+        ("C", "Frame 2: key picked. Therefore, the trajectory satisfies the goal.", S, "recovered"),
+        ("D", "It never opens the door.\n\nThus, the query trajectory fails.", F, "recovered"),
+        ("D", "The agent picks up the key. The agent did not fail.", None, "invalid"),
+        ("D", "The agent wanders. So far it looks like success.", None, "invalid"),
         ("D", "It could have failed but did not.", None, "invalid"),  # nothing stated plainly
         # keywords in passing never decide
         ("C", "The key is picked up in frame 2, which looks like success so far", None, "invalid"),

@@ -21,8 +21,9 @@ never a default answer). Two rule sets (:data:`RULES`, versions in :data:`PARSER
      "Fail. The reference shows ..."): a leading verdict is never overridden by its explanation.
   3. closing: a last line starting that way, a line ending "so/thus/therefore X", or the text
      ending in a verdict after a sentence end or colon ("... opened: Yes").
-  4. (verdicts only, not truncated) an answer that is one short sentence, read with negations
-     and idioms ("The agent did not fail." success, "No doubt, it succeeded." success); hedged
+  4. (verdicts only, not truncated) an answer that is one short sentence, or a last sentence
+     opening with a conclusion ("Therefore, ...", "Overall, ..."), read with negations and
+     idioms ("The agent did not fail." success, "No doubt, it succeeded." success); hedged
      sentences ("so far", "seems", "if", a question) are not read.
   Keywords in passing never decide: with no candidate the answer is invalid. With
   ``truncated=True`` (the model hit its token limit) a candidate counts only if text follows it

@@ -83,6 +83,10 @@ _CLAUSE_NEG = re.compile(
 )
 _MODAL = re.compile(r"\b(?:could|would|might|may|almost|nearly)\s+(?:\w+\s+){0,2}$", re.I)
 _SENTENCE_END = re.compile(r"[.!;](?:\s|$)")
+_LAST_SENTENCE = re.compile(r"(?:^|[.!;]\s+|\n)\W*([^.!;\n]+[.!]?)\W*\Z")
+_CONCLUSION = re.compile(
+    r"(?:so|thus|therefore|hence|overall|consequently|in (?:conclusion|summary))\b", re.I
+)
 
 
 def read_clause(clause: str) -> str | None:
@@ -103,12 +107,16 @@ def read_clause(clause: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _one_sentence(text: str) -> str | None:
-    """The answer when it is one short sentence (ending in . or !, or at most 8 words)."""
+def _plain_sentence(text: str) -> str | None:
+    """The sentence a prose answer states: the whole answer when it is one short sentence
+    (ending in . or !, or at most 8 words), or its last sentence when that opens with a
+    conclusion ("Therefore, the agent did not reach the goal.")."""
     s = text.strip().strip("*_`\"'")
-    if len(s) > 300 or "\n" in s or _SENTENCE_END.search(s.rstrip(".! ")):
-        return None
-    return s if s[-1:] in ".!" or len(s.split()) <= 8 else None
+    body = s.rstrip(".! ")
+    if len(s) <= 300 and "\n" not in s and not _SENTENCE_END.search(body):
+        return s if s[-1:] in ".!" or len(s.split()) <= 8 else None
+    last = _LAST_SENTENCE.search(s[-300:])
+    return last.group(1) if last and _CONCLUSION.match(last.group(1)) else None
 
 
 def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> ParsedAnswer:
@@ -148,7 +156,7 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
     won = pick(cands, len(text), truncated)
     if won:
         return ParsedAnswer(won, "recovered")
-    sentence = None if truncated else _one_sentence(text)
+    sentence = None if truncated else _plain_sentence(text)
     p = read_clause(sentence) if sentence else None
     return ParsedAnswer(p, "recovered") if p else INVALID
 
