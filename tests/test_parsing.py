@@ -234,6 +234,8 @@ def test_paper_rules_read_the_raw_text_think_blocks_included():
 # --- the per-format functions an integrator's task table calls ---------------------------------
 def test_per_format_functions():
     assert parse_choice("E", "ABCDE") == ParsedAnswer("E", "strict")
+    assert parse_choice("I choose B.", ("A", "B", "C", "D")) == ParsedAnswer("B", "recovered")
+    assert parse_choice("Answer: 12", ("1", "12")) == ParsedAnswer("12", "recovered")
     assert parse_choice("Answer: E", "ABCD") == ParsedAnswer(None, "invalid")
     words = {"Pass": "success", "Fail": "failure"}
     assert parse_verdict("pass.", words) == ParsedAnswer(S, "strict")

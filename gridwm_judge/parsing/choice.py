@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from gridwm_judge.parsing.base import INVALID, ParsedAnswer, guarded
 from gridwm_judge.parsing.commit import (
@@ -21,10 +22,10 @@ from gridwm_judge.parsing.commit import (
 
 
 @functools.lru_cache(maxsize=16)
-def _patterns(choices: str) -> dict[str, re.Pattern]:
-    if not choices or not all(c.isalnum() for c in choices):
+def _patterns(choices: tuple[str, ...]) -> dict[str, re.Pattern]:
+    if not choices or not all(isinstance(c, str) and c.isalnum() for c in choices):
         raise ValueError(f"choices must be letters or digits, got {choices!r}")
-    letter = "[" + "".join(re.escape(c) for c in choices) + "]"
+    letter = "(?:" + "|".join(re.escape(c) for c in sorted(choices, key=len, reverse=True)) + ")"
     opt = r"(?:(?i:option|choice|answer)[ \t]+)?"
     end = rf"{CLOSE}[ \t.:!*_`\"']*"
     return {
@@ -93,14 +94,18 @@ def _committed(text: str, res: dict[str, re.Pattern], truncated: bool) -> Parsed
 
 
 def parse_choice(
-    raw: str | None, choices: str = "ABCD", *, rules: str = "committed", truncated: bool = False
+    raw: str | None,
+    choices: str | Sequence[str] = "ABCD",
+    *,
+    rules: str = "committed",
+    truncated: bool = False,
 ) -> ParsedAnswer:
     """One letter of ``choices``. Committed rules: strict when the answer is just the letter
     ("(C)", "**D**"), else where the model commits: "Answer: B", "the answer is C", "I choose
     D", "option C is correct", a line that is the letter, a leading "C." / "(C) ..." line, a
     closing "..., so B." (lines starting with different letters are a list, not an answer).
-    Paper rules: the first isolated letter anywhere."""
-    res = _patterns(choices)
+    Paper rules: the first isolated letter anywhere. ``choices``: "ABCD" or ("A", "B", ...)."""
+    res = _patterns(tuple(choices))
     if rules == "paper":
         return guarded(raw, rules, lambda text: _paper(text, res))
     return guarded(raw, rules, lambda text: _committed(answer_text(text), res, bool(truncated)))
