@@ -1,80 +1,34 @@
-"""One parser for every judge's raw text (paper Appendix F.4, with the release's fixes).
+"""The paper rules stay what they were: a property test against the pre-issue-9 parser.
 
-Every backend's output goes through :func:`parse_answer`, so a verdict never depends on which
-backend produced the text. The result carries a parse mode: ``strict`` (the answer is exactly
-in the requested format), ``recovered`` (found inside other text, or JSON repaired), or
-``invalid`` (nothing usable: the value is ``None``, never a default answer).
-
-Rules
-- A: the first isolated letter A-D ("A" inside a word such as "Action" does not count).
-- C/D: case-insensitive verdict keywords. Success words: success, succeed(s/ed), successful(ly),
-  yes; failure words: fail(s/ed), failure, unsuccessful(ly), no; a negated success word
-  ("not successful", "did not succeed", "wasn't successful") counts as failure. The whole
-  answer being one format word (C: Yes/No, D: Success/Fail) is strict. Otherwise, if both
-  polarities occur and a success and a failure word lie within 15 characters of each other,
-  the answer is Fail (compound); else the last keyword wins. Glued tokens such as
-  ``thoughtSuccess`` are split at the lower-to-upper case boundary first.
-- B/E: a JSON object, strict when the whole text is one; recovered from code fences,
-  surrounding text, trailing commas, single-quoted keys or a truncated tail. E needs a
-  string ``answer`` field; its label is returned lower-cased and stripped.
+``_ref_parse`` below is the parser as it stood before the committed-answer rules, kept verbatim
+(its C/D compound check compares every success hit with every failure hit: O(n^2)). The paper
+rules' linear rewrite must give the same result on any text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Literal
 
-ParseMode = Literal["strict", "recovered", "invalid"]
-PARSE_MODES = ("strict", "recovered", "invalid")
-VERDICTS = ("success", "failure")
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridwm_judge.parsing import ParsedAnswer, parse_answer
+
 COMPOUND_WINDOW = 15
-"""Characters between a success and a failure word that make a compound (Fail) answer."""
-
-
-@dataclass(frozen=True)
-class ParsedAnswer:
-    """A parsed judge answer: A letter, C/D "success"/"failure", B dict, E label, or None."""
-
-    value: str | dict | None
-    mode: ParseMode
-
-
 INVALID = ParsedAnswer(None, "invalid")
 
-_TASK_ALIASES = {t: t for t in "ABCDE"}
-_TASK_ALIASES.update({t.lower(): t for t in "ABCDE"})
-_TASK_ALIASES.update({f"task_{t.lower()}": t for t in "ABCDE"})
 
-
-def normalise_task(task: str) -> str:
-    """'c', 'C' or 'task_c' -> 'C'; anything else is a ValueError listing the valid names."""
-    key = task.strip() if isinstance(task, str) else task
-    if key not in _TASK_ALIASES:
-        raise ValueError(
-            f"unknown task {task!r}; expected one of A, B, C, D, E (or task_a..task_e)"
-        )
-    return _TASK_ALIASES[key]
-
-
-RULES = ("committed", "paper")
-PARSER_VERSIONS = {"committed": "committed/0", "paper": "paper-f4/1"}
-
-
-def parse_answer(task: str, raw: str | None, *, rules: str = "committed",
-                 truncated: bool = False) -> ParsedAnswer:
-    """Parse one raw response for ``task`` (A-E). Never raises on any text (or None)."""
-    t = normalise_task(task)
+def _ref_parse(task: str, raw: str | None) -> ParsedAnswer:
     if not isinstance(raw, str) or not raw.strip():
         return INVALID
     try:
-        if t == "A":
+        if task == "A":
             return _parse_letter(raw)
-        if t in ("C", "D"):
-            return _parse_verdict(raw, t)
-        return _parse_json(raw, need_answer=(t == "E"))
-    except (ValueError, RecursionError, TypeError, MemoryError):  # pragma: no cover - guard
+        if task in ("C", "D"):
+            return _parse_verdict(raw, task)
+        return _parse_json(raw, need_answer=(task == "E"))
+    except (ValueError, RecursionError, TypeError, MemoryError):
         return INVALID
 
 
@@ -215,3 +169,103 @@ def _parse_json(raw: str, need_answer: bool) -> ParsedAnswer:
                 if value is not None:
                     return ParsedAnswer(value, "recovered")
     return INVALID
+
+
+VERDICT_TOKENS = [
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "No",
+    "success",
+    "Success",
+    "succeeded",
+    "successful",
+    "unsuccessful",
+    "fail",
+    "Fail",
+    "failed",
+    "failure",
+    "not ",
+    "never ",
+    "n't ",
+    "cannot ",
+    "thought",
+    "did ",
+    "the agent ",
+    " ",
+    " ",
+    "\n",
+    ".",
+    ",",
+    "!",
+    "*",
+    "'",
+    "x" * 9,
+    "ab",
+]
+JSON_TOKENS = [
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    ":",
+    ",",
+    " ",
+    "\\",
+    "answer",
+    '"answer"',
+    "'answer'",
+    '"key_yellow"',
+    "None",
+    "True",
+    "1",
+    "```",
+    "```json",
+    "\n",
+    "x",
+]
+
+
+def _joined(tokens: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(tokens), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(task=st.sampled_from("CD"), raw=st.one_of(_joined(VERDICT_TOKENS), st.text(max_size=200)))
+def test_paper_verdicts_match_the_quadratic_reference(task, raw):
+    assert parse_answer(task, raw, rules="paper") == _ref_parse(task, raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(task=st.sampled_from("BE"), raw=st.one_of(_joined(JSON_TOKENS), st.text(max_size=200)))
+def test_paper_json_matches_the_reference(task, raw):
+    assert parse_answer(task, raw, rules="paper") == _ref_parse(task, raw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    raw=st.one_of(
+        _joined(["A", "B", "C", "D", "a", " ", "(", ")", ".", "Action", "\n"]),
+        st.text(max_size=100),
+    )
+)
+def test_paper_letters_match_the_reference(raw):
+    assert parse_answer("A", raw, rules="paper") == _ref_parse("A", raw)
+
+
+def test_paper_compound_is_found_far_into_a_long_answer():
+    """The case that took the quadratic check ~40 s: many hits of one polarity, then the other."""
+    raw = "yes " * 12_500 + "no " * 12_500
+    assert parse_answer("C", raw, rules="paper") == ParsedAnswer("failure", "recovered")
+    assert parse_answer("C", "yes " * 5 + "x" * 20 + " no", rules="paper").value == "failure"
+    assert parse_answer("C", "no " + "x" * 20 + " yes", rules="paper").value == "success"
+
+
+def test_paper_compound_window_edge():
+    """A success and a failure word exactly 15 characters apart are compound; 16 are not."""
+    for gap, value in ((15, "failure"), (16, "success")):
+        raw = "no" + " " * gap + "yes"
+        assert parse_answer("C", raw, rules="paper").value == value == _ref_parse("C", raw).value
