@@ -10,7 +10,6 @@ reads :data:`GREEDY` through the builder for its API (:func:`hf_generate_kwargs`
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 
 
@@ -85,22 +84,4 @@ def openai_request_fields(max_tokens: int, decoding: Decoding = GREEDY) -> dict:
     }
 
 
-_THINK = re.compile(r"^\s*(?:<think>)?(.*?)</think>\s*", re.DOTALL)
 
-
-def split_think(text: str | None) -> tuple[str | None, str | None]:
-    """``(reasoning, answer)``: a leading ``<think>...</think>`` block split off generated text.
-
-    A local stand-in for ``parsing.split_reasoning``; the opening tag may be missing (templates
-    that put ``<think>`` in the prompt). Text without ``</think>`` is all answer.
-    """
-    if text is None:
-        return None, None
-    if "</think>" not in text:
-        if text.lstrip().startswith("<think>"):  # the budget ran out while thinking
-            return text.lstrip()[len("<think>") :].strip(), ""
-        return None, text
-    m = _THINK.match(text)
-    if m is None:
-        return None, text
-    return m.group(1).strip(), text[m.end() :]

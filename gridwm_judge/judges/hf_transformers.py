@@ -24,8 +24,9 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
-from gridwm_judge.judges.decoding import GREEDY, hf_generate_kwargs, split_think
+from gridwm_judge.judges.decoding import GREEDY, hf_generate_kwargs
 from gridwm_judge.judges.images import fit_pixels
+from gridwm_judge.parsing import split_reasoning
 
 
 def chat_messages(req: JudgeRequest, max_pixels: int | None = None) -> list[dict]:
@@ -196,7 +197,7 @@ class HFJudge:
             generated = row if cut is None else row[:cut]
             truncated = cut is None and len(row) >= budget
             text = self.tokenizer.decode(generated, skip_special_tokens=True)
-            reasoning, answer = split_think(text)
+            reasoning, answer = split_reasoning(text)
             usage = Usage(
                 int(n_prompt), len(generated), self._reasoning_tokens(generated, reasoning)
             )

@@ -26,8 +26,9 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
-from gridwm_judge.judges.decoding import GREEDY, split_think, vllm_sampling_kwargs
+from gridwm_judge.judges.decoding import GREEDY, vllm_sampling_kwargs
 from gridwm_judge.judges.images import fit_pixels
+from gridwm_judge.parsing import split_reasoning
 from gridwm_judge.task_table import task_spec
 
 CHUNK = 64
@@ -93,7 +94,7 @@ def response_from_output(
     """
     completion = output.outputs[0]
     token_ids = list(completion.token_ids or ())
-    reasoning, text = split_think(completion.text)
+    reasoning, text = split_reasoning(completion.text)
     n_reason = None
     if reasoning is not None:
         closed = think_end_id is not None and think_end_id in token_ids

@@ -59,20 +59,17 @@ from gridwm_judge.parsing.choice import parse_choice
 from gridwm_judge.parsing.json_answer import parse_json_answer
 from gridwm_judge.parsing.reasoning import split_reasoning
 from gridwm_judge.parsing.verdict import COMPOUND_WINDOW, parse_verdict
+from gridwm_judge.task_table import Choice, Verdict, task_spec
 
 __all__ = [
     "COMPOUND_WINDOW",
     "INVALID",
-    "JSON_FIELDS",
     "PARSE_MODES",
     "PARSER_VERSIONS",
     "RULES",
-    "STRICT_WORDS",
-    "TASK_FORMATS",
     "VERDICTS",
     "ParseMode",
     "ParsedAnswer",
-    "normalise_task",
     "parse_answer",
     "parse_choice",
     "parse_json_answer",
@@ -80,39 +77,16 @@ __all__ = [
     "split_reasoning",
 ]
 
-TASK_FORMATS = {"A": "choice", "B": "json", "C": "verdict", "D": "verdict", "E": "json"}
-"""Answer format per task; the integrator's task table will own this mapping."""
-STRICT_WORDS: dict[str, dict[str, str]] = {
-    "C": {"yes": "success", "no": "failure"},
-    "D": {"success": "success", "fail": "failure"},
-}
-JSON_FIELDS: dict[str, str | None] = {"B": None, "E": "answer"}
-
-_TASK_ALIASES = {t: t for t in "ABCDE"}
-_TASK_ALIASES.update({t.lower(): t for t in "ABCDE"})
-_TASK_ALIASES.update({f"task_{t.lower()}": t for t in "ABCDE"})
-
-
-def normalise_task(task: str) -> str:
-    """'c', 'C' or 'task_c' -> 'C'; anything else is a ValueError listing the valid names."""
-    key = task.strip() if isinstance(task, str) else task
-    if key not in _TASK_ALIASES:
-        raise ValueError(
-            f"unknown task {task!r}; expected one of A, B, C, D, E (or task_a..task_e)"
-        )
-    return _TASK_ALIASES[key]
-
-
 def parse_answer(
     task: str, raw: str | None, *, rules: str = "committed", truncated: bool = False
 ) -> ParsedAnswer:
-    """Parse one raw response for ``task`` (A-E) under ``rules``; ``truncated`` says the model
-    hit its token limit. Never raises on any text (or None); a bad task or rules name raises."""
-    t = normalise_task(task)
+    """Parse one raw response for ``task`` (a task or config name of the task table) under
+    ``rules``, in the answer format the table gives it; ``truncated`` says the model hit its
+    token limit. Never raises on any text (or None); a bad task or rules name raises."""
+    fmt = task_spec(task).answer
     check_rules(rules)
-    fmt = TASK_FORMATS[t]
-    if fmt == "choice":
-        return parse_choice(raw, "ABCD", rules=rules, truncated=truncated)
-    if fmt == "verdict":
-        return parse_verdict(raw, STRICT_WORDS[t], rules=rules, truncated=truncated)
-    return parse_json_answer(raw, JSON_FIELDS[t], rules=rules, truncated=truncated)
+    if isinstance(fmt, Choice):
+        return parse_choice(raw, fmt.options, rules=rules, truncated=truncated)
+    if isinstance(fmt, Verdict):
+        return parse_verdict(raw, fmt.words, rules=rules, truncated=truncated)
+    return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated)

@@ -10,9 +10,9 @@ from gridwm_judge.judges.decoding import (
     GREEDY,
     hf_generate_kwargs,
     openai_request_fields,
-    split_think,
     vllm_sampling_kwargs,
 )
+from gridwm_judge.parsing import split_reasoning
 
 
 def test_greedy_has_no_sampling_and_no_penalties():
@@ -54,5 +54,5 @@ def test_backends_read_the_same_values():
         (None, None, None),
     ],
 )
-def test_split_think(text, reasoning, answer):
-    assert split_think(text) == (reasoning, answer)
+def test_backends_split_reasoning_off_the_answer(text, reasoning, answer):
+    assert split_reasoning(text) == (reasoning, answer)
