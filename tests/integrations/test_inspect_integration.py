@@ -19,6 +19,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.integrations import inspect_tasks  # noqa: E402
+from gridwm_judge.integrations.inspect_convert import log_records  # noqa: E402
 from gridwm_judge.integrations.items import load_items  # noqa: E402
 from gridwm_judge.item_hash import item_digest  # noqa: E402
 from gridwm_judge.records import ScoresRecord, read_prediction_file  # noqa: E402
@@ -130,6 +131,13 @@ def test_errored_samples_stay_errors_and_bad_logs_are_refused(smoke_build, tmp_p
     cov = ScoresRecord.read(tmp_path / "s" / "scores.json").judges[
         "inspect/mockllm/model"].coverage["C"]
     assert (cov.asked, cov.errored, cov.answered) == (len(uids), len(fail), len(uids) - len(fail))
+
+    # a sample whose prompt is not the dataset item's is refused, nothing converted
+    full = read_eval_log(log.location, resolve_attachments=True)
+    full.samples[3].input[0].content[-1].text += " Think step by step."
+    identity = {"judge": "j", "judge_options": {}, "judge_settings": {}}
+    with pytest.raises(ValueError, match="differs from the dataset item"):
+        log_records(full, "j", identity, 256, "C")
 
     capsys.readouterr()
     assert main(["import-inspect", log.location, "--out", str(run)]) == 2

@@ -36,6 +36,8 @@ def _yaml(name: str) -> dict:
 def test_one_yaml_per_config_following_the_task_table():
     template = _yaml("_default_template_yaml")
     assert template["output_type"] == "generate_until" and template["test_split"] == "test"
+    # lmms-eval's CLT standard errors read this field of each graded row, clustered by group
+    assert (template["score_key"], template["cluster_key"]) == ("correct", "group_id")
     for hook in ("doc_to_visual", "doc_to_text", "process_results"):
         kind, ref = template[hook]
         assert kind == "function" and callable(getattr(utils, ref.split(".", 1)[1]))
