@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "gridwm_judge.scoring.commands",
     "gridwm_judge.report.commands",
     "gridwm_judge.quickstart",
+    "gridwm_judge.integrations.commands",
 )
 
 

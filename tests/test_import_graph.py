@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("runner",),
     ("scoring",),
     ("report",),
+    ("integrations",),
     ("quickstart", "cli", "__main__"),
 )
 """The pipeline's direction, lowest first: a module may import its own layer and the ones

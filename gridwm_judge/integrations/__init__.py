@@ -1,0 +1,8 @@
+"""Bridges to the evaluation frameworks researchers already run (inspect_ai, lmms-eval) and to
+the Hugging Face Hub for the ``evaluate`` metric modules.
+
+Every bridge reads the same task contract (:mod:`gridwm_judge.task_table`), the same parser
+(:func:`gridwm_judge.parsing.parse_answer`) and the same scorer (:mod:`gridwm_judge.scoring`);
+none repeats a rule. The framework packages are optional: ``items`` and ``hub_metrics`` need
+none, ``inspect_tasks`` / ``inspect_convert`` need ``pip install "gridwm-judge[inspect]"``.
+"""

@@ -1,0 +1,198 @@
+"""inspect_ai tasks: one ``@task`` per dataset config, registered through inspect's package
+entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
+``pip install "gridwm-judge[inspect]"``::
+
+    inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
+
+Each sample is one dataset row: the row's images as inspect image content in the dataset's
+order, then the prompt unchanged (the order the package's own judges send). Decoding is the
+task table's: temperature 0 and the task's max tokens. The scorer reads the answer with the
+package's one parser and grader; the metrics (IDR, p_active, NS, JCR, VCC_rep) are computed
+over whole groups by the scorer's own recipe (:func:`gridwm_judge.integrations.items.
+task_figures`) from the graded rows the scorer stores in each score's metadata.
+
+A sample whose generation errored is not scored by inspect, just as ``score`` never scores an
+errored request. This module imports inspect_ai at the top: it is loaded by inspect itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Target,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState, generate
+
+from gridwm_judge import __version__
+from gridwm_judge.dataset_io import dataset_fingerprint
+from gridwm_judge.integrations.items import (
+    Item,
+    grade_response,
+    image_data_uri,
+    load_items,
+    task_figures,
+)
+from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.task_table import task_spec
+
+GRADED_KEY = "gridwm_graded"
+"""Score metadata key holding the graded row (what the group metrics are computed from)."""
+SCI_METRICS: dict[str, tuple[str, ...]] = {
+    "C": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
+    "D": ("idr", "p_active", "ns", "jcr"),
+}
+"""Which group-level metrics a verdict task prints; the other tasks print their figures."""
+
+
+def _sample(item: Item) -> Sample:
+    content = [ContentImage(image=image_data_uri(b)) for b in item.images]
+    content.append(ContentText(text=item.prompt))
+    return Sample(
+        input=[ChatMessageUser(content=content)],
+        target=str(item.audit.get("answer") or ""),
+        id=item.uid,
+        metadata={**item.audit, "item_digest": item.item_digest},
+    )
+
+
+def _graded(scores: list[SampleScore]) -> list[GradedRow]:
+    return [GradedRow(**s.score.metadata[GRADED_KEY]) for s in scores
+            if s.score.metadata and GRADED_KEY in s.score.metadata]
+
+
+def _figures(select: Callable[[str], bool]) -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        figures = task_figures(_graded(scores))
+        return {k: float(v) for k, v in figures.items() if select(k) and v is not None}
+
+    return compute
+
+
+@metric
+def idr() -> Metric:
+    """IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C)."""
+    return _figures(lambda k: k.startswith("idr_"))
+
+
+@metric
+def p_active() -> Metric:
+    """Share of groups whose Full trajectory is judged a success (per representation)."""
+    return _figures(lambda k: k.startswith("p_active"))
+
+
+@metric
+def ns() -> Metric:
+    """Nuisance Stability per presentation family (and representation)."""
+    return _figures(lambda k: k.startswith("ns_"))
+
+
+@metric
+def jcr() -> Metric:
+    """Joint Consistency Rate per presentation family (and representation)."""
+    return _figures(lambda k: k.startswith("jcr_"))
+
+
+@metric
+def vcc_rep() -> Metric:
+    """Verdict consistency of composite and split representations."""
+    return _figures(lambda k: k == "vcc_rep")
+
+
+@metric
+def task_metrics() -> Metric:
+    """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
+    return _figures(lambda k: True)
+
+
+_METRIC_FACTORIES = {"idr": idr, "p_active": p_active, "ns": ns, "jcr": jcr, "vcc_rep": vcc_rep}
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def gridwm_answer() -> Callable:
+    """Parse and grade with the package's parser and grader; correct = 1, else 0."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        raw = state.output.completion if state.output else None
+        truncated = bool(state.output) and state.output.stop_reason == "max_tokens"
+        audit = {**state.metadata, "uid": str(state.sample_id)}
+        row = grade_response(raw, audit, truncated=truncated)
+        return Score(
+            value=1.0 if row.correct else 0.0,
+            answer=None if row.parsed is None else str(row.parsed),
+            explanation=f"status {row.status}, parse {row.parse_mode}, gold {row.gold!r}",
+            metadata={GRADED_KEY: row.to_json()},
+        )
+
+    return score
+
+
+def gridwm_task(config: str, dataset: str, representation: str | None = None) -> Task:
+    """The inspect Task of one dataset config."""
+    spec = task_spec(config)
+    items = load_items(dataset, spec.config, representation)
+    if not items:
+        raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "
+                         f"for representation {representation!r}")
+    names = SCI_METRICS.get(spec.name)
+    metrics = [_METRIC_FACTORIES[n]() for n in names] if names else [task_metrics()]
+    return Task(
+        dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
+                              location=str(dataset)),
+        solver=generate(),
+        scorer=gridwm_answer(),
+        metrics=[accuracy(), stderr(), *metrics],
+        config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
+        name=spec.config,
+        metadata={
+            "gridwm_task": spec.name,
+            "gridwm_config": spec.config,
+            "dataset": str(dataset),
+            "dataset_fingerprint": dataset_fingerprint(dataset),
+            "representation": representation,
+            "max_tokens": spec.max_tokens,
+            "prompt_version": PROMPT_VERSION,
+            "package_version": __version__,
+        },
+    )
+
+
+@task
+def task_a(dataset: str, representation: str | None = None) -> Task:
+    """Task A: action-conditioned next state (A-D choice)."""
+    return gridwm_task("task_a", dataset, representation)
+
+
+@task
+def task_b(dataset: str, representation: str | None = None) -> Task:
+    """Task B: single-frame structured perception (JSON)."""
+    return gridwm_task("task_b", dataset, representation)
+
+
+@task
+def task_c(dataset: str, representation: str | None = None) -> Task:
+    """Task C: presentation invariance and representation exchangeability."""
+    return gridwm_task("task_c", dataset, representation)
+
+
+@task
+def task_d(dataset: str, representation: str | None = None) -> Task:
+    """Task D: reference-aided causal sensitivity."""
+    return gridwm_task("task_d", dataset, representation)
+
+
+@task
+def task_e(dataset: str, representation: str | None = None) -> Task:
+    """Task E: prefix state tracking (JSON label)."""
+    return gridwm_task("task_e", dataset, representation)

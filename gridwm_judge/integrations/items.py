@@ -1,0 +1,123 @@
+"""What every framework bridge needs from the package, with no framework imported: the dataset's
+items as plain values, one answer graded the way ``gridwm-judge score`` grades it, and a task's
+headline figures computed by the scorer's own recipe.
+
+The figures come from the same recipe function ``score`` runs (:mod:`gridwm_judge.scoring.
+recipes`), without the bootstrap and the LES fit, so a framework's printed IDR / NS / JCR /
+VCC equal the point estimates in ``scores.json`` for the same answers by construction.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gridwm_judge.dataset_io import load_task
+from gridwm_judge.item_hash import item_digest, stored_image_bytes
+from gridwm_judge.judges.base import status_for
+from gridwm_judge.parsing import parse_answer
+from gridwm_judge.schema import REPRESENTATIONS
+from gridwm_judge.scoring.grading import GradedRow, graded_row
+from gridwm_judge.scoring.recipes import recipe_for
+from gridwm_judge.scoring.score import ROW_COLUMNS
+from gridwm_judge.scoring.task_scores import Batch, Settings
+from gridwm_judge.task_table import task_spec
+
+BRIDGE_JUDGE = "bridge"
+"""Judge name on graded rows built inside a framework (the framework knows the model)."""
+_BATCH = 32
+_SKIP = ("representations", "families", "causal", "vcc")
+"""Structural keys of a task's scores block that do not enter a figure's name."""
+_LEAVE_OUT = ("by_condition", "by_question")
+"""Sub-blocks a framework's summary leaves to ``gridwm-judge score``."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One model-facing dataset row: prompt and encoded images in the dataset's order, the
+    audit columns scoring needs (never shown to a model) and the item digest."""
+
+    uid: str
+    task: str
+    prompt: str
+    images: tuple[bytes, ...]
+    audit: Mapping[str, Any]
+    item_digest: str
+
+
+def load_items(dataset: str, config: str, representation: str | None = None) -> list[Item]:
+    """Every row of ``config`` (a local build folder or a Hub id) as an :class:`Item`, in the
+    dataset's order; ``representation`` keeps rows of that representation (and rows that have
+    none), as ``gridwm-judge eval --representation`` does."""
+    spec = task_spec(config)
+    if representation is not None and representation not in REPRESENTATIONS:
+        raise ValueError(f"unknown representation {representation!r}; "
+                         f"expected one of {', '.join(REPRESENTATIONS)}")
+    ds = load_task(dataset, spec.config)
+    cols = ["prompt", "images", *(c for c in ROW_COLUMNS if c in ds.column_names)]
+    out: list[Item] = []
+    for batch in ds.select_columns(cols).with_format("arrow").iter(batch_size=_BATCH):
+        for row in batch.to_pylist():
+            uid = str(row["uid"])
+            if representation is not None and row.get("representation") not in (
+                    "", None, representation):
+                continue
+            images = tuple(stored_image_bytes(im, uid) for im in row.pop("images") or ())
+            prompt = row.pop("prompt")
+            row["task"] = spec.name
+            out.append(Item(uid, spec.name, prompt, images, row,
+                            item_digest(spec.name, prompt, images)))
+    return out
+
+
+def image_data_uri(data: bytes) -> str:
+    """A ``data:`` URI of stored image bytes, unchanged (no decoding, no re-encoding)."""
+    if data.startswith(b"\x89PNG"):
+        mime = "image/png"
+    elif data.startswith(b"\xff\xd8"):
+        mime = "image/jpeg"
+    elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        mime = "image/webp"
+    else:
+        raise ValueError(f"unknown image encoding (first bytes {data[:8]!r}); "
+                         "expected PNG, JPEG or WebP as the builder stores them")
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def grade_response(raw: str | None, audit: Mapping[str, Any], *, truncated: bool = False,
+                   judge: str = BRIDGE_JUDGE) -> GradedRow:
+    """Grade one answer that came back for the row ``audit`` (its audit columns with uid and
+    task): status, the one parser, the task's grader, as ``score`` does."""
+    spec = task_spec(str(audit["task"]))
+    status = status_for(raw, truncated)
+    parsed = parse_answer(spec.name, raw, truncated=status == "truncated")
+    grade = recipe_for(spec).grade(parsed.value, audit)
+    return graded_row(judge, audit, status, parsed.mode, parsed.value, grade)
+
+
+def task_figures(rows: Sequence[GradedRow]) -> dict[str, float | None]:
+    """The point estimates of one task's metric blocks, flat: ``idr_raw_composite``,
+    ``ns_temporal_split``, ``vcc_rep`` (Task C), ``idr_raw``, ``jcr_framing`` (Task D),
+    ``acc_a1`` ... None where a metric is undefined (its set is empty)."""
+    tasks = sorted({r.task for r in rows})
+    if not tasks:
+        return {}
+    if len(tasks) > 1:
+        raise ValueError(f"task_figures takes the rows of one task; got {', '.join(tasks)}")
+    spec = task_spec(tasks[0])
+    block = recipe_for(spec).score(list(rows), Batch(Settings(with_les=False)), spec)
+    return dict(_flatten(block, ()))
+
+
+def _flatten(node: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+    for key, value in node.items():
+        if not isinstance(value, Mapping) or key in _LEAVE_OUT:
+            continue
+        if key == "metrics":
+            for name, metric in value.items():
+                if isinstance(metric, Mapping) and "value" in metric:
+                    yield "_".join((name, *reversed(path))), metric["value"]
+        else:
+            yield from _flatten(value, path if key in _SKIP else (*path, key))

@@ -1,0 +1,110 @@
+"""The lmms-eval task folder: YAMLs that follow the task table, and hook functions run on real
+dataset rows (lmms-eval itself is not needed: the hooks are plain functions of a document)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+import datasets
+import pytest
+import yaml
+
+from gridwm_judge.cli import main
+from gridwm_judge.integrations.lmms_eval import utils
+from gridwm_judge.records import PredictionRecord, ScoresRecord
+from gridwm_judge.scoring.score import load_rows
+from gridwm_judge.task_table import TASKS, task_spec
+
+FOLDER = Path(utils.__file__).parent
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor(
+    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
+
+
+def _yaml(name: str) -> dict:
+    return yaml.load((FOLDER / name).read_text(), Loader=_Loader)
+
+
+def test_one_yaml_per_config_following_the_task_table():
+    template = _yaml("_default_template_yaml")
+    assert template["output_type"] == "generate_until" and template["test_split"] == "test"
+    # lmms-eval's CLT standard errors read this field of each graded row, clustered by group
+    assert (template["score_key"], template["cluster_key"]) == ("correct", "group_id")
+    for hook in ("doc_to_visual", "doc_to_text", "process_results"):
+        kind, ref = template[hook]
+        assert kind == "function" and callable(getattr(utils, ref.split(".", 1)[1]))
+    for spec in TASKS:
+        doc = _yaml(f"gridwm_{spec.config}.yaml")
+        assert doc["include"] == "_default_template_yaml"
+        assert (doc["task"], doc["dataset_name"]) == (f"gridwm_{spec.config}", spec.config)
+        gen = doc["generation_kwargs"]
+        assert gen["max_new_tokens"] == spec.max_tokens and gen["temperature"] == 0
+        assert gen["do_sample"] is False
+        names = [m["metric"] for m in doc["metric_list"]]
+        assert names == ["accuracy", *utils.FIGURES[spec.name]]
+        for m in doc["metric_list"]:
+            assert m["aggregation"] == ("function", f"utils.agg_{m['metric']}")
+            assert callable(getattr(utils, f"agg_{m['metric']}"))
+
+
+@pytest.mark.parametrize("config", ["task_c", "task_d"])
+def test_hooks_on_real_rows_equal_score(smoke_build, tmp_path, answer, config):
+    docs = datasets.load_dataset(str(smoke_build), config, split="test")
+    raw_docs = docs.cast_column("images", datasets.List(datasets.Image(decode=False)))
+    per_metric: dict[str, list] = {}
+    run = tmp_path / "run"
+    run.mkdir()
+    digests = {r["uid"]: r["item_digest"] for r in load_rows(str(smoke_build), [config])}
+    with (run / "predictions.jsonl").open("w") as fh:
+        for doc, raw in zip(docs, raw_docs, strict=True):
+            visuals = utils.doc_to_visual(doc)
+            assert [v.mode for v in visuals] == ["RGB"] * len(raw["images"])
+            from PIL import Image
+
+            stored = [Image.open(io.BytesIO(im["bytes"])).convert("RGB") for im in raw["images"]]
+            assert [v.tobytes() for v in visuals] == [s.tobytes() for s in stored]  # same order
+            assert utils.doc_to_text(doc, {"pre_prompt": "x"}) == doc["prompt"]
+            said = answer(doc["uid"], doc)
+            for name, value in utils.process_results(doc, [said]).items():
+                per_metric.setdefault(name, []).append(json.loads(json.dumps(value)))
+            fh.write(json.dumps(PredictionRecord(
+                uid=doc["uid"], judge="scripted", task=doc["task"], raw=said, status="ok",
+                request_hash="", item_digest=digests[doc["uid"]]).to_json()) + "\n")
+    assert main(["score", "--dataset", str(smoke_build), "--predictions",
+                 str(run / "predictions.jsonl"), "--out", str(tmp_path / "s"),
+                 "--n-resamples", "100", "--no-les"]) == 0
+    judge = ScoresRecord.read(tmp_path / "s" / "scores.json").judges["scripted"]
+    task = task_spec(config).name
+    aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
+    if task == "C":
+        expected = {
+            "idr_raw_composite": judge.metric("C", "representations", "composite", "causal",
+                                              "idr_raw"),
+            "p_active_split": judge.metric("C", "representations", "split", "causal",
+                                           "p_active"),
+            "ns_framing_composite": judge.metric("C", "representations", "composite",
+                                                 "families", "framing", "ns"),
+            "vcc_rep": judge.metric("C", "vcc", "vcc_rep"),
+        }
+    else:
+        expected = {"idr_raw": judge.metric("D", "causal", "idr_raw"),
+                    "idr_cond": judge.metric("D", "causal", "idr_cond"),
+                    "jcr_framing": judge.metric("D", "families", "framing", "jcr")}
+    for name, metric in expected.items():
+        assert metric is not None and metric.value is not None, name
+        assert aggregated[name] == pytest.approx(metric.value), name
+    undefined = sorted(n for n, v in aggregated.items() if math.isnan(v))
+    fams = (judge.block("C", "representations", "composite", "families") if task == "C"
+            else judge.block("D", "families"))
+    for name in undefined:  # NaN exactly where score has no value (a family with no rows)
+        metric, fam = name.split("_")[:2]
+        assert metric in ("ns", "jcr") and fams[fam]["metrics"][metric]["value"] is None, name
+    assert 0 < aggregated["accuracy"] < 1
