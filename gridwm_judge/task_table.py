@@ -178,6 +178,11 @@ def _valid_names() -> str:
     return ", ".join(f"{t.name.lower()} ({t.config})" for t in TASKS)
 
 
+def is_task(name: str) -> bool:
+    """Whether ``name`` names a task or config of the table."""
+    return isinstance(name, str) and name.strip() in _BY_KEY
+
+
 def task_spec(name: str) -> TaskSpec:
     """The entry for a task or config name: 'c', 'C' or 'task_c'; others name the valid ones."""
     key = name.strip() if isinstance(name, str) else name

@@ -35,7 +35,7 @@ from gridwm_judge.scoring.comparisons import compare_judges
 from gridwm_judge.scoring.join import join_judge, write_rows
 from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
 from gridwm_judge.scoring.task_scores import Settings
-from gridwm_judge.task_table import CONFIGS, task_spec
+from gridwm_judge.task_table import CONFIGS, is_task, task_spec
 
 ROW_COLUMNS = ("uid", "task", "family", "env_id", "group_id", "item_id", "label", "answer",
                "variant", "temporal", "visual", "framing", "representation", "probe_family",
@@ -59,7 +59,7 @@ class RunPredictions:
 def load_rows(dataset: str, tasks: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Audit columns of every row of the dataset's task configs, plus ``item_digest`` (the hash
     of prompt and stored image bytes; images are never decoded)."""
-    configs = [c for c in available_configs(dataset) if c in CONFIGS]
+    configs = [c for c in available_configs(dataset) if is_task(c)]
     if tasks:
         want = [task_spec(t).config for t in tasks]
         missing = [c for c in want if c not in configs]

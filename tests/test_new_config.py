@@ -1,0 +1,96 @@
+"""Adding a config is one task-table entry plus its row builder (issue 12's demonstration).
+
+The config here is not shipped: ``task_f`` asks Task D's reference-aided question with a Yes/No
+answer. The test touches no library file: it adds one ``TaskSpec`` (by patching the table's
+lookup for the test's duration) and writes a row builder; everything else -- parsing, eval's
+budget, structured outputs, the baseline judges, grading, scoring with CIs -- follows the entry.
+"""
+
+from __future__ import annotations
+
+import json
+
+import datasets
+import pytest
+
+from gridwm_judge import task_table
+from gridwm_judge.cli import main
+from gridwm_judge.dataset.features import features
+from gridwm_judge.parsing import parse_answer
+from gridwm_judge.sim import generate_groups
+from gridwm_judge.task_table import TaskSpec, Verdict
+from gridwm_judge.tasks import task_d
+
+DEMO = TaskSpec("F", "task_f", "demo: reference-aided question answered Yes/No",
+                Verdict("Yes", "No"), 64, "reference_aided", "all_groups")
+
+
+def build_rows(groups) -> list[dict]:
+    """The demo's row builder: Task D's rows asked with the demo's answer format."""
+    rows = []
+    for row in task_d.build_rows(groups, conditions=("clean-neutral", "clean-negative"),
+                                 variants=("full", "cf")):
+        old_line = task_table.task_spec("D").answer.format_line()
+        rows.append({
+            **row,
+            "uid": "F" + row["uid"][1:],
+            "item_id": "F" + row["item_id"][1:],
+            "task": DEMO.name,
+            "prompt": row["prompt"].replace(old_line, DEMO.answer.format_line()),
+            "answer": DEMO.answer.success if row["label"] == 1 else DEMO.answer.failure,
+        })
+    return rows
+
+
+@pytest.fixture
+def demo_table(monkeypatch):
+    for key in (DEMO.name, DEMO.name.lower(), DEMO.config):
+        monkeypatch.setitem(task_table._BY_KEY, key, DEMO)
+
+
+def _write(folder, config, rows):
+    out = folder / "data" / config
+    out.mkdir(parents=True)
+    datasets.Dataset.from_list(rows, features=features()).to_parquet(str(out / "t.parquet"))
+    (folder / "README.md").write_text(
+        f"---\nconfigs:\n- config_name: {config}\n  data_files:\n  - split: test\n"
+        f"    path: data/{config}/*.parquet\n---\n", encoding="utf-8")
+    return folder
+
+
+def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
+    groups = generate_groups("lavagap", 3, 830000).groups  # one reference + two queries
+    rows = build_rows(groups)
+    assert len(rows) == 2 * 2 * 2 and all(r["task"] == "F" for r in rows)
+    assert all("Answer with ONLY: Yes or No." in r["prompt"] for r in rows)
+    assert "Success or Fail" not in rows[0]["prompt"]
+    dataset = _write(tmp_path / "ds", DEMO.config, rows)
+
+    # the table drives parsing and structured outputs of the new config
+    assert parse_answer("task_f", "Yes").value == "success"
+    assert parse_answer("F", "Verdict: No").value == "failure"
+    assert DEMO.structured_output() == {"choice": ["Yes", "No"]}
+
+    for judge in ("oracle", "always-yes"):
+        run = tmp_path / judge
+        assert main(["eval", "--dataset", str(dataset), "--tasks", "task_f", "--judge",
+                     f"baseline:{judge}", "--out", str(run), "--no-progress"]) == 0
+        manifest = json.loads((run / "run.json").read_text())
+        assert manifest["max_tokens"]["F"] == 64 and manifest["tasks"] == ["F"]
+        lines = [json.loads(x) for x in (run / "predictions.jsonl").read_text().splitlines()]
+        assert len(lines) == len(rows)
+        if judge == "always-yes":
+            assert {x["raw"] for x in lines} == {"Yes"}
+        assert main(["score", "--dataset", str(dataset), "--predictions",
+                     str(run / "predictions.jsonl"), "--out", str(run / "scores"),
+                     "--n-resamples", "200"]) == 0
+    capsys.readouterr()
+
+    oracle = json.loads((tmp_path / "oracle" / "scores" / "scores.json").read_text())
+    causal = oracle["judges"]["baseline:oracle"]["tasks"]["F"]["causal"]
+    assert causal["protocol"] == "all_groups" and causal["n_pairs"] == 2
+    assert causal["metrics"]["idr_raw"]["value"] == 1.0
+    yes = json.loads((tmp_path / "always-yes" / "scores" / "scores.json").read_text())
+    causal = yes["judges"]["baseline:always-yes"]["tasks"]["F"]["causal"]
+    assert causal["metrics"]["idr_raw"]["value"] == 0.0
+    assert causal["metrics"]["acc_cf"]["value"] == 0.0
