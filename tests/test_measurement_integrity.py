@@ -141,3 +141,27 @@ def test_unknown_status_is_named(smoke, tmp_path, capsys):
     assert _score(smoke, run, tmp_path / "s") == 2
     err = capsys.readouterr().err
     assert "unknown status 'exploded'" in err and "predictions.jsonl:1" in err
+
+
+def test_a_cut_off_answer_is_truncated_and_not_read_as_a_verdict(smoke, tmp_path, capsys):
+    from gridwm_judge.judges.stub_server import ok
+
+    cut = ("Let me check the frames. In frame 3 the agent picks up the key, which looks like "
+           "success so far, but then in frame")
+    run = tmp_path / "cut"
+    with StubServer() as server:
+        server.script("", *[ok(cut, finish_reason="length")] * 200)
+        assert _eval(smoke, run, "--tasks", "c", "--judge", "openai:stub", "--base-url",
+                     server.base_url, "--retries", "0") == 0
+    records = [json.loads(x) for x in (run / "predictions.jsonl").read_text().splitlines()]
+    assert records and all(r["status"] == "truncated" for r in records)
+    assert all(r["parsed"] is None and r["parse_mode"] == "invalid" for r in records)
+    capsys.readouterr()
+    assert _score(smoke, run, tmp_path / "s") == 0
+    judge = json.loads((tmp_path / "s" / "scores.json").read_text())["judges"]["openai:stub"]
+    cov = judge["coverage"]["C"]
+    # a cut-off answer is an answer (counted), but an invalid one: never a success
+    assert cov["answered"] == cov["asked"] and cov["invalid"] == cov["asked"]
+    assert cov["statuses"] == {"truncated": cov["asked"]}
+    causal = judge["tasks"]["C"]["representations"]["composite"]["causal"]
+    assert causal["metrics"]["jacc_neu"]["value"] == 0.0
