@@ -17,6 +17,46 @@ SPLIT = "test"
 _FINGERPRINT_FILES = ("README.md", "validation.json")
 
 
+class DatasetUnreachableError(ValueError):
+    """A Hub dataset id that cannot be read (offline, not logged in, no such repo)."""
+
+
+def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:
+    import os
+
+    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    why = "HF_HUB_OFFLINE is set" if offline else f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return DatasetUnreachableError(
+        f"dataset {dataset!r} is not a local folder and cannot be read from the Hugging Face "
+        f"Hub ({why[:200]}); go online (unset HF_HUB_OFFLINE), log in with `hf auth login` "
+        "if the repo is private or gated, or give the path of a folder made by "
+        "`gridwm-judge build`"
+    )
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """What the Hub clients raise when a repo cannot be reached or read."""
+    from huggingface_hub import errors as hub
+
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError, hub.HfHubHTTPError,
+                                         hub.OfflineModeIsEnabled, hub.LocalEntryNotFoundError]
+    try:
+        from datasets.exceptions import DatasetNotFoundError
+
+        found.append(DatasetNotFoundError)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+def _from_hub(dataset: str, call, *args, **kwargs):
+    """``call(*args, **kwargs)`` for a Hub dataset, its reach failures as one clear error."""
+    try:
+        return call(*args, **kwargs)
+    except _hub_errors() as exc:
+        raise _hub_error(dataset, exc) from exc
+
+
 def available_configs(dataset: str) -> list[str]:
     """Config names a dataset offers (from its card's ``configs:`` block, or its data/ folders)."""
     path = Path(dataset)
@@ -27,7 +67,7 @@ def available_configs(dataset: str) -> list[str]:
         return sorted(names)
     import datasets
 
-    return sorted(datasets.get_dataset_config_names(dataset))
+    return sorted(_from_hub(dataset, datasets.get_dataset_config_names, dataset))
 
 
 def _card_configs(readme: Path) -> list[str]:
@@ -70,14 +110,9 @@ def load_task(dataset: str, config: str):
     import datasets
     from datasets.utils import logging as ds_logging
 
-    quiet = not sys.stderr.isatty() and ds_logging.is_progress_bar_enabled()
-    if quiet:  # progress bars only on a terminal
-        ds_logging.disable_progress_bar()
-    try:
-        return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
-    finally:
-        if quiet:
-            ds_logging.enable_progress_bar()
+    if path.is_dir():
+        return datasets.load_dataset(str(path), config, split=SPLIT)
+    return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
 
 
 def dataset_provenance(dataset: str) -> dict:
@@ -115,4 +150,4 @@ def dataset_fingerprint(dataset: str) -> str:
         return f"sha256:{h.hexdigest()}"
     from huggingface_hub import HfApi
 
-    return f"hub:{dataset}@{HfApi().dataset_info(dataset).sha}"
+    return f"hub:{dataset}@{_from_hub(dataset, HfApi().dataset_info, dataset).sha}"
