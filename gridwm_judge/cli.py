@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        print(f"{prefix}: interrupted; finished results are kept", file=sys.stderr)
+        print(f"{prefix}: interrupted; nothing half-written is left", file=sys.stderr)
         return EXIT_INTERRUPTED
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
         print(f"{prefix}: error: {exc}", file=sys.stderr)
