@@ -103,7 +103,7 @@ def build_dataset(
 
     ``progress`` receives one plain line as each stage ends (groups generated, each config).
     """
-    with workers_die_with_parent(), _ctrl_c_wins():
+    with workers_die_with_parent(), _plain_failures():
         return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,
                       configs=configs, overwrite=overwrite, quiet=quiet,
                       progress=progress or (lambda line: None))
@@ -265,29 +265,44 @@ def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _ctrl_c_wins():
-    """Ctrl-C stays an interruption: an error raised while unwinding it is not reported instead.
+def _plain_failures():
+    """Ctrl-C and OS errors reach the command line as what they are.
 
-    (``datasets``' pool cleanup raises a TimeoutError when its workers, which ignore SIGINT,
-    are still busy as the KeyboardInterrupt passes.)
+    An error raised while unwinding Ctrl-C (``datasets``' pool cleanup raises a TimeoutError
+    when its workers are gone) is reported as the interruption; an OSError (a full disk)
+    that ``datasets`` wraps in its own error is raised as itself, so it is one line.
     """
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield
-        return
     hit = []
 
     def on_sigint(signum, frame):
         hit.append(signum)
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, on_sigint)
+    catch = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if catch:
+        signal.signal(signal.SIGINT, on_sigint)
     try:
         yield
     except Exception as exc:
         if hit:
             raise KeyboardInterrupt from exc
+        cause = _os_error_in(exc)
+        if cause is not None and cause is not exc:
+            raise cause from exc
         raise
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if catch:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _os_error_in(exc: BaseException | None) -> OSError | None:
+    """The first OSError in ``exc``'s chain of causes, if any."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, OSError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
