@@ -8,6 +8,7 @@ goes into every run's ``run.json`` so predictions can be traced to the exact dat
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
@@ -110,9 +111,23 @@ def load_task(dataset: str, config: str):
     import datasets
     from datasets.utils import logging as ds_logging
 
-    if path.is_dir():
-        return datasets.load_dataset(str(path), config, split=SPLIT)
-    return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
+    with _bars_only_on_a_terminal(datasets):
+        if path.is_dir():
+            return datasets.load_dataset(str(path), config, split=SPLIT)
+        return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
+
+
+@contextlib.contextmanager
+def _bars_only_on_a_terminal(datasets):
+    """No ``datasets`` progress bars when stderr is a file or pipe (they become long lines)."""
+    if sys.stderr.isatty() or datasets.are_progress_bars_disabled():
+        yield
+        return
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        datasets.enable_progress_bars()
 
 
 def dataset_provenance(dataset: str) -> dict:
