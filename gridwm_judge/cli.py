@@ -112,12 +112,13 @@ def os_error_line(exc: OSError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:
-        _chosen_subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
-    prefix = f"gridwm-judge {args.command}"
+    prefix = "gridwm-judge"
     try:
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _chosen_subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+        prefix = f"gridwm-judge {args.command}"
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted; nothing half-written is left", file=sys.stderr)

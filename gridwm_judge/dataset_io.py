@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -35,11 +36,26 @@ def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:
     )
 
 
+def hub_transport_errors() -> tuple[type[BaseException], ...]:
+    """What the Hub client raises when the Hub cannot be reached at all (offline, no network).
+
+    Offline mode is a ConnectionError; a failed connection is the transport error of the HTTP
+    library ``huggingface_hub`` uses (``httpx2`` in recent versions, ``httpx`` before).
+    """
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).TransportError)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
 def _hub_errors() -> tuple[type[BaseException], ...]:
     """What the Hub clients raise when a repo cannot be reached or read."""
     from huggingface_hub import errors as hub
 
-    found: list[type[BaseException]] = [ConnectionError, TimeoutError, hub.HfHubHTTPError,
+    found: list[type[BaseException]] = [*hub_transport_errors(), hub.HfHubHTTPError,
                                          hub.OfflineModeIsEnabled, hub.LocalEntryNotFoundError]
     try:
         from datasets.exceptions import DatasetNotFoundError

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 MASK = "***"
 SECRET_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 """Environment variables whose values are secrets wherever they appear."""
+MIN_SECRET_LEN = 8
+"""Shorter values (``EMPTY``, ``none``: what local servers are given) are not masked as text."""
 
 _USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@'\"]+@")
 _AUTH_SCHEME = re.compile(r"(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=:-]{4,}")
@@ -47,7 +49,7 @@ def redact_url(url: str) -> str:
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with URL user info, auth header values, key-like fields and ``secrets`` masked."""
     for secret in (*secrets, *env_secrets()):
-        if secret and len(secret) >= 4:
+        if secret and len(secret) >= MIN_SECRET_LEN:
             text = text.replace(secret, MASK)
     text = _USERINFO.sub(lambda m: f"{m['scheme']}{MASK}@", text)
     text = _KEY_FIELD.sub(lambda m: f"{m['key']}{m['sep']}{m['q']}{MASK}", text)

@@ -123,7 +123,9 @@ def test_redact(text, expected):
 def test_redact_known_secrets_and_values(monkeypatch):
     monkeypatch.setenv("GRIDWM_API_KEY", "s3cr3t-value")
     assert redact("echo s3cr3t-value back") == "echo *** back"
-    assert redact("the word mine", secrets=["mine"]) == "the word ***"
+    assert redact("a passphrase here", secrets=["passphrase"]) == "a *** here"
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")  # what local servers are given: not a secret
+    assert redact("EMPTY reply") == "EMPTY reply"
     assert redact_url("http://host/v1") == "http://host/v1"
     manifest = {"operational": {"base_url": "https://me:pw@h/v1", "workers": 4}, "n": [1, "a"]}
     assert redact_value(manifest) == {

@@ -191,6 +191,7 @@ def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KE
         old = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ValueError(f"{path} is not valid JSON ({exc}); use a fresh --out folder") from exc
+    manifest = redact_value(manifest)  # compare as written: run.json holds the redacted form
     diffs = [k for k in keys if k in manifest and old.get(k) != manifest.get(k)]
     if diffs:
         detail = "; ".join(f"{k}: was {old.get(k)!r}, now {manifest.get(k)!r}" for k in diffs)
