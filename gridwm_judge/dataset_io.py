@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -24,8 +25,6 @@ class DatasetUnreachableError(ValueError):
 
 
 def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:
-    import os
-
     offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
     why = "HF_HUB_OFFLINE is set" if offline else f"{type(exc).__name__}: {exc}".splitlines()[0]
     return DatasetUnreachableError(

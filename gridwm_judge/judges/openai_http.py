@@ -42,6 +42,7 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
+from gridwm_judge.judges.http_deadline import Connections
 from gridwm_judge.judges.images import png_data_url
 from gridwm_judge.redact import redact
 
@@ -194,8 +195,6 @@ class OpenAIJudge:
         if not options.base_url:
             raise ValueError(f"judge {spec!r} needs --base-url (e.g. http://127.0.0.1:8000/v1)")
         require("httpx", "openai")  # brings httpcore, which is what is used
-        from gridwm_judge.judges.http_deadline import Connections
-
         self.spec, self.model, self.options = spec, model, options
         self.url, auth = _split_userinfo(options.base_url.rstrip("/") + "/chat/completions")
         self.headers = [("Content-Type", "application/json"), ("Accept", "application/json")]
