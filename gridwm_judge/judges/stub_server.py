@@ -245,10 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(
+        prog="python -m gridwm_judge.judges.stub_server",
         description="local OpenAI-compatible stub (canned replies)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--reply", default="Yes")
+    p.add_argument("--reply", default="Yes", help="the answer to every request")
     p.add_argument("--delay", type=float, default=0.0, help="seconds per request")
     p.add_argument("--port", type=int, default=0,
                    help="port on 127.0.0.1 (0: any free port; the URL is printed)")
