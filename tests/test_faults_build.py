@@ -45,8 +45,8 @@ def _start_build(out: Path, stage_has: str | None = None, **popen):
     with ``stage_has``, once its staging folder holds that path: a later stage)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "gridwm_judge", "build", "--profile", "base", "--out", str(out),
-         "--num-proc", "2", "--configs", "task_c"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        **popen)
+         "--num-proc", "2", "--configs", "task_c"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, **popen)
     deadline = time.monotonic() + 180
 
     def ready() -> bool:
