@@ -10,7 +10,8 @@ shares:
   clear line (exit 2), any other ``OSError`` (a full disk, no permission) one line saying
   what failed where (exit 1), and Ctrl-C one line (exit 130) instead of a traceback.
   Commands write files to a temporary name and rename them, so neither leaves anything
-  half-written.
+  half-written;
+- worker processes forked while a command runs die with it (:mod:`gridwm_judge.workers`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import argparse
 import errno
 import importlib
 import sys
+
+from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
 COMMAND_MODULES = (
@@ -119,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         if extra:
             _chosen_subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
         prefix = f"gridwm-judge {args.command}"
-        return int(args.handler(args) or 0)
+        with workers_die_with_parent():
+            return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         print(f"{prefix}: interrupted; nothing half-written is left", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -27,15 +27,17 @@ _WATCH_S = 0.5
 _state = {"active": 0, "parent": None}
 
 
-def init_worker(parent_pid: int | None = None) -> None:
+def init_worker(parent_pid: int | None = None, kernel_signal: bool = True) -> None:
     """Make this process end when its parent does, and end quietly on Ctrl-C.
 
     Ctrl-C reaches the whole foreground process group: the worker exits at once without a
-    traceback, and the parent reports the interruption in one line.
+    traceback, and the parent reports the interruption in one line. ``kernel_signal`` False
+    uses the parent-watch thread only: the kernel signal fires when the *thread* that forked
+    the worker ends, which is too early for a child forked from a short-lived thread.
     """
     parent = parent_pid if parent_pid is not None else os.getppid()
     signal.signal(signal.SIGINT, _quiet_exit)
-    if not _pdeathsig():
+    if not (kernel_signal and _pdeathsig()):
         threading.Thread(target=_watch, args=(parent,), daemon=True, name="gwj-parent").start()
     if os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
@@ -66,12 +68,13 @@ def _watch(parent: int) -> None:
 
 def _before_fork() -> None:
     _state["parent"] = os.getpid()
+    _state["main_thread"] = threading.current_thread() is threading.main_thread()
 
 
 def _after_fork_in_child() -> None:
     if _state["active"]:
         _state["active"] = 0  # a worker's own children are not workers of this block
-        init_worker(_state["parent"])
+        init_worker(_state["parent"], kernel_signal=bool(_state.get("main_thread")))
 
 
 if hasattr(os, "register_at_fork"):
@@ -83,8 +86,9 @@ def workers_die_with_parent() -> Iterator[None]:
     """While active, every child forked by this process runs :func:`init_worker`.
 
     Covers process pools made inside libraries (``datasets.Builder.download_and_prepare``
-    with ``num_proc``). Pools should be created from the main thread: the kernel signal
-    fires when the *thread* that forked a worker ends.
+    with ``num_proc``) and pools of this package that do not pass the initializer. The
+    command line keeps it active for the whole command. (Pools started with ``spawn`` or
+    ``forkserver`` are not forked from here: they need ``initializer=init_worker``.)
     """
     _state["active"] += 1
     try:

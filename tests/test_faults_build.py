@@ -142,3 +142,23 @@ def test_a_refused_build_creates_nothing(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("gridwm-judge build: error:") for line in err)
+
+
+def test_kill_9_of_any_command_kills_its_workers(tmp_path):
+    """`groups` makes its own process pool (in sim, no initializer): the command line covers it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gridwm_judge", "groups", "--family", "all", "--n", "40",
+         "--num-proc", "2", "--out", str(tmp_path / "g.jsonl")],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(_children(proc.pid)) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, "groups started no worker"
+        time.sleep(0.05)
+    time.sleep(0.3)
+    workers = _children(proc.pid)
+    assert workers and all(_alive(p) for p in workers)
+    proc.kill()
+    proc.wait(timeout=10)
+    took = _wait_dead(workers, 10)
+    print(f"kill -9 of groups: {len(workers)} workers gone after {took:.2f} s")
+    assert not [p for p in workers if _alive(p)], "workers outlived their killed parent"
