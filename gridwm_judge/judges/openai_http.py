@@ -267,7 +267,11 @@ class OpenAIJudge:
             req = todo.get()
             if req is None or stop.is_set():
                 return
-            done.put(self.one(req, stop))
+            try:
+                resp = self.one(req, stop)
+            except BaseException as exc:  # never leave the consumer waiting for this request
+                resp = JudgeResponse(req.uid, None, "error", 0.0, error=f"worker failed: {exc!r}")
+            done.put(resp)
 
     def one(self, req: JudgeRequest, stop: threading.Event | None = None) -> JudgeResponse:
         """Send one request with retries; never raises."""
