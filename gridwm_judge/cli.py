@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         if extra:
             _chosen_subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
         prefix = f"gridwm-judge {args.command}"
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # to print a command to rerun
         with workers_die_with_parent():
             return int(args.handler(args) or 0)
     except KeyboardInterrupt:

@@ -124,7 +124,6 @@ def load_task(dataset: str, config: str):
         have = ", ".join(configs) if configs else "none"
         raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}")
     import datasets
-    from datasets.utils import logging as ds_logging
 
     with _bars_only_on_a_terminal(datasets):
         if path.is_dir():

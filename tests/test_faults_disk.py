@@ -66,7 +66,7 @@ def test_disk_full_mid_eval_is_one_line_and_keeps_whole_rows(smoke, tmp_path, mo
     assert len(_records(run)) == 5  # the half line was cut, the 5 finished rows are whole
     monkeypatch.setattr(store_mod.os, "write", real_write)
     assert main(_eval(smoke, run)) == 0
-    assert "done 13 (8 new, 5 resumed)" in capsys.readouterr().out
+    assert "13/13 (8 new, 5 resumed)" in capsys.readouterr().out
     assert len(_records(run)) == 13
 
 

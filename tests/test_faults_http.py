@@ -70,7 +70,7 @@ def test_eval_records_a_trickled_request_as_error(smoke, tmp_path, capsys):
         args = ["eval", "--dataset", str(smoke), "--out", str(run), "--no-progress",
                 "--tasks", "e", "--judge", "openai:stub", "--base-url", server.base_url,
                 "--timeout", "1", "--retries", "0", "--workers", "1"]
-        assert main(args) == 0
+        assert main(args) == 1  # an errored request remains: eval says so and exits 1
         took = time.monotonic() - start
     [record] = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
     assert record["status"] == "error" and record["raw"] is None and "timeout" in record["error"]
@@ -128,7 +128,7 @@ def test_no_secret_reaches_the_disk(smoke, tmp_path, monkeypatch, capsys):
             args = ["eval", "--dataset", str(smoke), "--out", str(tmp_path / name),
                     "--no-progress", "--tasks", "c,e", "--judge", "openai:stub", "--base-url", url,
                     "--retries", "1", "--workers", "2"]
-            assert main(args) == 0
+            assert main(args) == 1  # every request errored
         seen = {h.get("Authorization") for h in server.headers}
     assert f"Bearer {key}" in seen and f"Basic {basic}" in seen  # the server did get them
     out = capsys.readouterr()

@@ -29,12 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.dataset import validation as checks
-from gridwm_judge.dataset.profiles import (
-    DEFAULT_SAMPLING_SEED,
-    DEFAULT_SEED,
-    check_configs,
-    get_profile,
-)
+from gridwm_judge.dataset.profiles import check_configs, get_profile
+from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.workers import workers_die_with_parent
 
 STAGE_LOCK = ".building.lock"

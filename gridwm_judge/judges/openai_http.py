@@ -27,7 +27,6 @@ import base64
 import json
 import os
 import queue
-import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -42,6 +41,7 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
+from gridwm_judge.judges.decoding import GREEDY, openai_request_fields, split_think
 from gridwm_judge.judges.http_deadline import Connections
 from gridwm_judge.judges.images import png_data_url
 from gridwm_judge.redact import redact
@@ -49,9 +49,6 @@ from gridwm_judge.redact import redact
 API_KEY_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 30.0
-GREEDY = {"temperature": 0.0, "top_p": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0}
-"""Explicit greedy decoding in every request: no sampling and no penalties, whatever the
-server's defaults (only the task's ``max_tokens`` varies)."""
 _POLL_S = 0.2  # how often the consuming thread wakes to let Ctrl-C through
 
 
@@ -63,7 +60,8 @@ def image_data_url(image) -> str:
 def chat_body(
     model: str, req: JudgeRequest, seed: int | None = None, structured: bool = False
 ) -> dict:
-    """The chat-completions request body: images first, then the prompt; greedy decoding.
+    """The chat-completions request body: images first, then the prompt; greedy decoding
+    (:data:`~.decoding.GREEDY`: no sampling, no penalties, the task's budget).
 
     ``structured`` adds vLLM's ``structured_outputs`` extra parameter (choice / JSON schema
     of the task's answer format); only vLLM-compatible servers understand it.
@@ -76,8 +74,7 @@ def chat_body(
     body = {
         "model": model,
         "messages": [{"role": "user", "content": content}],
-        **GREEDY,
-        "max_tokens": req.max_tokens,
+        **openai_request_fields(req.max_tokens),
     }
     if seed is not None:
         body["seed"] = seed
@@ -107,7 +104,7 @@ class Completion:
     @property
     def status(self):
         """``truncated`` when the budget ran out (even with no answer), else ok / empty."""
-        return "truncated" if self.finish_reason == "length" else status_for(self.answer, False)
+        return status_for(self.answer, self.finish_reason == "length")
 
 
 def parse_completion(data) -> Completion:
@@ -122,33 +119,11 @@ def parse_completion(data) -> Completion:
     if content is not None and not isinstance(content, str):
         raise ValueError(f"message.content is not text: {content!r:.200}")
     thinking = [message.get("reasoning") or message.get("reasoning_content")]
-    if content is not None:
-        content, inline = _split_think(content)
+    if content is not None:  # no reasoning parser on the server: <think> stays in the content
+        inline, content = split_think(content)
         thinking.append(inline)
     reasoning = "\n\n".join(t for t in thinking if isinstance(t, str) and t.strip()) or None
     return Completion(content, reasoning, finish, _usage(data.get("usage")))
-
-
-_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
-
-
-def _split_think(text: str) -> tuple[str, str | None]:
-    """``<think>...</think>`` blocks split off the answer: (answer, reasoning or None).
-
-    Everything up to the last ``</think>`` is reasoning (a chat template may open the block
-    in the prompt, so the content can start inside it); an unclosed ``<think>`` (thinking
-    cut by the budget) makes the rest reasoning. A private stand-in for
-    ``gridwm_judge.parsing.split_reasoning``, which another branch adds.
-    """
-    if _THINK_OPEN not in text and _THINK_CLOSE not in text:
-        return text, None
-    head, closed, tail = text.rpartition(_THINK_CLOSE)
-    if closed:
-        answer, reasoning = tail, head
-    else:
-        answer, _, reasoning = text.partition(_THINK_OPEN)
-    reasoning = re.sub(r"</?think>", "", reasoning).strip()
-    return answer.strip(), reasoning or None
 
 
 def _usage(usage) -> Usage | None:
@@ -215,7 +190,7 @@ class OpenAIJudge:
             "backend": "openai",
             "model": self.model,
             "structured": self.options.structured,
-            **GREEDY,
+            "decoding": GREEDY.settings(),
             "seed": self.options.seed,
         }
 
