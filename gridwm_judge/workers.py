@@ -24,19 +24,24 @@ from collections.abc import Iterator
 
 PR_SET_PDEATHSIG = 1
 _WATCH_S = 0.5
-_state = {"active": 0, "parent": None}
+_state = {"active": 0, "quiet": 0, "parent": None}
 
 
-def init_worker(parent_pid: int | None = None, kernel_signal: bool = True) -> None:
+def init_worker(parent_pid: int | None = None, kernel_signal: bool = True,
+                quiet_ctrl_c: bool = True) -> None:
     """Make this process end when its parent does, and end quietly on Ctrl-C.
 
-    Ctrl-C reaches the whole foreground process group: the worker exits at once without a
-    traceback, and the parent reports the interruption in one line. ``kernel_signal`` False
+    Ctrl-C reaches the whole foreground process group: with ``quiet_ctrl_c`` the worker exits
+    at once without a traceback, and the parent reports the interruption in one line (a pool
+    whose futures the parent cancels on Ctrl-C, as ``Executor.map`` does, should keep Python's
+    own handling: on Python < 3.12 the pool's thread then races the cancellation and prints an
+    InvalidStateError). ``kernel_signal`` False
     uses the parent-watch thread only: the kernel signal fires when the *thread* that forked
     the worker ends, which is too early for a child forked from a short-lived thread.
     """
     parent = parent_pid if parent_pid is not None else os.getppid()
-    signal.signal(signal.SIGINT, _quiet_exit)
+    if quiet_ctrl_c:
+        signal.signal(signal.SIGINT, _quiet_exit)
     if not (kernel_signal and _pdeathsig()):
         threading.Thread(target=_watch, args=(parent,), daemon=True, name="gwj-parent").start()
     if os.getppid() != parent:  # the parent died before the line above took effect
@@ -73,8 +78,10 @@ def _before_fork() -> None:
 
 def _after_fork_in_child() -> None:
     if _state["active"]:
-        _state["active"] = 0  # a worker's own children are not workers of this block
-        init_worker(_state["parent"], kernel_signal=bool(_state.get("main_thread")))
+        quiet = bool(_state["quiet"])
+        _state["active"] = _state["quiet"] = 0  # a worker's own children are not covered
+        init_worker(_state["parent"], kernel_signal=bool(_state.get("main_thread")),
+                    quiet_ctrl_c=quiet)
 
 
 if hasattr(os, "register_at_fork"):
@@ -82,31 +89,36 @@ if hasattr(os, "register_at_fork"):
 
 
 @contextlib.contextmanager
-def workers_die_with_parent() -> Iterator[None]:
+def workers_die_with_parent(quiet_ctrl_c: bool = False) -> Iterator[None]:
     """While active, every child forked by this process runs :func:`init_worker`.
 
     Covers process pools made inside libraries (``datasets.Builder.download_and_prepare``
     with ``num_proc``) and pools of this package that do not pass the initializer. The
     command line keeps it active for the whole command. (Pools started with ``spawn`` or
     ``forkserver`` are not forked from here: they need ``initializer=init_worker``.)
+    ``quiet_ctrl_c`` makes those children exit silently on Ctrl-C (see :func:`init_worker`).
     """
     _state["active"] += 1
+    _state["quiet"] += bool(quiet_ctrl_c)
     try:
         yield
     finally:
         _state["active"] -= 1
+        _state["quiet"] -= bool(quiet_ctrl_c)
 
 
 def stop_pool(executor) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: cancel queued work and kill running workers.
+    """Stop a ``ProcessPoolExecutor`` now: kill its workers, do not wait for their tasks.
 
-    ``shutdown(wait=True)`` would wait for every running task, and workers ignore SIGINT.
+    ``shutdown(wait=True)`` would wait for every running task. Futures are not cancelled:
+    the pool marks them broken itself, and cancelling them races that on Python < 3.12
+    (an InvalidStateError traceback from the pool's thread).
     """
-    executor.shutdown(wait=False, cancel_futures=True)
     kill = getattr(executor, "kill_workers", None)  # Python >= 3.14
     if kill is not None:
         kill()
-        return
-    for proc in list((getattr(executor, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
+    else:
+        for proc in list((getattr(executor, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                proc.kill()
+    executor.shutdown(wait=False)

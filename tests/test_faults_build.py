@@ -41,11 +41,13 @@ def _alive(pid: int) -> bool:
 
 
 def _start_build(out: Path, stage_has: str | None = None, **popen):
-    """A base build of task_c with 2 workers, returned once its worker processes exist (and,
-    with ``stage_has``, once its staging folder holds that path: a later stage)."""
+    """A base build with 2 workers, returned once its worker processes exist (and, with
+    ``stage_has``, once its staging folder holds that path: a later stage, reached sooner
+    by building task_c alone)."""
+    configs = ["--configs", "task_c"] if stage_has else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "gridwm_judge", "build", "--profile", "base", "--out", str(out),
-         "--num-proc", "2", "--configs", "task_c"],
+         "--num-proc", "2", *configs],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, **popen)
     deadline = time.monotonic() + 180
 
@@ -57,8 +59,7 @@ def _start_build(out: Path, stage_has: str | None = None, **popen):
     while not ready():
         assert proc.poll() is None, f"build ended early: {proc.communicate()[0].decode()[-2000:]}"
         assert time.monotonic() < deadline, "the build started no worker"
-        time.sleep(0.05)
-    time.sleep(0.3)
+        time.sleep(0.02)
     return proc, _children(proc.pid)
 
 
@@ -162,3 +163,23 @@ def test_kill_9_of_any_command_kills_its_workers(tmp_path):
     took = _wait_dead(workers, 10)
     print(f"kill -9 of groups: {len(workers)} workers gone after {took:.2f} s")
     assert not [p for p in workers if _alive(p)], "workers outlived their killed parent"
+
+
+def test_ctrl_c_in_groups_is_one_line(tmp_path):
+    """A pool this package does not build (sim's) under Ctrl-C: one line, no worker traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gridwm_judge", "groups", "--family", "all", "--n", "40",
+         "--num-proc", "2", "--out", str(tmp_path / "g.jsonl")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    while len(_children(proc.pid)) < 2:
+        assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+        time.sleep(0.02)
+    workers = _children(proc.pid)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode().strip().splitlines() == [
+        "gridwm-judge groups: interrupted; nothing half-written is left"], err.decode()
+    assert _wait_dead(workers, 5) < 5
+    assert not (tmp_path / "g.jsonl").exists()

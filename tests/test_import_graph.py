@@ -20,8 +20,8 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "task_table", "schema", "records", "item_hash", "resources", "world", "prompts",
-     "parsing"),
-    ("sim", "miniworld"),
+     "parsing", "atomic", "redact", "workers"),
+    ("sim",),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),

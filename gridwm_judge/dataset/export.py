@@ -99,7 +99,7 @@ def build_dataset(
 
     ``progress`` receives one plain line as each stage ends (groups generated, each config).
     """
-    with workers_die_with_parent(), _plain_failures():
+    with workers_die_with_parent(quiet_ctrl_c=True), _plain_failures():
         return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,
                       configs=configs, overwrite=overwrite, quiet=quiet,
                       progress=progress or (lambda line: None))

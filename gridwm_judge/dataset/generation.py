@@ -76,9 +76,9 @@ class GroupPool:
                 if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
         if num_proc > 1 and len(todo) > 1:
             ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
-            try:
-                draws = list(ex.map(_generate, *zip(*todo, strict=True),
-                                    [self.seed] * len(todo)))
+            try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
+                futures = [ex.submit(_generate, f, e, n, self.seed) for f, e, n in todo]
+                draws = [fut.result() for fut in futures]
             except BaseException:  # Ctrl-C or a failed draw: do not wait for the others
                 stop_pool(ex)
                 raise
