@@ -41,9 +41,10 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
-from gridwm_judge.judges.decoding import GREEDY, openai_request_fields, split_think
+from gridwm_judge.judges.decoding import GREEDY, openai_request_fields
 from gridwm_judge.judges.http_deadline import Connections
 from gridwm_judge.judges.images import png_data_url
+from gridwm_judge.parsing import split_reasoning
 from gridwm_judge.redact import redact
 
 API_KEY_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY")
@@ -120,7 +121,7 @@ def parse_completion(data) -> Completion:
         raise ValueError(f"message.content is not text: {content!r:.200}")
     thinking = [message.get("reasoning") or message.get("reasoning_content")]
     if content is not None:  # no reasoning parser on the server: <think> stays in the content
-        inline, content = split_think(content)
+        inline, content = split_reasoning(content)
         thinking.append(inline)
     reasoning = "\n\n".join(t for t in thinking if isinstance(t, str) and t.strip()) or None
     return Completion(content, reasoning, finish, _usage(data.get("usage")))
