@@ -21,7 +21,7 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "task_table", "schema", "records", "item_hash", "resources", "world", "prompts",
      "parsing", "atomic", "redact", "workers"),
-    ("sim",),
+    ("sim", "miniworld"),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),

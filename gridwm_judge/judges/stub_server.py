@@ -82,7 +82,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._active = 0
         self.max_active = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -217,6 +217,10 @@ def _completion(body: dict, b: Behaviour) -> dict:
         "choices": [{"index": 0, "finish_reason": b.finish_reason, "message": message}],
         "usage": usage,
     }
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # socketserver's 5 drops simultaneous connects (a 1 s SYN retry)
 
 
 def _quiet_disconnects(handle_error):
