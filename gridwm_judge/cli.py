@@ -1,16 +1,27 @@
 """The `gridwm-judge` command line.
 
 Each part of the pipeline owns its sub-commands in its own module, which exposes
-``register(subparsers)``; this file only lists those modules. A sub-command's handler
-returns an exit code; a ``ValueError``/``FileExistsError``/``FileNotFoundError`` raised
-for bad input is printed as one clear line (exit 2) instead of a traceback.
+``register(subparsers)``; this file only lists those modules, and sets what every command
+shares:
+
+- ``--help`` shows each option's default (added here once, not in each ``register``);
+- an unknown flag prints the sub-command's usage, not the top-level one;
+- a ``ValueError``/``FileExistsError``/``FileNotFoundError`` raised for bad input is one
+  clear line (exit 2), any other ``OSError`` (a full disk, no permission) one line saying
+  what failed where (exit 1), and Ctrl-C one line (exit 130) instead of a traceback.
+  Commands write files to a temporary name and rename them, so neither leaves anything
+  half-written;
+- worker processes forked while a command runs die with it (:mod:`gridwm_judge.workers`).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
+
+from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
 COMMAND_MODULES = (
@@ -22,6 +33,47 @@ COMMAND_MODULES = (
     "gridwm_judge.quickstart",
     "gridwm_judge.integrations.commands",
 )
+EXIT_BAD_INPUT, EXIT_OS_ERROR, EXIT_INTERRUPTED = 2, 1, 130
+
+
+class _ShowDefaults:
+    """Appends ``(default: X)`` to an option's help unless its help already names a default.
+
+    Required options, positionals and flags (default False) have nothing to show.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            action.help == argparse.SUPPRESS
+            or not action.option_strings
+            or action.required
+            or action.default is argparse.SUPPRESS
+            or action.default is False
+            or isinstance(action, (argparse._HelpAction, argparse._VersionAction))
+            or "default" in text.lower()
+        ):
+            return action.help
+        shown = "none" if action.default is None else "%(default)s"
+        return f"{text} (default: {shown})".lstrip()
+
+
+def _with_defaults(formatter: type) -> type:
+    if issubclass(formatter, _ShowDefaults):
+        return formatter
+    return type(f"Defaults{formatter.__name__}", (_ShowDefaults, formatter), {})
+
+
+def _subparser_actions(parser: argparse.ArgumentParser):
+    return [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+
+
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Give every (sub-)parser a formatter that shows defaults, keeping its own layout."""
+    parser.formatter_class = _with_defaults(parser.formatter_class)
+    for action in _subparser_actions(parser):
+        for sub in set(action.choices.values()):
+            _show_defaults(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,18 +87,53 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(subparsers)
+    _show_defaults(parser)
     return parser
 
 
+def _chosen_subparser(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """The deepest sub-command parser the command line chose (for its usage line)."""
+    while True:
+        actions = _subparser_actions(parser)
+        if not actions:
+            return parser
+        action = actions[0]
+        name = getattr(args, action.dest, None) if action.dest != argparse.SUPPRESS else None
+        if name not in action.choices:
+            return parser
+        parser = action.choices[name]
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an OSError: what failed, where, and what to do about a full disk."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    hint = ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        hint = "; free some space and rerun (files already finished are kept)"
+    return f"{what}{where}{hint}"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # to print a command to rerun
+    prefix = "gridwm-judge"
     try:
-        return int(args.handler(args) or 0)
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _chosen_subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+        prefix = f"gridwm-judge {args.command}"
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # to print a command to rerun
+        with workers_die_with_parent():
+            return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{prefix}: interrupted; nothing half-written is left", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
-        print(f"gridwm-judge {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"{prefix}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"{prefix}: error: {os_error_line(exc)}", file=sys.stderr)
+        return EXIT_OS_ERROR
 
 
 if __name__ == "__main__":

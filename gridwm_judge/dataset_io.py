@@ -8,13 +8,69 @@ goes into every run's ``run.json`` so predictions can be traced to the exact dat
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
 SPLIT = "test"
 _FINGERPRINT_FILES = ("README.md", "validation.json")
+
+
+class DatasetUnreachableError(ValueError):
+    """A Hub dataset id that cannot be read (offline, not logged in, no such repo)."""
+
+
+def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:
+    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    why = "HF_HUB_OFFLINE is set" if offline else f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return DatasetUnreachableError(
+        f"dataset {dataset!r} is not a local folder and cannot be read from the Hugging Face "
+        f"Hub ({why[:200]}); go online (unset HF_HUB_OFFLINE), log in with `hf auth login` "
+        "if the repo is private or gated, or give the path of a folder made by "
+        "`gridwm-judge build`"
+    )
+
+
+def hub_transport_errors() -> tuple[type[BaseException], ...]:
+    """What the Hub client raises when the Hub cannot be reached at all (offline, no network).
+
+    Offline mode is a ConnectionError; a failed connection is the transport error of the HTTP
+    library ``huggingface_hub`` uses (``httpx2`` in recent versions, ``httpx`` before).
+    """
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).TransportError)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """What the Hub clients raise when a repo cannot be reached or read."""
+    from huggingface_hub import errors as hub
+
+    found: list[type[BaseException]] = [*hub_transport_errors(), hub.HfHubHTTPError,
+                                         hub.OfflineModeIsEnabled, hub.LocalEntryNotFoundError]
+    try:
+        from datasets.exceptions import DatasetNotFoundError
+
+        found.append(DatasetNotFoundError)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+def _from_hub(dataset: str, call, *args, **kwargs):
+    """``call(*args, **kwargs)`` for a Hub dataset, its reach failures as one clear error."""
+    try:
+        return call(*args, **kwargs)
+    except _hub_errors() as exc:
+        raise _hub_error(dataset, exc) from exc
 
 
 def available_configs(dataset: str) -> list[str]:
@@ -27,7 +83,7 @@ def available_configs(dataset: str) -> list[str]:
         return sorted(names)
     import datasets
 
-    return sorted(datasets.get_dataset_config_names(dataset))
+    return sorted(_from_hub(dataset, datasets.get_dataset_config_names, dataset))
 
 
 def _card_configs(readme: Path) -> list[str]:
@@ -68,16 +124,24 @@ def load_task(dataset: str, config: str):
         have = ", ".join(configs) if configs else "none"
         raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}")
     import datasets
-    from datasets.utils import logging as ds_logging
 
-    quiet = not sys.stderr.isatty() and ds_logging.is_progress_bar_enabled()
-    if quiet:  # progress bars only on a terminal
-        ds_logging.disable_progress_bar()
+    with _bars_only_on_a_terminal(datasets):
+        if path.is_dir():
+            return datasets.load_dataset(str(path), config, split=SPLIT)
+        return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
+
+
+@contextlib.contextmanager
+def _bars_only_on_a_terminal(datasets):
+    """No ``datasets`` progress bars when stderr is a file or pipe (they become long lines)."""
+    if sys.stderr.isatty() or datasets.are_progress_bars_disabled():
+        yield
+        return
+    datasets.disable_progress_bars()
     try:
-        return datasets.load_dataset(str(path) if path.is_dir() else dataset, config, split=SPLIT)
+        yield
     finally:
-        if quiet:
-            ds_logging.enable_progress_bar()
+        datasets.enable_progress_bars()
 
 
 def dataset_provenance(dataset: str) -> dict:
@@ -115,4 +179,4 @@ def dataset_fingerprint(dataset: str) -> str:
         return f"sha256:{h.hexdigest()}"
     from huggingface_hub import HfApi
 
-    return f"hub:{dataset}@{HfApi().dataset_info(dataset).sha}"
+    return f"hub:{dataset}@{_from_hub(dataset, HfApi().dataset_info, dataset).sha}"

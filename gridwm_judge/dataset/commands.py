@@ -55,10 +55,8 @@ def _build(args: argparse.Namespace) -> int:
 
     report = build_dataset(args.out, args.profile, seed=args.seed,
                            sampling_seed=args.sampling_seed, num_proc=args.num_proc,
-                           configs=args.configs, overwrite=args.overwrite)
-    print(f"generated groups in {report.generation_seconds:.1f}s")
-    for config in report.configs:
-        print(f"{config}: {report.rows[config]} rows in {report.seconds[config]:.1f}s")
+                           configs=args.configs, overwrite=args.overwrite,
+                           progress=lambda line: print(line, flush=True))
     print(f"wrote {report.out} ({report.total_seconds:.1f}s); "
           f"load it with datasets.load_dataset({str(report.out)!r}, {report.configs[0]!r})")
     return 0

@@ -4,18 +4,26 @@
     DIR/README.md                                     (card: YAML configs + dataset_info, prose)
     DIR/validation.json                               (checks, gate results, rejects, seeds)
 
-Everything is written to a temporary folder beside DIR and moved into place at the end, so a
-failed build leaves DIR as it was; a non-empty DIR is refused unless ``overwrite``.
+Everything is written to a temporary folder beside DIR (``.DIR.building-*``) and moved into
+place at the end, so a failed or interrupted build leaves DIR as it was; a non-empty DIR is
+refused unless ``overwrite``. The staging folder holds a lock while its build lives, so the
+next build into the same place removes the folders of builds that were killed (``kill -9``
+leaves no chance to clean up) and never those of a build still running. Worker processes die
+with the build (:mod:`gridwm_judge.workers`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shlex
 import shutil
+import signal
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,9 @@ from typing import Any
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.profiles import check_configs, get_profile
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
+from gridwm_judge.workers import workers_die_with_parent
+
+STAGE_LOCK = ".building.lock"
 
 
 @dataclass(frozen=True)
@@ -82,8 +93,20 @@ def build_dataset(
     configs: list[str] | tuple[str, ...] | None = None,
     overwrite: bool = False,
     quiet: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Build ``profile`` into ``out`` and return what was written (see the module docstring)."""
+    """Build ``profile`` into ``out`` and return what was written (see the module docstring).
+
+    ``progress`` receives one plain line as each stage ends (groups generated, each config).
+    """
+    with workers_die_with_parent(quiet_ctrl_c=True), _plain_failures():
+        return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,
+                      configs=configs, overwrite=overwrite, quiet=quiet,
+                      progress=progress or (lambda line: None))
+
+
+def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, quiet,
+           progress) -> BuildReport:
     import datasets
 
     from gridwm_judge import __version__
@@ -107,8 +130,11 @@ def build_dataset(
         logging.getLogger("datasets").setLevel(logging.ERROR)
 
     t_start = time.perf_counter()
+    made_parent = not out.parent.exists()
     out.parent.mkdir(parents=True, exist_ok=True)
+    remove_dead_stages(out)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    lock = _lock_stage(stage)
     umask = os.umask(0)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
@@ -117,6 +143,7 @@ def build_dataset(
         pool.reset_usage()
         pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
         t_gen = time.perf_counter() - t_start
+        progress(f"generated groups in {t_gen:.1f}s")
         splits: dict[str, dict[str, int]] = {}
         seconds: dict[str, float] = {}
         for config in chosen:
@@ -131,6 +158,7 @@ def build_dataset(
                               "num_bytes": int(info.num_bytes),
                               "download_size": _move_parquet(prepared, stage / "data" / config)}
             seconds[config] = time.perf_counter() - t0
+            progress(f"{config}: {splits[config]['num_examples']} rows in {seconds[config]:.1f}s")
         shutil.rmtree(stage / ".prepared", ignore_errors=True)
         shutil.rmtree(stage / ".cache", ignore_errors=True)
 
@@ -155,9 +183,16 @@ def build_dataset(
                     build_command=build_command(prof.name, Path("gridwm-judge-data"), seed,
                                                 sampling_seed, configs and chosen))
         _replace(stage, out)
+        with contextlib.suppress(OSError):
+            (out / STAGE_LOCK).unlink()
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        if made_parent:
+            with contextlib.suppress(OSError):
+                out.parent.rmdir()  # only if empty: a refused build creates nothing
         raise
+    finally:
+        os.close(lock)
     return BuildReport(out=out, profile=prof.name, configs=chosen,
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
@@ -173,3 +208,97 @@ def _replace(stage: Path, out: Path) -> None:
     stage.rename(out)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _lock_stage(stage: Path) -> int:
+    """Hold an exclusive lock inside ``stage`` for as long as this build lives."""
+    fd = os.open(stage / STAGE_LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; dead stages are left to the user
+        return fd
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
+    """Remove what killed builds into ``out`` left beside it; returns the folders removed.
+
+    A ``.OUT.building-*`` folder is dead when nobody holds its lock (a folder without a lock
+    file, from an older version, when older than ``min_age_s``); ``.OUT.old-*`` folders are
+    previous outputs a killed build had set aside.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return []
+    removed = []
+    for path in sorted(out.parent.glob(f".{out.name}.building-*")):
+        lock_path = path / STAGE_LOCK
+        if not lock_path.exists():
+            if path.is_dir() and time.time() - path.stat().st_mtime > min_age_s:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            continue
+        try:
+            fd = os.open(lock_path, os.O_WRONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a live build holds it
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        finally:
+            os.close(fd)
+    for path in sorted(out.parent.glob(f".{out.name}.old-*")):
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+@contextlib.contextmanager
+def _plain_failures():
+    """Ctrl-C and OS errors reach the command line as what they are.
+
+    An error raised while unwinding Ctrl-C (``datasets``' pool cleanup raises a TimeoutError
+    when its workers are gone) is reported as the interruption; an OSError (a full disk)
+    that ``datasets`` wraps in its own error is raised as itself, so it is one line.
+    """
+    hit = []
+
+    def on_sigint(signum, frame):
+        hit.append(signum)
+        raise KeyboardInterrupt
+
+    catch = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if catch:
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    except Exception as exc:
+        if hit:
+            raise KeyboardInterrupt from exc
+        cause = _os_error_in(exc)
+        if cause is not None and cause is not exc:
+            raise cause from exc
+        raise
+    finally:
+        if catch:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _os_error_in(exc: BaseException | None) -> OSError | None:
+    """The first OSError in ``exc``'s chain of causes, if any."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, OSError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None

@@ -4,7 +4,8 @@ build so each group is generated once.
 ``generate_groups(family, n, seed)`` draws from consecutive seeds, so the first k groups of a
 larger draw are exactly the groups of a draw of k: a task that needs fewer groups takes a
 prefix. The pool also keeps what validation.json reports: seeds drawn, rejects by gate and the
-validator results of the groups used.
+validator results of the groups used. Worker processes die with the build (see
+:mod:`gridwm_judge.workers`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
+from gridwm_judge.workers import init_worker, stop_pool
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,14 @@ class GroupPool:
         todo = [(f, e, n) for (f, e), n in need.items()
                 if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
         if num_proc > 1 and len(todo) > 1:
-            with ProcessPoolExecutor(max_workers=num_proc) as ex:
-                draws = list(ex.map(_generate, *zip(*todo, strict=True),
-                                    [self.seed] * len(todo)))
+            ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
+            try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
+                futures = [ex.submit(_generate, f, e, n, self.seed) for f, e, n in todo]
+                draws = [fut.result() for fut in futures]
+            except BaseException:  # Ctrl-C or a failed draw: do not wait for the others
+                stop_pool(ex)
+                raise
+            ex.shutdown()
         else:
             draws = [_generate(f, e, n, self.seed) for f, e, n in todo]
         for d in draws:

@@ -12,12 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.dataset_io import hub_transport_errors
+
 LOGIN_HELP = (
     "no Hugging Face token found; log in with `hf auth login` (or `huggingface-cli login`), "
     "or set the HF_TOKEN environment variable to a token with write access "
     "(https://huggingface.co/settings/tokens)"
 )
 _REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+class HubUnreachableError(ValueError):
+    """The Hub could not be reached (offline, no network); nothing was uploaded."""
 
 
 @dataclass(frozen=True)
@@ -59,14 +65,23 @@ def push_folder(folder: str | Path, repo_id: str, *, private: bool = False,
         token = get_token()
     if not token:
         raise PermissionError(LOGIN_HELP)
-    api.create_repo(repo_id, token=token, private=private, repo_type="dataset", exist_ok=True)
-    if revision is not None:
-        api.create_branch(repo_id, branch=revision, token=token, repo_type="dataset", exist_ok=True)
-    info = api.upload_folder(
-        repo_id=repo_id, folder_path=str(folder), repo_type="dataset", revision=revision,
-        token=token, commit_message="Upload GridWM-Judge dataset (gridwm-judge build)",
-        ignore_patterns=[".*", "**/.*"],
-    )
+    try:
+        api.create_repo(repo_id, token=token, private=private, repo_type="dataset",
+                        exist_ok=True)
+        if revision is not None:
+            api.create_branch(repo_id, branch=revision, token=token, repo_type="dataset",
+                              exist_ok=True)
+        info = api.upload_folder(
+            repo_id=repo_id, folder_path=str(folder), repo_type="dataset", revision=revision,
+            token=token, commit_message="Upload GridWM-Judge dataset (gridwm-judge build)",
+            ignore_patterns=[".*", "**/.*"],
+        )
+    except hub_transport_errors() as exc:
+        raise HubUnreachableError(
+            f"cannot reach the Hugging Face Hub to push {repo_id!r} "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}); "
+            "go online (unset HF_HUB_OFFLINE) and run the push again"
+        ) from exc
     commit = str(getattr(info, "oid", "") or "")
     url = str(getattr(info, "commit_url", "") or f"https://huggingface.co/datasets/{repo_id}")
     return PushResult(repo_id=repo_id, revision=revision, commit=commit, url=url)

@@ -3,10 +3,15 @@
 Real HTTP on 127.0.0.1 (``http.server`` in a thread), so the ``openai:`` backend is exercised
 through sockets, not mocks. Replies are scripted per prompt: :meth:`StubServer.script` queues
 behaviours for requests whose prompt contains a key (429, 500, a slow reply, a malformed body,
-a truncated answer); everything else gets ``default_reply`` after ``delay_s``.
+a truncated answer, a reply trickled one byte at a time, an error body that echoes the request
+headers, a reasoning model's reply); everything else gets ``default_reply`` after ``delay_s``.
 
     with StubServer(default_reply="Yes") as server:
         ...  # point --base-url at server.base_url
+
+From a shell, to try the ``openai:`` backend without a model server::
+
+    python -m gridwm_judge.judges.stub_server --port 8011 --reply Yes
 """
 
 from __future__ import annotations
@@ -21,18 +26,38 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 @dataclass(frozen=True)
 class Behaviour:
-    """One scripted reply: kind in ok / status / sleep / malformed / nochoices."""
+    """One scripted reply: kind in ok / status / sleep / malformed / nochoices / trickle / echo.
+
+    ``text`` None sends ``"content": null``; ``reasoning`` goes in the message's
+    ``reasoning_key`` field (vLLM: ``reasoning``; older servers: ``reasoning_content``).
+    """
 
     kind: str
-    text: str = "Yes"
+    text: str | None = "Yes"
     status: int = 200
     seconds: float = 0.0
     finish_reason: str = "stop"
     retry_after: float | None = None
+    reasoning: str | None = None
+    reasoning_key: str = "reasoning"
+    reasoning_tokens: int | None = None
+    headers_too: bool = False
 
 
-def ok(text: str, finish_reason: str = "stop") -> Behaviour:
-    return Behaviour("ok", text=text, finish_reason=finish_reason)
+def ok(text: str | None, finish_reason: str = "stop", reasoning: str | None = None,
+       reasoning_key: str = "reasoning", reasoning_tokens: int | None = None) -> Behaviour:
+    return Behaviour("ok", text=text, finish_reason=finish_reason, reasoning=reasoning,
+                     reasoning_key=reasoning_key, reasoning_tokens=reasoning_tokens)
+
+
+def trickle(interval_s: float, text: str = "Yes", headers_too: bool = False) -> Behaviour:
+    """A well-formed reply sent one byte every ``interval_s`` (the headers too, if asked)."""
+    return Behaviour("trickle", text=text, seconds=interval_s, headers_too=headers_too)
+
+
+def echo_headers(status: int = 401) -> Behaviour:
+    """An error body that echoes every request header and the key, as careless servers do."""
+    return Behaviour("echo", status=status)
 
 
 def http_error(status: int, retry_after: float | None = None) -> Behaviour:
@@ -48,7 +73,7 @@ NO_CHOICES = Behaviour("nochoices")
 
 
 class StubServer:
-    def __init__(self, default_reply: str = "Yes", delay_s: float = 0.0):
+    def __init__(self, default_reply: str = "Yes", delay_s: float = 0.0, port: int = 0):
         self.default_reply = default_reply
         self.delay_s = delay_s
         self.requests: list[dict] = []
@@ -57,7 +82,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._active = 0
         self.max_active = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -145,28 +170,57 @@ class StubServer:
                 if b.kind == "nochoices":
                     self._send(200, b'{"object": "chat.completion", "choices": []}')
                     return
+                if b.kind == "echo":
+                    seen = dict(self.headers)
+                    auth = seen.get("Authorization", "")
+                    payload = {"error": {"message": f"invalid credentials {auth}",
+                                         "api_key": auth.rpartition(" ")[2],
+                                         "request_headers": seen}}
+                    self._send(b.status, json.dumps(payload).encode())
+                    return
                 if b.kind == "sleep":
                     time.sleep(b.seconds)
-                reply = {
-                    "id": "stub",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": b.finish_reason,
-                            "message": {"role": "assistant", "content": b.text},
-                        }
-                    ],
-                    "usage": {
-                        "prompt_tokens": 11,
-                        "completion_tokens": len(b.text.split()),
-                        "total_tokens": 11 + len(b.text.split()),
-                    },
-                }
-                self._send(200, json.dumps(reply).encode())
+                if b.kind == "trickle":
+                    self._trickle(json.dumps(_completion(body, b)).encode(), b)
+                    return
+                self._send(200, json.dumps(_completion(body, b)).encode())
+
+            def _trickle(self, payload: bytes, b: Behaviour) -> None:
+                head = (
+                    f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(payload)}\r\n\r\n"
+                ).encode()
+                if not b.headers_too:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                    head = b""
+                for i in range(len(head) + len(payload)):
+                    self.wfile.write((head + payload)[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(b.seconds)
 
         return Handler
+
+
+def _completion(body: dict, b: Behaviour) -> dict:
+    message = {"role": "assistant", "content": b.text}
+    if b.reasoning is not None:
+        message[b.reasoning_key] = b.reasoning
+    n_words = len((b.text or "").split()) + len((b.reasoning or "").split())
+    usage = {"prompt_tokens": 11, "completion_tokens": n_words, "total_tokens": 11 + n_words}
+    if b.reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": b.reasoning_tokens}
+    return {
+        "id": "stub",
+        "object": "chat.completion",
+        "model": body.get("model"),
+        "choices": [{"index": 0, "finish_reason": b.finish_reason, "message": message}],
+        "usage": usage,
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # socketserver's 5 drops simultaneous connects (a 1 s SYN retry)
 
 
 def _quiet_disconnects(handle_error):
@@ -194,11 +248,17 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m gridwm_judge.judges.stub_server --reply Yes``: serve until Ctrl-C."""
     import argparse
 
-    p = argparse.ArgumentParser(description="local OpenAI-compatible stub (canned replies)")
-    p.add_argument("--reply", default="Yes")
+    p = argparse.ArgumentParser(
+        prog="python -m gridwm_judge.judges.stub_server",
+        description="local OpenAI-compatible stub (canned replies)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--reply", default="Yes", help="the answer to every request")
     p.add_argument("--delay", type=float, default=0.0, help="seconds per request")
+    p.add_argument("--port", type=int, default=0,
+                   help="port on 127.0.0.1 (0: any free port; the URL is printed)")
     args = p.parse_args(argv)
-    with StubServer(default_reply=args.reply, delay_s=args.delay) as server:
+    with StubServer(default_reply=args.reply, delay_s=args.delay, port=args.port) as server:
         print(f"serving on {server.base_url}", flush=True)
         try:
             while True:

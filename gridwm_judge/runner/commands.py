@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
 from gridwm_judge.task_table import TASKS, parse_task_list
 
@@ -162,7 +163,8 @@ def run(args: argparse.Namespace) -> int:
     if summary.errors:
         print(
             f"eval: {summary.errors} request(s) errored (nothing came back); they are not "
-            f"scored. Ask them again with: {shlex.join(['gridwm-judge', *args.argv])}",
+            "scored. Ask them again with: "
+            + redact(shlex.join(["gridwm-judge", *args.argv])),  # no key from --base-url
             file=sys.stderr,
         )
         return 1

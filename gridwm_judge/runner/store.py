@@ -7,6 +7,13 @@ partial trailing line, which the next open cuts off (that request is then simply
 ``run.json`` pins what a run means (judge spec and answer-changing settings, dataset
 fingerprint, prompt version, seeds); resuming with different values is refused rather than
 mixed into the same file.
+
+``predictions.lock`` is the advisory lock that keeps two ``eval`` processes from appending to
+the same RUN_DIR at once. It stays empty and is kept on purpose: the OS releases the lock when
+its holder ends (even by ``kill -9``), and deleting the file at exit would let a second
+process lock a new file while a third still holds the old one.
+
+Nothing secret is written: error texts and run.json pass through :mod:`gridwm_judge.redact`.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from gridwm_judge.atomic import atomic_open, write_text
+from gridwm_judge.redact import redact, redact_value
 
 PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
@@ -103,29 +113,35 @@ class PredictionStore:
         uid = record["uid"]
         if uid in self.records:
             return False
+        if isinstance(record.get("error"), str):
+            record = {**record, "error": redact(record["error"])}
         line = (json.dumps(record, ensure_ascii=True, sort_keys=True) + "\n").encode("utf-8")
-        written = os.write(self._fd, line)
-        while written < len(line):  # regular files write fully; loop for safety
-            written += os.write(self._fd, line[written:])
-        os.fsync(self._fd)
+        size = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = os.write(self._fd, line)
+            while written < len(line):  # regular files write fully; loop for safety
+                written += os.write(self._fd, line[written:])
+            os.fsync(self._fd)
+        except OSError:  # e.g. a full disk: cut the partial line so the file stays whole
+            try:
+                os.ftruncate(self._fd, size)
+            except OSError:
+                pass  # the next open cuts a partial trailing line anyway
+            raise
         self.records[uid] = record
         return True
 
     def discard(self, predicate) -> int:
         """Drop records matching ``predicate`` by an atomic rewrite (temp file, fsync, rename)."""
-        drop = [uid for uid, rec in self.records.items() if predicate(rec)]
+        drop = {uid for uid, rec in self.records.items() if predicate(rec)}
         if not drop:
             return 0
-        for uid in drop:
-            del self.records[uid]
-        tmp = self.path.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for rec in self.records.values():
+        keep = {uid: rec for uid, rec in self.records.items() if uid not in drop}
+        with atomic_open(self.path, "w") as fh:  # on failure the old file stays as it was
+            for rec in keep.values():
                 fh.write(json.dumps(rec, ensure_ascii=True, sort_keys=True) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
         os.close(self._fd)
-        os.replace(tmp, self.path)
+        self.records = keep
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         return len(drop)
 
@@ -175,6 +191,7 @@ def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KE
         old = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ValueError(f"{path} is not valid JSON ({exc}); use a fresh --out folder") from exc
+    manifest = redact_value(manifest)  # compare as written: run.json holds the redacted form
     diffs = [k for k in keys if k in manifest and old.get(k) != manifest.get(k)]
     if diffs:
         detail = "; ".join(f"{k}: was {old.get(k)!r}, now {manifest.get(k)!r}" for k in diffs)
@@ -186,8 +203,6 @@ def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KE
 
 
 def write_run_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    """Write run.json atomically (temp file + rename)."""
-    path = Path(run_dir) / RUN_JSON
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write run.json atomically (temp file + rename), secrets redacted (e.g. base_url)."""
+    text = json.dumps(redact_value(manifest), indent=2, sort_keys=True) + "\n"
+    write_text(Path(run_dir) / RUN_JSON, text)

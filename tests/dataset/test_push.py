@@ -89,3 +89,24 @@ def test_bad_folder_and_repo_id(tmp_path, folder):
         push.push_folder(tmp_path / "empty", "me/gwj", token="t", api=FakeApi())
     with pytest.raises(ValueError, match="USER/NAME"):
         push.push_folder(folder, "no-slash", token="t", api=FakeApi())
+
+
+@pytest.mark.parametrize("failure", ["offline", "no-network"])
+def test_an_unreachable_hub_is_one_line(folder, monkeypatch, capsys, failure):
+    import huggingface_hub
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    from gridwm_judge.dataset_io import hub_transport_errors
+
+    def create_repo(self, *args, **kwargs):
+        if failure == "offline":
+            raise OfflineModeIsEnabled("Cannot reach https://huggingface.co: offline mode")
+        raise hub_transport_errors()[-1]("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_x")
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", create_repo)
+    code = main(["push", str(folder), "--repo-id", "me/gwj"])
+    assert code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("gridwm-judge push: error: cannot reach the Hugging Face Hub")
+    assert "unset HF_HUB_OFFLINE" in line

@@ -1,23 +1,27 @@
-"""openai: backend against a real HTTP server on 127.0.0.1 (canned, 429, 500, slow, malformed)."""
+"""openai: backend against a real HTTP server on 127.0.0.1 (canned, 429, 500, slow, malformed,
+reasoning models, an echoed key, close during a request)."""
 
 from __future__ import annotations
 
 import base64
 import io
+import threading
 import time
 
 import pytest
 from PIL import Image
 
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
-from gridwm_judge.judges.openai_http import RateLimiter, chat_body
+from gridwm_judge.judges.openai_http import RateLimiter, chat_body, parse_completion
 from gridwm_judge.judges.stub_server import (
     MALFORMED,
     NO_CHOICES,
     StubServer,
+    echo_headers,
     http_error,
     ok,
     slow,
+    trickle,
 )
 
 
@@ -149,3 +153,72 @@ def test_structured_outputs_extra_parameter():
 def test_missing_base_url_is_a_clear_error():
     with pytest.raises(ValueError, match="needs --base-url"):
         make_judge("openai:some-model", JudgeOptions())
+
+
+def test_request_body_is_explicitly_greedy():
+    body = chat_body("m", JudgeRequest("u", "C", "p", (), 256))
+    assert body["temperature"] == 0.0 and body["top_p"] == 1.0
+    assert body["frequency_penalty"] == 0.0 and body["presence_penalty"] == 0.0
+    assert body["max_tokens"] == 256
+
+
+def test_reasoning_models(server):
+    server.script("field", ok("Yes", reasoning="The door opened.", reasoning_tokens=4))
+    server.script("old-field", ok("No", reasoning="Key never used.",
+                                  reasoning_key="reasoning_content"))
+    server.script("budget", ok(None, finish_reason="length", reasoning="Let me think step"))
+    server.script("inline", ok("<think>Agent reached goal.</think>\n\nSuccess"))
+    server.script("opened-in-prompt", ok("goal reached\n</think>\nYes"))
+    server.script("cut-think", ok("<think>first the agent", finish_reason="length"))
+    server.script("null-stop", ok(None))
+    judge = _judge(server)
+    keys = ("field", "old-field", "budget", "inline", "opened-in-prompt", "cut-think",
+            "null-stop")
+    out = {r.uid: r for r in judge.judge([_req(k, k) for k in keys])}
+    judge.close()
+    got = {k: (out[k].raw, out[k].status, out[k].reasoning) for k in keys}
+    assert got == {
+        "field": ("Yes", "ok", "The door opened."),
+        "old-field": ("No", "ok", "Key never used."),
+        "budget": (None, "truncated", "Let me think step"),
+        "inline": ("Success", "ok", "Agent reached goal."),
+        "opened-in-prompt": ("Yes", "ok", "goal reached"),
+        "cut-think": ("", "truncated", "first the agent"),
+        "null-stop": (None, "empty", None),
+    }
+    assert out["field"].usage.reasoning_tokens == 4
+    assert out["old-field"].usage.reasoning_tokens is None
+
+
+def test_parse_completion_refuses_bodies_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="no choices"):
+        parse_completion({"choices": []})
+    with pytest.raises(ValueError, match="not text"):
+        parse_completion({"choices": [{"message": {"content": ["Yes"]}}]})
+    done = parse_completion({"choices": [{"message": {"content": "<think>x</think>No",
+                                                      "reasoning": "y"}}]})
+    assert (done.answer, done.reasoning, done.status) == ("No", "y\n\nx", "ok")
+
+
+def test_error_text_never_carries_the_key(server, monkeypatch):
+    monkeypatch.setenv("GRIDWM_API_KEY", "sk-echoed-999")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.script("echo", echo_headers(401))
+    judge = _judge(server)
+    [resp] = list(judge.judge([_req("e", "echo")]))
+    judge.close()
+    assert server.headers[0]["Authorization"] == "Bearer sk-echoed-999"
+    assert resp.status == "error" and "HTTP 401" in resp.error
+    assert "sk-echoed-999" not in resp.error and "***" in resp.error
+
+
+def test_close_interrupts_a_request_in_flight(server):
+    server.script("hang", trickle(1.0))
+    judge = _judge(server, timeout_s=60.0, retries=3)
+    gen = judge.judge([_req("h", "hang")])
+    timer = threading.Timer(0.5, judge.close)
+    timer.start()
+    start = time.perf_counter()
+    [resp] = list(gen)
+    assert time.perf_counter() - start < 2.0
+    assert resp.status == "error" and "cancelled" in resp.error

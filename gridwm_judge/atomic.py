@@ -1,0 +1,56 @@
+"""Write files all at once or not at all: a temporary name beside the target, then a rename.
+
+A full disk, a kill or Ctrl-C mid-write leaves the previous file (or none) in place, never a
+half-written one; the temporary file is removed on any failure. The rename is atomic on POSIX
+and Windows because the temporary file lives in the target's own folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+    """A file handle on a temporary sibling of ``path``; renamed onto ``path`` on success."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes whole files; mode must be 'w' or 'wb', got {mode!r}")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it private; a plain file should not be
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | Path, text: str, encoding: str = "utf-8") -> None:
+    """``Path.write_text``, atomically."""
+    with atomic_open(path, "w", encoding) as fh:
+        fh.write(text)
+
+
+def write_bytes(path: str | Path, data: bytes) -> None:
+    """``Path.write_bytes``, atomically."""
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()  # read once at import: os.umask is process-wide, not thread-safe

@@ -1,0 +1,124 @@
+"""Worker processes die with their parent, even on ``kill -9``, and leave Ctrl-C to it.
+
+A process pool's workers outlive a parent killed with ``kill -9`` (they hold gigabytes and
+keep computing), and Ctrl-C, sent to the whole foreground process group, makes each worker
+print its own traceback. :func:`init_worker` fixes both in a worker: on Linux the kernel
+sends it SIGKILL when its parent ends (``PR_SET_PDEATHSIG``); elsewhere a daemon thread
+exits it when its parent pid changes; and on SIGINT it exits at once, silently, so only the
+parent reports Ctrl-C (and stops a pool it still holds with :func:`stop_pool`).
+
+Pass ``initializer=init_worker`` to pools this package creates; pools created inside
+libraries (``datasets``' ``multiprocess.Pool``) are covered by :func:`workers_die_with_parent`,
+which runs :func:`init_worker` in every child forked while it is active.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+PR_SET_PDEATHSIG = 1
+_WATCH_S = 0.5
+_state = {"active": 0, "quiet": 0, "parent": None}
+
+
+def init_worker(parent_pid: int | None = None, kernel_signal: bool = True,
+                quiet_ctrl_c: bool = True) -> None:
+    """Make this process end when its parent does, and end quietly on Ctrl-C.
+
+    Ctrl-C reaches the whole foreground process group: with ``quiet_ctrl_c`` the worker exits
+    at once without a traceback, and the parent reports the interruption in one line (a pool
+    whose futures the parent cancels on Ctrl-C, as ``Executor.map`` does, should keep Python's
+    own handling: on Python < 3.12 the pool's thread then races the cancellation and prints an
+    InvalidStateError). ``kernel_signal`` False
+    uses the parent-watch thread only: the kernel signal fires when the *thread* that forked
+    the worker ends, which is too early for a child forked from a short-lived thread.
+    """
+    parent = parent_pid if parent_pid is not None else os.getppid()
+    if quiet_ctrl_c:
+        signal.signal(signal.SIGINT, _quiet_exit)
+    if not (kernel_signal and _pdeathsig()):
+        threading.Thread(target=_watch, args=(parent,), daemon=True, name="gwj-parent").start()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _quiet_exit(signum, frame) -> None:
+    os._exit(128 + signum)
+
+
+def _pdeathsig() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_S)
+    os._exit(1)
+
+
+def _before_fork() -> None:
+    _state["parent"] = os.getpid()
+    _state["main_thread"] = threading.current_thread() is threading.main_thread()
+
+
+def _after_fork_in_child() -> None:
+    if _state["active"]:
+        quiet = bool(_state["quiet"])
+        _state["active"] = _state["quiet"] = 0  # a worker's own children are not covered
+        init_worker(_state["parent"], kernel_signal=bool(_state.get("main_thread")),
+                    quiet_ctrl_c=quiet)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def workers_die_with_parent(quiet_ctrl_c: bool = False) -> Iterator[None]:
+    """While active, every child forked by this process runs :func:`init_worker`.
+
+    Covers process pools made inside libraries (``datasets.Builder.download_and_prepare``
+    with ``num_proc``) and pools of this package that do not pass the initializer. The
+    command line keeps it active for the whole command. (Pools started with ``spawn`` or
+    ``forkserver`` are not forked from here: they need ``initializer=init_worker``.)
+    ``quiet_ctrl_c`` makes those children exit silently on Ctrl-C (see :func:`init_worker`).
+    """
+    _state["active"] += 1
+    _state["quiet"] += bool(quiet_ctrl_c)
+    try:
+        yield
+    finally:
+        _state["active"] -= 1
+        _state["quiet"] -= bool(quiet_ctrl_c)
+
+
+def stop_pool(executor) -> None:
+    """Stop a ``ProcessPoolExecutor`` now: kill its workers, do not wait for their tasks.
+
+    ``shutdown(wait=True)`` would wait for every running task. Futures are not cancelled:
+    the pool marks them broken itself, and cancelling them races that on Python < 3.12
+    (an InvalidStateError traceback from the pool's thread).
+    """
+    kill = getattr(executor, "kill_workers", None)  # Python >= 3.14
+    if kill is not None:
+        kill()
+    else:
+        for proc in list((getattr(executor, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                proc.kill()
+    executor.shutdown(wait=False)

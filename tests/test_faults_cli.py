@@ -1,0 +1,147 @@
+"""What every command shares: defaults in --help, the sub-command's usage on a mistyped flag,
+one line for an unreachable Hub dataset; and the helpers behind nothing-secret-on-disk and
+whole-files-only (redaction, atomic writes)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gridwm_judge import atomic
+from gridwm_judge.cli import build_parser, main
+from gridwm_judge.redact import redact, redact_url, redact_value
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                yield from _subparsers(sub)
+
+
+def test_help_shows_every_default_once():
+    parser = build_parser()
+    for name, sub in _subparsers(parser):
+        text = sub.format_help().split("\noptions:\n", 1)[1]
+        for action in sub._actions:
+            if (not action.option_strings or action.required or action.default is False
+                    or isinstance(action, argparse._HelpAction)):
+                continue
+            flag = action.option_strings[-1]
+            entry = re.search(rf"\n  [^\n]*?(?<![\w-]){re.escape(flag)}\b.*?(?=\n  -|\n\n|\Z)",
+                              "\n" + text, re.S)
+            assert entry, f"{name} {flag} not in help"
+            n_defaults = entry.group(0).lower().count("default")
+            assert n_defaults == 1, f"{name} {flag}: {n_defaults} defaults in {entry.group(0)!r}"
+
+
+@pytest.mark.parametrize("command,flags", [
+    ("eval", ["--workers", "--timeout", "--retries", "--batch-size", "--seed", "--rps"]),
+    ("score", ["--n-resamples", "--seed"]),
+    ("push", ["--revision"]),
+    ("groups", ["--num-proc"]),
+])
+def test_the_defaults_the_issue_named_are_shown(command, flags, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag in flags:
+        assert re.search(rf"{flag} [A-Z_]+ .*?default", text), (command, flag)
+    assert "(default: (default" not in text
+
+
+def test_a_mistyped_flag_prints_the_sub_command_usage(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--dataset", "d", "--tasks", "c", "--judge", "baseline:always-yes",
+              "--out", "o", "--wrokers", "3"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gridwm-judge eval ")
+    assert err.strip().endswith("gridwm-judge eval: error: unrecognized arguments: --wrokers 3")
+
+
+def test_an_unreachable_hub_dataset_is_one_line(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gridwm_judge", "eval", "--dataset", "someone/no-such-dataset",
+         "--tasks", "c", "--judge", "baseline:always-yes", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**_env(), "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")},
+    )
+    assert proc.returncode == 2, proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert "someone/no-such-dataset" in line and "HF_HUB_OFFLINE" in line
+    assert "hf auth login" in line and "gridwm-judge build" in line
+    assert not out.exists()
+
+
+def test_a_hub_failure_of_any_kind_says_what_to_do(monkeypatch, capsys):
+    import datasets
+
+    def unreachable(*args, **kwargs):
+        raise ConnectionError("Couldn't reach 'x/y' on the Hub (LocalEntryNotFoundError)")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(datasets, "get_dataset_config_names", unreachable)
+    code = main(["eval", "--dataset", "x/y", "--tasks", "c", "--judge", "baseline:always-yes",
+                 "--out", "/nonexistent/never-made"])
+    assert code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "go online" in line and "hf auth login" in line and "gridwm-judge build" in line
+
+
+def _env():
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("http://u:KEY123@host:8/v1", "http://***@host:8/v1"),
+    ('{"error": "bad Authorization: Bearer sk-abc123"}', '{"error": "bad Authorization: ***"}'),
+    ("{'Authorization': 'Basic dTpLRVkxMjM='}", "{'Authorization': '***'}"),
+    ('{"api_key": "sk-1", "x": 1}', '{"api_key": "***", "x": 1}'),
+    ("GET /v1?api_key=zzzz&b=1", "GET /v1?api_key=***&b=1"),
+    ("hf_token=abcd, token: xyz9", "hf_token=***, token: ***"),
+    ("X-Api-Key: k123", "X-Api-Key: ***"),
+    ("max_tokens: 256, completion_tokens=3", "max_tokens: 256, completion_tokens=3"),
+    ("openai:Qwen2.5-VL-7B", "openai:Qwen2.5-VL-7B"),
+])
+def test_redact(text, expected):
+    assert redact(text) == expected
+
+
+def test_redact_known_secrets_and_values(monkeypatch):
+    monkeypatch.setenv("GRIDWM_API_KEY", "s3cr3t-value")
+    assert redact("echo s3cr3t-value back") == "echo *** back"
+    assert redact("a passphrase here", secrets=["passphrase"]) == "a *** here"
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")  # what local servers are given: not a secret
+    assert redact("EMPTY reply") == "EMPTY reply"
+    assert redact_url("http://host/v1") == "http://host/v1"
+    manifest = {"operational": {"base_url": "https://me:pw@h/v1", "workers": 4}, "n": [1, "a"]}
+    assert redact_value(manifest) == {
+        "operational": {"base_url": "https://***@h/v1", "workers": 4}, "n": [1, "a"]}
+
+
+def test_atomic_write_replaces_whole_and_keeps_permissions(tmp_path):
+    target = tmp_path / "f.json"
+    atomic.write_text(target, "one")
+    atomic.write_bytes(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert stat.S_IMODE(target.stat().st_mode) & 0o644 == 0o644
+    with pytest.raises(RuntimeError), atomic.atomic_open(target) as fh:
+        fh.write("half")
+        raise RuntimeError("interrupted mid-write")
+    assert target.read_text() == "two" and sorted(tmp_path.iterdir()) == [target]
+    with pytest.raises(ValueError, match="mode"):
+        with atomic.atomic_open(target, "a"):
+            pass
