@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -45,6 +47,19 @@ def write_bytes(path: str | Path, data: bytes) -> None:
     """``Path.write_bytes``, atomically."""
     with atomic_open(path, "wb") as fh:
         fh.write(data)
+
+
+def replace_dir(stage: str | Path, out: str | Path) -> None:
+    """Move a finished staging folder onto ``out``: an existing ``out`` is set aside first and
+    removed after, so ``out`` is always either the old folder or the new one."""
+    stage, out = Path(stage), Path(out)
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{time.time_ns()}")
+        out.rename(old)
+    stage.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _read_umask() -> int:

@@ -12,16 +12,17 @@ heuristic sits in between with its own flags.
 
 from __future__ import annotations
 
-import contextlib
 import os
+import shutil
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.records import PREDICTIONS_FILE
 from gridwm_judge.report.writer import write_report
 from gridwm_judge.runner.evaluate import EvalConfig, run_eval
@@ -40,23 +41,6 @@ HOW_TO_READ = (
     "counterfactual is rejected; the oracle (it reads the gold answer: a scorer sanity check,",
     "not a model) sets the ceiling.",
 )
-
-
-@contextlib.contextmanager
-def registered(profile) -> Iterator[None]:
-    """Make a custom-sized ``profile`` (tests) visible to the dataset builder by name for the
-    duration of a build: ``build_dataset`` takes a profile name from the registry."""
-    from gridwm_judge.dataset.profiles import PROFILES
-
-    previous = PROFILES.get(profile.name)
-    PROFILES[profile.name] = profile
-    try:
-        yield
-    finally:
-        if previous is None:
-            PROFILES.pop(profile.name, None)
-        else:
-            PROFILES[profile.name] = previous
 
 
 @dataclass(frozen=True)
@@ -83,25 +67,31 @@ def run_quickstart(
     dataset: str | Path | None = None,
     log=print,
 ) -> QuickstartResult:
-    """Build ``profile`` (default: the registered ``quickstart``) unless ``dataset`` is given,
-    evaluate the baseline ``judges`` (two at a time on two cores), score, report."""
+    """Build ``profile`` (a profile name or object; default the ``quickstart`` profile) unless
+    ``dataset`` is given, evaluate the baseline ``judges`` (two at a time on two cores), score,
+    report. A failed or interrupted quickstart removes the folder it created."""
     out = (Path(out) if out is not None else default_out()).resolve()
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty; pass a new --out folder")
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _run(out, judges=judges, profile=profile, n_resamples=n_resamples,
+                    dataset=dataset, log=log)
+    except BaseException:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _run(out: Path, *, judges, profile, n_resamples, dataset, log) -> QuickstartResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     if dataset is None:
-        from gridwm_judge.dataset.export import build_dataset
-
         dataset = out / "dataset"
         log(f"[1/4] building the {PROFILE!r} dataset into {dataset} ...")
         num_proc = max(1, min(2, os.cpu_count() or 1))
-        if profile is None:
-            build_dataset(dataset, PROFILE, num_proc=num_proc)
-        else:
-            with registered(profile):
-                build_dataset(dataset, profile.name, num_proc=num_proc)
+        build_dataset(dataset, profile or PROFILE, num_proc=num_proc)
     dataset = Path(dataset)
     timings["build_s"] = time.perf_counter() - t0
 

@@ -33,3 +33,18 @@ def test_default_out_is_new_folder_under_cwd(tmp_path):
     path = quickstart.default_out(tmp_path)
     assert path.parent == tmp_path and path.name.startswith("gwj-quickstart-")
     assert not path.exists()
+
+
+def test_an_interrupted_quickstart_leaves_no_folder(tmp_path, monkeypatch):
+    import pytest
+
+    from gridwm_judge import quickstart
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quickstart, "build_dataset", interrupted)
+    out = tmp_path / "qs"
+    with pytest.raises(KeyboardInterrupt):
+        quickstart.run_quickstart(out, log=lambda msg: None)
+    assert not out.exists()

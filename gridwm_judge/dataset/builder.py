@@ -22,8 +22,8 @@ from typing import Any
 import datasets
 
 from gridwm_judge.dataset.features import features
-from gridwm_judge.dataset.generation import pool_for
-from gridwm_judge.dataset.profiles import get_profile
+from gridwm_judge.dataset.generation import GroupPool
+from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import CONFIGS
@@ -145,9 +145,15 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     DEFAULT_CONFIG_NAME = "task_c"
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, profile_spec: Profile | None = None,
+                 pool: GroupPool | None = None, **kwargs: Any) -> None:
+        """``profile_spec`` (a :class:`Profile` object, e.g. a custom-sized one) and ``pool``
+        (groups already generated for the build) are passed as objects; without them the
+        profile is looked up by the config's ``profile`` name and groups are generated."""
         kwargs.setdefault("dataset_name", "gridwm_judge")  # not the module's name, "builder"
         super().__init__(*args, **kwargs)
+        self._profile = profile_spec
+        self._pool = pool
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -159,9 +165,11 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager: Any) -> list[datasets.SplitGenerator]:
-        profile = get_profile(self.config.profile)
+        profile = self._profile or get_profile(self.config.profile)
         plan = profile.plan(self.config.name)
-        groups = pool_for(int(self.config.seed)).groups(plan)
+        pool = self._pool or GroupPool(int(self.config.seed))
+        groups = pool.groups(plan)
+        self._pool = None  # the shards carry the groups; workers need not pickle the pool
         return [
             datasets.SplitGenerator(
                 name=datasets.Split.TEST,

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.atomic import replace_dir
 from gridwm_judge.dataset import validation as checks
-from gridwm_judge.dataset.profiles import check_configs, get_profile
+from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.workers import workers_die_with_parent
 
@@ -85,7 +86,7 @@ def _move_parquet(prepared: Path, dest: Path) -> int:
 
 def build_dataset(
     out: str | Path,
-    profile: str = "base",
+    profile: Profile | str = "base",
     *,
     seed: int = GENERATION_SEED,
     sampling_seed: int = SAMPLING_SEED,
@@ -112,10 +113,10 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     from gridwm_judge import __version__
     from gridwm_judge.dataset import card
     from gridwm_judge.dataset.builder import GridWMJudge
-    from gridwm_judge.dataset.generation import pool_for
+    from gridwm_judge.dataset.generation import GroupPool
     from gridwm_judge.prompts import PROMPT_VERSION
 
-    prof = get_profile(profile)
+    prof = profile if isinstance(profile, Profile) else get_profile(profile)
     chosen = check_configs(prof, configs)
     if num_proc < 1:
         raise ValueError(f"num_proc must be >= 1, got {num_proc}")
@@ -139,8 +140,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     os.umask(umask)
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
     try:
-        pool = pool_for(seed)
-        pool.reset_usage()
+        pool = GroupPool(seed)
         pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
         t_gen = time.perf_counter() - t_start
         progress(f"generated groups in {t_gen:.1f}s")
@@ -148,7 +148,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         seconds: dict[str, float] = {}
         for config in chosen:
             t0 = time.perf_counter()
-            builder = GridWMJudge(config_name=config, profile=prof.name, seed=seed,
+            builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
+                                  pool=pool, seed=seed,
                                   sampling_seed=sampling_seed, cache_dir=str(stage / ".cache"))
             prepared = stage / ".prepared" / config
             builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
@@ -182,7 +183,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         card.render(stage, splits=splits, validation=report, profile=prof,
                     build_command=build_command(prof.name, Path("gridwm-judge-data"), seed,
                                                 sampling_seed, configs and chosen))
-        _replace(stage, out)
+        replace_dir(stage, out)
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()
     except BaseException:
@@ -197,17 +198,6 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
                        validation=report)
-
-
-def _replace(stage: Path, out: Path) -> None:
-    """Move ``stage`` to ``out``; an existing ``out`` is set aside first and removed after."""
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{time.time_ns()}")
-        out.rename(old)
-    stage.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _lock_stage(stage: Path) -> int:

@@ -124,13 +124,3 @@ class GroupPool:
             "rejects_by_reason": dict(sorted(rejects.items())),
             "gates": {g: {"pass": c["pass"], "fail": c["fail"]} for g, c in sorted(gates.items())},
         }
-
-
-_POOLS: dict[int, GroupPool] = {}
-
-
-def pool_for(seed: int) -> GroupPool:
-    """The process-wide pool for ``seed`` (so configs built one after another share groups)."""
-    if seed not in _POOLS:
-        _POOLS[seed] = GroupPool(seed)
-    return _POOLS[seed]

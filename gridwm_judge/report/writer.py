@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from gridwm_judge import __version__
+from gridwm_judge.atomic import replace_dir
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
@@ -38,17 +38,6 @@ def _check_out(out: Path, overwrite: bool) -> None:
         raise FileExistsError(f"{out} exists and is a file; give a folder for --out")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
-
-
-def _replace(stage: Path, out: Path) -> None:
-    """Move ``stage`` to ``out``; an existing ``out`` is set aside first and removed after."""
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{time.time_ns()}")
-        out.rename(old)
-    stage.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _runs_section(data: ReportData) -> list[str]:
@@ -141,7 +130,7 @@ def write_report(
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
     try:
         result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures)
-        _replace(stage, out)
+        replace_dir(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         if made_parent and not any(out.parent.iterdir()):

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gridwm_judge.atomic import atomic_open
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import PredictionRecord, TaskCoverage, counts
 from gridwm_judge.scoring.grading import GradedRow, graded_row
@@ -96,7 +97,7 @@ def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[Prediction
 def write_rows(path: str | Path, graded: Iterable[GradedRow]) -> int:
     """Write the per-row JSONL; returns the number of lines."""
     n = 0
-    with Path(path).open("w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         for g in graded:
             fh.write(json.dumps(g.to_json(), sort_keys=True) + "\n")
             n += 1

@@ -11,7 +11,6 @@ scores anyway and the override is written into the scores.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge import __version__
+from gridwm_judge.atomic import write_text
 from gridwm_judge.dataset_io import available_configs, dataset_fingerprint, load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.parsing import PARSER_VERSIONS
@@ -211,7 +211,5 @@ def score(
     )
     out.mkdir(parents=True, exist_ok=True)
     write_rows(out / SCORED_ROWS_FILE, graded_all)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    write_text(target, json.dumps(record.to_json(), indent=1) + "\n")
     return record
