@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridwm_judge.sim.records import Rollout
+from gridwm_judge.sim.records import Rollout, variants_from_record, variants_record
 
 WORLD = "miniworld"
 # MiniWorldEnv.Actions, in id order (miniworld 2.1); Sign's id 3 is its own "end episode".
@@ -71,11 +71,7 @@ class MiniWorldGroup:
             "actions": list(self.actions),
             "action_names": list(self.action_names),
             "first_pickup": self.first_pickup,
-            "variants": {
-                "full": self.full.to_record("full"),
-                "nocue": self.nocue.to_record("nocue"),
-                "cf": self.cf.to_record("cf"),
-            },
+            "variants": variants_record(self),
             "validators": dict(self.validators),
         }
 
@@ -85,13 +81,10 @@ class MiniWorldGroup:
             raise ValueError(f"record {d.get('group_id')!r} is not a MiniWorld group "
                              f"(world={d.get('world')!r})")
         actions = tuple(int(a) for a in d["actions"])
-        v = d["variants"]
         return cls(
             group_id=d["group_id"], family=d["family"], env_id=d["env_id"],
             seed=int(d["seed"]), mission=d["mission"], actions=actions,
-            full=Rollout.from_record(v["full"], actions),
-            nocue=Rollout.from_record(v["nocue"], actions),
-            cf=Rollout.from_record(v["cf"], actions),
+            **variants_from_record(d["variants"], actions),
             env_kwargs=dict(d.get("env_kwargs", {})), roles=dict(d.get("roles", {})),
             validators=dict(d.get("validators", {})), plan=d.get("plan", "controller"),
         )

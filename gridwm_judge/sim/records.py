@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 
 from minigrid.core.actions import Actions
 
+from gridwm_judge.schema import VARIANTS
+
 ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in Actions)
 
 
@@ -79,6 +81,16 @@ class Rollout:
         )
 
 
+def variants_record(group) -> dict[str, dict[str, Any]]:
+    """The ``variants`` block of any world's group record: each rollout under its name."""
+    return {v: getattr(group, v).to_record(v) for v in VARIANTS}
+
+
+def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
+    """The ``variants`` block read back, as the ``full`` / ``nocue`` / ``cf`` keyword args."""
+    return {v: Rollout.from_record(variants[v], actions) for v in VARIANTS}
+
+
 @dataclass(frozen=True)
 class TrajectoryGroup:
     """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
@@ -118,18 +130,13 @@ class TrajectoryGroup:
             "actions": list(self.actions),
             "action_names": list(self.action_names),
             "first_pickup": self.first_pickup,
-            "variants": {
-                "full": self.full.to_record("full"),
-                "nocue": self.nocue.to_record("nocue"),
-                "cf": self.cf.to_record("cf"),
-            },
+            "variants": variants_record(self),
             "validators": dict(self.validators),
         }
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:
         actions = tuple(int(a) for a in d["actions"])
-        v = d["variants"]
         return cls(
             group_id=d["group_id"],
             family=d["family"],
@@ -138,9 +145,7 @@ class TrajectoryGroup:
             mission=d["mission"],
             actions=actions,
             action_names=tuple(ACTION_NAMES[a] for a in actions),
-            full=Rollout.from_record(v["full"], actions),
-            nocue=Rollout.from_record(v["nocue"], actions),
-            cf=Rollout.from_record(v["cf"], actions),
+            **variants_from_record(d["variants"], actions),
             validators=dict(d.get("validators", {})),
             plan=d.get("plan", "direct"),
             first_pickup=d.get("first_pickup"),
