@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridwm_judge.sim.records import Rollout, variants_from_record, variants_record
+from gridwm_judge.sim.records import (
+    Rollout,
+    gates_passed,
+    trajectory_record,
+    variants_from_record,
+)
 
 WORLD = "miniworld"
 # MiniWorldEnv.Actions, in id order (miniworld 2.1); Sign's id 3 is its own "end episode".
@@ -55,7 +60,7 @@ class MiniWorldGroup:
 
     @property
     def valid(self) -> bool:
-        return bool(self.validators) and all(self.validators.values())
+        return gates_passed(self.validators)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -68,11 +73,7 @@ class MiniWorldGroup:
             "mission": self.mission,
             "plan": self.plan,
             "roles": dict(self.roles),
-            "actions": list(self.actions),
-            "action_names": list(self.action_names),
-            "first_pickup": self.first_pickup,
-            "variants": variants_record(self),
-            "validators": dict(self.validators),
+            **trajectory_record(self),
         }
 
     @classmethod

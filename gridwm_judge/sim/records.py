@@ -81,13 +81,25 @@ class Rollout:
         )
 
 
-def variants_record(group) -> dict[str, dict[str, Any]]:
-    """The ``variants`` block of any world's group record: each rollout under its name."""
-    return {v: getattr(group, v).to_record(v) for v in VARIANTS}
+def gates_passed(validators: dict[str, bool]) -> bool:
+    """A group is valid when it has a gate report and every gate in it passed."""
+    return bool(validators) and all(validators.values())
+
+
+def trajectory_record(group) -> dict[str, Any]:
+    """The keys every world's group record ends with, in this order: the shared action ids,
+    the first pickup, the three variants (each rollout under its name) and the gate report."""
+    return {
+        "actions": list(group.actions),
+        "action_names": list(group.action_names),
+        "first_pickup": group.first_pickup,
+        "variants": {v: getattr(group, v).to_record(v) for v in VARIANTS},
+        "validators": dict(group.validators),
+    }
 
 
 def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
-    """The ``variants`` block read back, as the ``full`` / ``nocue`` / ``cf`` keyword args."""
+    """The record's ``variants`` block read back: the ``full``, ``nocue``, ``cf`` kwargs."""
     return {v: Rollout.from_record(variants[v], actions) for v in VARIANTS}
 
 
@@ -116,7 +128,7 @@ class TrajectoryGroup:
 
     @property
     def valid(self) -> bool:
-        return bool(self.validators) and all(self.validators.values())
+        return gates_passed(self.validators)
 
     def to_record(self) -> dict[str, Any]:
         """The audit JSON line (issue 2): replayable with gymnasium + minigrid alone."""
@@ -127,11 +139,7 @@ class TrajectoryGroup:
             "seed": self.seed,
             "mission": self.mission,
             "plan": self.plan,
-            "actions": list(self.actions),
-            "action_names": list(self.action_names),
-            "first_pickup": self.first_pickup,
-            "variants": variants_record(self),
-            "validators": dict(self.validators),
+            **trajectory_record(self),
         }
 
     @classmethod
