@@ -10,7 +10,8 @@ a failed request is a response with status ``"error"``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -153,3 +154,29 @@ def status_for(text: str | None, truncated: bool) -> Status:
     if truncated:
         return "truncated"
     return "empty" if text is None or not text.strip() else "ok"
+
+
+def error_response(uid: str, latency_s: float, exc: BaseException) -> JudgeResponse:
+    """A request that raised: no text, status "error", the exception's type and message."""
+    return JudgeResponse(uid, None, "error", latency_s, error=f"{type(exc).__name__}: {exc}")
+
+
+def respond_batch(
+    batch: Sequence[JudgeRequest],
+    generate: Callable[[Sequence[JudgeRequest]], Any],
+    respond: Callable[[JudgeRequest, Any, float], JudgeResponse],
+) -> Iterator[JudgeResponse]:
+    """Responses of a batch a local engine answers at once: ``respond(req, output, latency)``
+    per output of ``generate(batch)``, all with the batch's latency; a batch that raises (OOM,
+    a bad image) is an error response per request, and the run goes on."""
+    start = time.perf_counter()
+    try:
+        outputs = generate(batch)
+    except Exception as exc:
+        elapsed = time.perf_counter() - start
+        for req in batch:
+            yield error_response(req.uid, elapsed, exc)
+        return
+    elapsed = time.perf_counter() - start
+    for req, out in zip(batch, outputs, strict=True):
+        yield respond(req, out, elapsed)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 from gridwm_judge.judges import did_you_mean, pixels
-from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
+from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
 from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import AnswerFormat, Choice, JsonObject, Verdict, task_spec
 
@@ -92,13 +92,7 @@ class BaselineJudge:
             try:
                 raw = self.answer(req)
             except Exception as exc:  # a heuristic bug must be recorded, not kill the run
-                yield JudgeResponse(
-                    req.uid,
-                    None,
-                    "error",
-                    time.perf_counter() - start,
-                    error=f"{type(exc).__name__}: {exc}",
-                )
+                yield error_response(req.uid, time.perf_counter() - start, exc)
                 continue
             status = "ok" if raw and raw.strip() else "empty"
             yield JudgeResponse(req.uid, raw, status, time.perf_counter() - start)

@@ -12,7 +12,6 @@ model is placed with ``device_map="auto"`` (accelerate); on CPU it runs in float
 from __future__ import annotations
 
 import inspect
-import time
 from collections.abc import Iterable, Iterator
 
 from gridwm_judge.judges.base import (
@@ -22,6 +21,7 @@ from gridwm_judge.judges.base import (
     MissingDependencyError,
     Usage,
     require,
+    respond_batch,
     status_for,
 )
 from gridwm_judge.judges.decoding import GREEDY, hf_generate_kwargs
@@ -142,26 +142,7 @@ class HFJudge:
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
         for batch in batches(requests, max(1, self.options.batch_size)):
-            start = time.perf_counter()
-            try:
-                results = self._generate(batch)
-            except Exception as exc:  # OOM, a bad image: record, go on
-                elapsed = time.perf_counter() - start
-                for req in batch:
-                    yield JudgeResponse(
-                        req.uid, None, "error", elapsed, error=f"{type(exc).__name__}: {exc}"
-                    )
-                continue
-            elapsed = time.perf_counter() - start
-            for req, (text, reasoning, truncated, usage) in zip(batch, results, strict=True):
-                yield JudgeResponse(
-                    req.uid,
-                    text,
-                    status_for(text, truncated),
-                    elapsed,
-                    usage,
-                    reasoning=reasoning,
-                )
+            yield from respond_batch(batch, self._generate, _response)
 
     def encode(self, batch: list[JudgeRequest]):
         """The batch as model inputs, through transformers' own chat path (one BOS, left pad)."""
@@ -217,6 +198,13 @@ class HFJudge:
         self.model = None
         if self.torch.cuda.is_available():
             self.torch.cuda.empty_cache()
+
+
+def _response(req: JudgeRequest, result: tuple, elapsed: float) -> JudgeResponse:
+    text, reasoning, truncated, usage = result
+    return JudgeResponse(
+        req.uid, text, status_for(text, truncated), elapsed, usage, reasoning=reasoning
+    )
 
 
 def _eos_ids(model, tokenizer) -> set[int]:

@@ -14,7 +14,6 @@ off by default because the paper's protocol is free-form.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -24,6 +23,7 @@ from gridwm_judge.judges.base import (
     JudgeResponse,
     Usage,
     require,
+    respond_batch,
     status_for,
 )
 from gridwm_judge.judges.decoding import GREEDY, vllm_sampling_kwargs
@@ -168,27 +168,23 @@ class VLLMJudge:
             yield from self._run(chunk)
 
     def _run(self, chunk: list[JudgeRequest]) -> Iterator[JudgeResponse]:
-        start = time.perf_counter()
         params = [
             sampling_kwargs(
                 r.task, r.max_tokens, structured=self.options.structured, seed=self.options.seed
             )
             for r in chunk
         ]
-        try:
+
+        def chat(chunk: list[JudgeRequest]) -> list:
             convs = [chat_messages(r, self.options.max_pixels) for r in chunk]
-            outputs = self.engine.chat(convs, params)
-        except Exception as exc:  # a failed batch is recorded, never turned into verdicts
-            elapsed = time.perf_counter() - start
-            for r in chunk:
-                yield JudgeResponse(
-                    r.uid, None, "error", elapsed, error=f"{type(exc).__name__}: {exc}"
-                )
-            return
-        elapsed = time.perf_counter() - start
-        think_end = getattr(self.engine, "think_end_id", None)
-        for req, out in zip(chunk, outputs, strict=True):
-            yield response_from_output(req, out, elapsed, think_end)
+            return self.engine.chat(convs, params)
+
+        def respond(req: JudgeRequest, out: Any, elapsed: float) -> JudgeResponse:
+            think_end = getattr(self.engine, "think_end_id", None)
+            return response_from_output(req, out, elapsed, think_end)
+
+        # a failed chunk is recorded (an error response each), never turned into verdicts
+        yield from respond_batch(chunk, chat, respond)
 
     def close(self) -> None:
         self.engine = None

@@ -16,6 +16,7 @@ from gridwm_judge.miniworld.cards import WorldCard
 from gridwm_judge.miniworld.counterfactual import cf1_reason
 from gridwm_judge.miniworld.interventions import touched
 from gridwm_judge.miniworld.states import MIN_AREA
+from gridwm_judge.sim.gates import d2_reason
 
 GATES: tuple[str, ...] = ("D1", "D2", "D4", "D5", "D6", "E1", "N1", "CF1")
 
@@ -31,14 +32,7 @@ def _d1(full, nocue, cf, **_):
 
 
 def _d2(full, nocue, cf, **_):
-    for name, r in (("full", full), ("nocue", nocue)):
-        if len(r.states) != len(r.actions) + 1 or r.steps != len(r.actions):
-            return f"{name}: {len(r.states)} states for {len(r.actions)} actions"
-    if len(cf.states) != cf.steps + 1 or cf.steps > len(cf.actions):
-        return f"cf: {len(cf.states)} states for {cf.steps} steps"
-    if cf.steps < len(cf.actions) and not cf.terminated:
-        return "cf stopped early without terminating"
-    return None
+    return d2_reason(full, nocue, cf, truncation_ends=False)
 
 
 def _d4(full, nocue, cf, **_):

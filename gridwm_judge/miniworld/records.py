@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gridwm_judge.sim.records import Rollout
+from gridwm_judge.sim.records import (
+    Rollout,
+    gates_passed,
+    trajectory_record,
+    variants_from_record,
+)
 
 WORLD = "miniworld"
 # MiniWorldEnv.Actions, in id order (miniworld 2.1); Sign's id 3 is its own "end episode".
@@ -55,7 +60,7 @@ class MiniWorldGroup:
 
     @property
     def valid(self) -> bool:
-        return bool(self.validators) and all(self.validators.values())
+        return gates_passed(self.validators)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -68,15 +73,7 @@ class MiniWorldGroup:
             "mission": self.mission,
             "plan": self.plan,
             "roles": dict(self.roles),
-            "actions": list(self.actions),
-            "action_names": list(self.action_names),
-            "first_pickup": self.first_pickup,
-            "variants": {
-                "full": self.full.to_record("full"),
-                "nocue": self.nocue.to_record("nocue"),
-                "cf": self.cf.to_record("cf"),
-            },
-            "validators": dict(self.validators),
+            **trajectory_record(self),
         }
 
     @classmethod
@@ -85,13 +82,10 @@ class MiniWorldGroup:
             raise ValueError(f"record {d.get('group_id')!r} is not a MiniWorld group "
                              f"(world={d.get('world')!r})")
         actions = tuple(int(a) for a in d["actions"])
-        v = d["variants"]
         return cls(
             group_id=d["group_id"], family=d["family"], env_id=d["env_id"],
             seed=int(d["seed"]), mission=d["mission"], actions=actions,
-            full=Rollout.from_record(v["full"], actions),
-            nocue=Rollout.from_record(v["nocue"], actions),
-            cf=Rollout.from_record(v["cf"], actions),
+            **variants_from_record(d["variants"], actions),
             env_kwargs=dict(d.get("env_kwargs", {})), roles=dict(d.get("roles", {})),
             validators=dict(d.get("validators", {})), plan=d.get("plan", "controller"),
         )

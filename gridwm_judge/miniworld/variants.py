@@ -10,7 +10,7 @@ pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs.
 
 from __future__ import annotations
 
-from collections import Counter
+import functools
 
 from gridwm_judge.miniworld.backend import reset_env
 from gridwm_judge.miniworld.cards import env_short, get_card, mission_text, roles
@@ -20,9 +20,8 @@ from gridwm_judge.miniworld.gates import GATES, first_interaction, run_gates
 from gridwm_judge.miniworld.records import MiniWorldGroup
 from gridwm_judge.miniworld.rollout import rollout
 from gridwm_judge.miniworld.states import MIN_AREA
+from gridwm_judge.sim.generate import SeedOutcome, check_draw, draw_groups, gate_outcome
 from gridwm_judge.sim.records import GenerationResult, Rollout
-
-MAX_DRAWS_FACTOR = 20
 
 
 class SeedRejected(RuntimeError):
@@ -74,40 +73,22 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
         reasons=reasons)
 
 
-def try_seed(family: str, seed: int):
+def try_seed(family: str, seed: int) -> SeedOutcome:
     """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason)."""
     try:
         group = build_group(family, seed)
     except SeedRejected as exc:
         return None, (exc.gate,), {exc.gate: str(exc)}
-    if group.valid:
-        return group, (), {}
-    failed = tuple(g for g in GATES if not group.validators.get(g, False))
-    return None, failed, {g: group.reasons.get(g, "") for g in failed}
+    return gate_outcome(group, GATES)
+
+
+def _seed_results(family: str, seeds: range):
+    for s in seeds:
+        yield s, try_seed(family, s)
 
 
 def generate_groups(family: str, n: int, seed: int) -> GenerationResult:
     """Exactly ``n`` valid groups from consecutive seeds ``seed, seed + 1, ...``."""
     card = get_card(family)
-    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    kept, rejects, rejected, reasons = [], Counter(), [], []
-    limit = MAX_DRAWS_FACTOR * n + 50
-    s = seed
-    while len(kept) < n:
-        if s - seed >= limit:
-            raise RuntimeError(f"{family}: only {len(kept)}/{n} valid groups in {s - seed} "
-                               f"seeds from {seed}; rejects {dict(rejects)}")
-        group, failed, why = try_seed(family, s)
-        if group is not None:
-            kept.append(group)
-        else:
-            rejects.update(failed)
-            rejected.append((s, failed))
-            reasons.append((s, why))
-        s += 1
-    return GenerationResult(family=family, env_id=card.env_id, seed=seed, groups=tuple(kept),
-                            n_drawn=s - seed, rejects=dict(sorted(rejects.items())),
-                            rejected_seeds=tuple(rejected), reject_reasons=tuple(reasons))
+    check_draw(n, seed)
+    return draw_groups(family, card.env_id, n, seed, functools.partial(_seed_results, family))

@@ -14,10 +14,10 @@ from gridwm_judge.parsing.commit import (
     WORD_END,
     Candidate,
     answer_text,
+    closing_candidates,
     edge_lines,
     label_values,
     pick,
-    tail_window,
 )
 
 
@@ -62,6 +62,10 @@ def _patterns(choices: tuple[str, ...]) -> dict[str, re.Pattern]:
     }
 
 
+def _letter(m: re.Match) -> tuple[int, str]:
+    return m.end(1), m.group(1)
+
+
 def _committed(text: str, res: dict[str, re.Pattern], truncated: bool) -> ParsedAnswer:
     m = res["strict"].match(text)
     if m and not (truncated and m.end(1) >= len(text)):
@@ -84,11 +88,7 @@ def _committed(text: str, res: dict[str, re.Pattern], truncated: bool) -> Parsed
             if at in leads:
                 g = 1 if leads[at].group(1) else 2
                 cands.append((tier, at, leads[at].end(g), leads[at].group(g)))
-    cands += [(3, m.start(), m.end(1), m.group(1)) for m in res["closing"].finditer(text)]
-    offset, window = tail_window(text)
-    m = res["tail"].search(window)
-    if m:
-        cands.append((3, offset + m.start(), offset + m.end(1), m.group(1)))
+    cands += closing_candidates(text, res["closing"], res["tail"], _letter)
     won = pick(cands, len(text), truncated)
     return ParsedAnswer(won, "recovered") if won else INVALID
 

@@ -4,7 +4,7 @@ which candidate wins. Shared by the choice and verdict parsers; every scan is li
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gridwm_judge.parsing.reasoning import split_text
 
@@ -86,6 +86,20 @@ def tail_window(text: str) -> tuple[int, str]:
     if len(text) > 160:
         return len(text) - 160, text[-160:]
     return -1, "\n" + text
+
+
+def closing_candidates(
+    text: str, closing: re.Pattern, tail: re.Pattern, read: Callable[[re.Match], tuple[int, str]]
+) -> list[Candidate]:
+    """Tier-3 candidates of a parser: every ``closing`` match ("..., so X.") and the ``tail``
+    match in the text's last characters; ``read(m)`` gives a match's (value end, value)."""
+    cands: list[Candidate] = [(3, m.start(), *read(m)) for m in closing.finditer(text)]
+    offset, window = tail_window(text)
+    m = tail.search(window)
+    if m:
+        end, value = read(m)
+        cands.append((3, offset + m.start(), offset + end, value))
+    return cands
 
 
 def pick(cands: list[Candidate], text_len: int, truncated: bool) -> str | None:

@@ -16,10 +16,10 @@ from gridwm_judge.parsing.commit import (
     MARK,
     Candidate,
     answer_text,
+    closing_candidates,
     edge_lines,
     label_values,
     pick,
-    tail_window,
 )
 
 COMPOUND_WINDOW = 15
@@ -148,11 +148,7 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
         m = res["lead"].match(text, at)
         if m:
             cands.append((tier, at, m.end(2), pol(m)))
-    cands += [(3, m.start(), m.end(2), pol(m)) for m in res["closing"].finditer(text)]
-    offset, window = tail_window(text)
-    m = res["tail"].search(window)
-    if m:
-        cands.append((3, offset + m.start(), offset + m.end(2), pol(m)))
+    cands += closing_candidates(text, res["closing"], res["tail"], lambda m: (m.end(2), pol(m)))
     won = pick(cands, len(text), truncated)
     if won:
         return ParsedAnswer(won, "recovered")
@@ -161,11 +157,7 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
     return ParsedAnswer(p, "recovered") if p else INVALID
 
 
-_P_KEYWORD = re.compile(
-    r"\b(unsuccessful(?:ly)?|successful(?:ly)?|succeeded|succeeds|succeed|successes|success"
-    r"|yes|failures|failure|failed|fails|fail|no)\b",
-    re.IGNORECASE,
-)
+_P_KEYWORD = re.compile(rf"\b({_WORDS})\b", re.IGNORECASE)
 _P_NEGATION = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 

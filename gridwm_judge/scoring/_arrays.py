@@ -81,6 +81,20 @@ def strings(values: Sequence[str] | np.ndarray, name: str, n: int) -> np.ndarray
     return arr.astype(str)
 
 
+def verdict_columns(
+    predictions: Sequence[int] | np.ndarray,
+    *,
+    protocol: str | None = None,
+    **columns: Sequence[str] | np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """A verdict metric's checked inputs: ``protocol`` (when given), then the verdicts, then
+    each named string column, as long as the verdicts; the first bad one raises, named."""
+    if protocol is not None:
+        check_protocol(protocol)
+    y = verdicts(predictions)
+    return (y, *(strings(values, name, y.size) for name, values in columns.items()))
+
+
 def check_protocol(protocol: str) -> str:
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")

@@ -27,11 +27,9 @@ from gridwm_judge.scoring._arrays import (
     INVALID,
     SUCCESS,
     GroupRatio,
-    check_protocol,
     group_index,
     per_group_sum,
-    strings,
-    verdicts,
+    verdict_columns,
 )
 
 VARIANTS = ("full", "nocue", "cf")
@@ -126,11 +124,10 @@ def causal_metrics(
     Rows must be the canonical-presentation rows: at most one per (group, variant).
     ``references`` (optional) are checked against the variant's gold outcome.
     """
-    check_protocol(protocol)
-    y = verdicts(predictions)
+    y, g_arr, v_arr = verdict_columns(
+        predictions, protocol=protocol, group_ids=group_ids, variants=variants
+    )
     n = y.shape[0]
-    g_arr = strings(group_ids, "group_ids", n)
-    v_arr = strings(variants, "variants", n)
     unknown = sorted(set(v_arr.tolist()) - set(VARIANTS))
     if unknown:
         raise ValueError(f"unknown variant {unknown[0]!r}; expected one of {', '.join(VARIANTS)}")

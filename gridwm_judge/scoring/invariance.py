@@ -19,20 +19,18 @@ from gridwm_judge.scoring._arrays import (
     INVALID,
     SUCCESS,
     GroupRatio,
-    check_protocol,
     group_index,
     strings,
-    verdicts,
+    verdict_columns,
 )
 
 
 def _by_group(predictions, group_ids, presentations, protocol: str
               ) -> tuple[tuple[str, ...], dict[str, dict[str, int]]]:
     """Checked inputs as (sorted group ids, group -> {presentation: verdict})."""
-    check_protocol(protocol)
-    y = verdicts(predictions)
-    g = strings(group_ids, "group_ids", y.size)
-    p = strings(presentations, "presentations", y.size)
+    y, g, p = verdict_columns(
+        predictions, protocol=protocol, group_ids=group_ids, presentations=presentations
+    )
     groups, _ = group_index(g)
     return groups, _cells(y, g, p, "group")
 
@@ -130,10 +128,9 @@ def vcc(
     rows of a pair (e.g. the uid without its representation); CIs still resample groups.
     Exactly two representations are allowed: the reference and one other.
     """
-    check_protocol(protocol)
-    y = verdicts(predictions)
-    g = strings(group_ids, "group_ids", y.size)
-    r = strings(representations, "representations", y.size)
+    y, g, r = verdict_columns(
+        predictions, protocol=protocol, group_ids=group_ids, representations=representations
+    )
     units = g if pair_ids is None else strings(pair_ids, "pair_ids", y.size)
     reps = sorted(set(r.tolist()))
     others = [x for x in reps if x != reference_representation]

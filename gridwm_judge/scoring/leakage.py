@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gridwm_judge.scoring._arrays import INVALID, group_index, strings, verdicts
+from gridwm_judge.scoring._arrays import INVALID, group_index, verdict_columns
 
 LOGIT_SD = math.pi / math.sqrt(3)
 PRIOR_SD_BETA = 2.5
@@ -157,10 +157,9 @@ def les(
     n_nodes: int = 40,
 ) -> LESResult:
     """Fit the family's mixed logistic model and return LES_F with its diagnostics."""
-    y_all = verdicts(predictions)
-    n = y_all.size
-    g_all = strings(group_ids, "group_ids", n)
-    p_all = strings(presentations, "presentations", n)
+    y_all, g_all, p_all = verdict_columns(
+        predictions, group_ids=group_ids, presentations=presentations
+    )
     keep = y_all != INVALID
     y, g, pres = y_all[keep], g_all[keep], p_all[keep]
     levels = [lv for lv in sorted(set(pres.tolist())) if lv != baseline]

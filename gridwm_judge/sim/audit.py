@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -19,7 +19,8 @@ from gridwm_judge.sim.generate import check_args, generate_groups
 from gridwm_judge.sim.records import GenerationResult, TrajectoryGroup
 
 
-def dumps_group(group: TrajectoryGroup) -> str:
+def dumps_group(group) -> str:
+    """The group's audit line; any world's group record (its ``to_record`` fixes the keys)."""
     return json.dumps(group.to_record(), separators=(",", ":"), ensure_ascii=True)
 
 
@@ -64,17 +65,31 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
         raise ValueError(f"num_proc must be a positive integer, got {num_proc!r}")
     for f in families:
         check_args(f, n, seed, env_id)
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
-    if not out.parent.exists():
-        raise FileNotFoundError(f"output folder {out.parent} does not exist")
+    out = check_out(out, overwrite)
     if num_proc > 1:
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
             results = [generate_groups(f, n, seed, env_id=env_id, num_proc=num_proc,
                                        executor=pool) for f in families]
     else:
         results = [generate_groups(f, n, seed, env_id=env_id) for f in families]
+    return write_results(results, out)
+
+
+def check_out(out: str | os.PathLike, overwrite: bool) -> Path:
+    """``out`` as a Path, once it is known to be writable: a missing folder or an existing
+    file without ``overwrite`` raises before anything is generated."""
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
+    if not out.parent.exists():
+        raise FileNotFoundError(f"output folder {out.parent} does not exist")
+    return out
+
+
+def write_results(results: Sequence[GenerationResult], out: Path) -> str:
+    """Every group of ``results`` as one JSON line, written to a temp file then renamed (a
+    crash leaves no half file); returns the reject summary and the count written. Shared by
+    both worlds: a group needs only ``to_record``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -8,8 +8,9 @@ the first n valid ones in seed order, so the output does not depend on the worke
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
 from gridwm_judge.sim.cards import check_env_id, check_family_env_id, env_short, get_card
@@ -22,8 +23,11 @@ from gridwm_judge.sim.planner import PlanError, plan_actions
 from gridwm_judge.sim.plans import legs_for, plan_variant
 from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
 from gridwm_judge.sim.rollout import rollout, run_states
+from gridwm_judge.world import Group
 
 MAX_DRAWS_FACTOR = 20
+SeedOutcome = tuple[Group | None, tuple[str, ...], dict[str, str]]
+"""(group, (), {}) for a valid seed, else (None, failed gates, gate -> reason)."""
 
 
 def _reset_env(env_id: str, seed: int):
@@ -86,26 +90,37 @@ def try_seed(family: str, env_id: str, seed: int):
         group = build_group(family, env_id, seed)
     except PlanError as exc:
         return None, ("plan",), {"plan": str(exc)}
+    return gate_outcome(group, GATES)
+
+
+def gate_outcome(group, gates: tuple[str, ...]) -> SeedOutcome:
+    """(group, (), {}) when every gate passes, else (None, failed gates in ``gates`` order,
+    gate -> reason); any world's group (it has ``valid``, ``validators`` and ``reasons``)."""
     if group.valid:
         return group, (), {}
-    failed = tuple(g for g in GATES if not group.validators.get(g, False))
+    failed = tuple(g for g in gates if not group.validators.get(g, False))
     return None, failed, {g: group.reasons.get(g, "") for g in failed}
+
+
+def check_draw(n: int, seed: int) -> None:
+    """A ValueError naming the bad value unless ``n`` > 0 and ``seed`` >= 0 are plain ints."""
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
 
 
 def check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
     """``env_id`` or the card's default, after checking every argument of a draw."""
     card = get_card(family)
-    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_draw(n, seed)
     env_id = env_id or card.default_env_id
     check_family_env_id(family, env_id)
     check_env_id(env_id)
     return env_id
 
 
-def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool):
+def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
     if pool is None:
         for s in seeds:
             yield s, try_seed(family, env_id, s)
@@ -133,8 +148,22 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
     if executor is None and num_proc > 1:
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
             return generate_groups(family, n, seed, env_id, num_proc, executor=pool)
-    pool = executor
-    kept: list[TrajectoryGroup] = []
+    return draw_groups(family, env_id, n, seed,
+                       functools.partial(_seed_results, family, env_id, pool=executor),
+                       min_batch=0 if executor is None else num_proc * 4)
+
+
+def draw_groups(family: str, env_id: str, n: int, seed: int,
+                outcomes: Callable[[range], Iterable[tuple[int, SeedOutcome]]],
+                min_batch: int = 0) -> GenerationResult:
+    """The first ``n`` valid groups in seed order from ``seed, seed + 1, ...``, with the
+    rejects; the draw loop of every world. ``outcomes(seeds)`` yields (seed, its
+    ``gate_outcome``) for a batch of seeds in order; a parallel caller asks for batches of at
+    least ``min_batch`` (what is computed past the n-th valid group is dropped), so the result
+    does not depend on the batch size. Raises RuntimeError once ``MAX_DRAWS_FACTOR * n + 50``
+    seeds are drawn without reaching n.
+    """
+    kept: list = []
     rejects: Counter = Counter()
     rejected: list[tuple[int, tuple[str, ...]]] = []
     reasons: list[tuple[int, dict[str, str]]] = []
@@ -144,10 +173,10 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
         if drawn >= limit:
             raise RuntimeError(f"{family}: only {len(kept)}/{n} valid groups in {drawn} seeds "
                                f"from {seed}; rejects {dict(rejects)}")
-        batch = n - len(kept) if pool is None else max(num_proc * 4, n - len(kept))
+        batch = min(max(min_batch, n - len(kept)), limit - drawn)
         seeds = range(next_seed, next_seed + batch)
         next_seed += batch
-        for s, (group, failed, why) in _seed_results(family, env_id, seeds, pool):
+        for s, (group, failed, why) in outcomes(seeds):
             if len(kept) == n:
                 break
             drawn += 1

@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 
 from minigrid.core.actions import Actions
 
+from gridwm_judge.schema import VARIANTS
+
 ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in Actions)
 
 
@@ -79,6 +81,28 @@ class Rollout:
         )
 
 
+def gates_passed(validators: dict[str, bool]) -> bool:
+    """A group is valid when it has a gate report and every gate in it passed."""
+    return bool(validators) and all(validators.values())
+
+
+def trajectory_record(group) -> dict[str, Any]:
+    """The keys every world's group record ends with, in this order: the shared action ids,
+    the first pickup, the three variants (each rollout under its name) and the gate report."""
+    return {
+        "actions": list(group.actions),
+        "action_names": list(group.action_names),
+        "first_pickup": group.first_pickup,
+        "variants": {v: getattr(group, v).to_record(v) for v in VARIANTS},
+        "validators": dict(group.validators),
+    }
+
+
+def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
+    """The record's ``variants`` block read back: the ``full``, ``nocue``, ``cf`` kwargs."""
+    return {v: Rollout.from_record(variants[v], actions) for v in VARIANTS}
+
+
 @dataclass(frozen=True)
 class TrajectoryGroup:
     """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
@@ -104,7 +128,7 @@ class TrajectoryGroup:
 
     @property
     def valid(self) -> bool:
-        return bool(self.validators) and all(self.validators.values())
+        return gates_passed(self.validators)
 
     def to_record(self) -> dict[str, Any]:
         """The audit JSON line (issue 2): replayable with gymnasium + minigrid alone."""
@@ -115,21 +139,12 @@ class TrajectoryGroup:
             "seed": self.seed,
             "mission": self.mission,
             "plan": self.plan,
-            "actions": list(self.actions),
-            "action_names": list(self.action_names),
-            "first_pickup": self.first_pickup,
-            "variants": {
-                "full": self.full.to_record("full"),
-                "nocue": self.nocue.to_record("nocue"),
-                "cf": self.cf.to_record("cf"),
-            },
-            "validators": dict(self.validators),
+            **trajectory_record(self),
         }
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:
         actions = tuple(int(a) for a in d["actions"])
-        v = d["variants"]
         return cls(
             group_id=d["group_id"],
             family=d["family"],
@@ -138,9 +153,7 @@ class TrajectoryGroup:
             mission=d["mission"],
             actions=actions,
             action_names=tuple(ACTION_NAMES[a] for a in actions),
-            full=Rollout.from_record(v["full"], actions),
-            nocue=Rollout.from_record(v["nocue"], actions),
-            cf=Rollout.from_record(v["cf"], actions),
+            **variants_from_record(d["variants"], actions),
             validators=dict(d.get("validators", {})),
             plan=d.get("plan", "direct"),
             first_pickup=d.get("first_pickup"),

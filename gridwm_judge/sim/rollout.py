@@ -7,7 +7,7 @@ truncated).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gridwm_judge.sim.envs import make_env
@@ -64,6 +64,21 @@ class RawRun:
     steps: int
 
 
+def _play(step: Callable, actions: Sequence[int],
+          record: Callable[[dict], None]) -> tuple[float, bool, bool, int]:
+    """Step ``actions`` until the episode ends, ``record(obs)`` after each step; returns
+    (last reward, terminated, truncated, steps taken)."""
+    reward, terminated, truncated, steps = 0.0, False, False, 0
+    for a in actions:
+        obs, r, terminated, truncated, _ = step(int(a))
+        steps += 1
+        reward = float(r)
+        record(obs)
+        if terminated or truncated:
+            break
+    return reward, bool(terminated), bool(truncated), steps
+
+
 def run_actions(env_id: str, seed: int, actions: Sequence[int],
                 intervention: Sequence[dict] = ()) -> RawRun:
     """Reset(seed), apply the intervention, step every action until the episode ends."""
@@ -75,17 +90,13 @@ def run_actions(env_id: str, seed: int, actions: Sequence[int],
         obs = u.gen_obs()
     states, visible = [snapshot(u)], [visible_cells(u, obs)]
     context = env_context(u)
-    reward, terminated, truncated, steps = 0.0, False, False, 0
-    for a in actions:
-        obs, r, terminated, truncated, _ = env.step(int(a))
-        steps += 1
-        reward = float(r)
+
+    def record(obs) -> None:
         states.append(snapshot(u))
         visible.append(visible_cells(u, obs))
-        if terminated or truncated:
-            break
-    return RawRun(tuple(states), tuple(visible), context, reward, bool(terminated),
-                  bool(truncated), steps)
+
+    outcome = _play(env.step, actions, record)
+    return RawRun(tuple(states), tuple(visible), context, *outcome)
 
 
 def run_states(env_id: str, seed: int, actions: Sequence[int],
@@ -95,16 +106,8 @@ def run_states(env_id: str, seed: int, actions: Sequence[int],
     u.reset(seed=int(seed))
     apply_intervention(u, intervention)
     states = [snapshot(u)]
-    reward, terminated, truncated, steps = 0.0, False, False, 0
-    for a in actions:
-        _, r, terminated, truncated, _ = u.step(int(a))
-        steps += 1
-        reward = float(r)
-        states.append(snapshot(u))
-        if terminated or truncated:
-            break
-    run = RawRun(tuple(states), (), env_context(u), reward, bool(terminated), bool(truncated),
-                 steps)
+    outcome = _play(u.step, actions, lambda _obs: states.append(snapshot(u)))
+    run = RawRun(tuple(states), (), env_context(u), *outcome)
     return run.states, run
 
 

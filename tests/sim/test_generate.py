@@ -122,3 +122,29 @@ def test_fifty_valid_groups_per_family_from_consecutive_seeds():
         res = generate_groups(family, 50, 830000)
         assert len(res.groups) == 50 and all(g.valid for g in res.groups)
         assert res.reject_rate < 0.5, (family, res.rejects)
+
+
+def _fake_outcomes(valid_every: int):
+    """Seeds divisible by ``valid_every`` are valid (the group is the seed), others fail D1."""
+    def outcomes(seeds):
+        for s in seeds:
+            yield s, ((s, (), {}) if s % valid_every == 0 else (None, ("D1",), {"D1": "x"}))
+    return outcomes
+
+
+@pytest.mark.parametrize("min_batch", [0, 3, 64])
+def test_draw_loop_keeps_first_valid_in_seed_order_whatever_the_batch(min_batch):
+    from gridwm_judge.sim.generate import draw_groups
+
+    res = draw_groups("f", "E-v0", 3, 10, _fake_outcomes(4), min_batch=min_batch)
+    assert res.groups == (12, 16, 20) and res.n_drawn == 11
+    assert res.rejects == {"D1": 8} and [s for s, _ in res.rejected_seeds][:2] == [10, 11]
+
+
+@pytest.mark.parametrize("min_batch", [0, 7, 500])
+def test_draw_loop_stops_at_the_draw_limit_whatever_the_batch(min_batch):
+    from gridwm_judge.sim.generate import MAX_DRAWS_FACTOR, draw_groups
+
+    limit = MAX_DRAWS_FACTOR * 2 + 50
+    with pytest.raises(RuntimeError, match=rf"only 1/2 valid groups in {limit} seeds from 0"):
+        draw_groups("f", "E-v0", 2, 0, _fake_outcomes(10**6), min_batch=min_batch)
