@@ -21,6 +21,7 @@ import errno
 import importlib
 import sys
 
+from gridwm_judge import __version__
 from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
@@ -77,8 +78,6 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from gridwm_judge import __version__
-
     parser = argparse.ArgumentParser(
         prog="gridwm-judge",
         description="Test whether VLM judges change their verdict for the right reason.",

@@ -12,6 +12,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from gridwm_judge import __version__
+from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.resources import resource_path
 from gridwm_judge.schema import COLUMNS, MODEL_FACING
 
@@ -105,9 +107,7 @@ def validation_summary(validation: dict[str, Any]) -> str:
 def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[str, Any],
            profile: Any, build_command: str, load_path: str = "USER/gridwm-judge") -> Path:
     """Write ``folder/README.md`` and return its path."""
-    from gridwm_judge import __version__
-    from gridwm_judge.dataset.builder import _CITATION
-    from gridwm_judge.prompts import PROMPT_VERSION
+    from gridwm_judge.dataset.builder import _CITATION  # imports datasets: only when writing
 
     template = Template((resource_path("dataset_card") / "template.md").read_text())
     seeds = validation.get("seeds", {})

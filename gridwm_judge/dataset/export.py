@@ -28,9 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge import __version__
 from gridwm_judge.atomic import replace_dir
+from gridwm_judge.dataset import card
 from gridwm_judge.dataset import validation as checks
+from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
+from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.workers import workers_die_with_parent
 
@@ -110,11 +114,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
            progress) -> BuildReport:
     import datasets
 
-    from gridwm_judge import __version__
-    from gridwm_judge.dataset import card
-    from gridwm_judge.dataset.builder import GridWMJudge
-    from gridwm_judge.dataset.generation import GroupPool
-    from gridwm_judge.prompts import PROMPT_VERSION
+    from gridwm_judge.dataset.builder import GridWMJudge  # imports datasets: only when building
 
     prof = profile if isinstance(profile, Profile) else get_profile(profile)
     chosen = check_configs(prof, configs)

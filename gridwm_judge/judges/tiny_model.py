@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gridwm_judge import prompts
 from gridwm_judge.judges.base import require
 
 CHAT_TEMPLATE = (
@@ -24,8 +25,6 @@ CHAT_TEMPLATE = (
 
 
 def _corpus() -> list[str]:
-    from gridwm_judge import prompts
-
     texts = [prompts.TASK_A, prompts.TASK_B, prompts.TASK_D, *prompts.TASK_E.values()]
     texts += [*prompts.TASK_C_PREAMBLE.values(), prompts.TASK_C_QUESTION, prompts.REVERSED_NOTE]
     texts += ['Yes No Success Fail A B C D {"answer": "key_yellow"} holding dropped']
