@@ -120,13 +120,10 @@ def test_truncated_and_empty_status(server):
 def test_workers_run_concurrently_and_results_stream(server):
     server.delay_s = 0.1
     judge = _judge(server, workers=8)
-    start = time.perf_counter()
     out = list(judge.judge(_req(f"u{i}", f"p{i}") for i in range(16)))
-    elapsed = time.perf_counter() - start
     judge.close()
     assert sorted(r.uid for r in out) == sorted(f"u{i}" for i in range(16))
-    assert server.max_active >= 4
-    assert elapsed < 16 * 0.1 / 2  # far faster than one at a time
+    assert server.max_active >= 4  # requests were in flight together (speed: bench_judges.py)
 
 
 def test_rate_limit_spaces_request_starts(server):
