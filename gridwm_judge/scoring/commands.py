@@ -6,11 +6,18 @@ import argparse
 from pathlib import Path
 
 from gridwm_judge.parsing import PARSER_VERSIONS
-from gridwm_judge.records import SCORES_FILE
+from gridwm_judge.records import SCORES_FILE, TaskCoverage
 from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
 from gridwm_judge.scoring.score import score
 from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import parse_task_list
+
+
+def _coverage_text(task: str, c: TaskCoverage) -> str:
+    if c.answered == 0 and c.errored == 0:
+        return f"{task} not run"
+    text = f"{task} answered {c.answered}/{c.asked}"
+    return text + (f" ({c.errored} errored)" if c.errored else "")
 
 
 def _handler(args: argparse.Namespace) -> int:
@@ -29,12 +36,9 @@ def _handler(args: argparse.Namespace) -> int:
     for note in record.overrides:
         print(f"warning: scored despite a mismatch ({note})")
     for judge, scores in record.judges.items():
-        cov = ", ".join(
-            f"{t} {c.answered}/{c.asked}" + (f" ({c.errored} errored)" if c.errored else "")
-            for t, c in scores.coverage.items()
-        )
+        cov = ", ".join(_coverage_text(t, c) for t, c in scores.coverage.items())
         flags = [m.name for m in scores.failure_modes if m.flagged]
-        print(f"{judge}: answered {cov}; failure modes: {', '.join(flags) or 'none'}")
+        print(f"{judge}: {cov}; failure modes: {', '.join(flags) or 'none'}")
     print(f"wrote {Path(args.out) / SCORES_FILE} and rows.jsonl in {record.elapsed_s} s")
     return 0
 
