@@ -8,6 +8,11 @@ strings and -1 for integers, so every config shares one flat, typed layout.
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping
+from dataclasses import fields, make_dataclass
+from typing import Any
+
 VARIANTS = ("full", "nocue", "cf")
 TEMPORAL = ("orig", "rev")
 VISUAL = ("clean", "noisy", "style")
@@ -73,3 +78,36 @@ COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 MODEL_FACING = ("prompt", "images")
+
+
+_PY_TYPES = {"string": str, "int64": int, "list_image": list}
+
+DatasetRow = make_dataclass(
+    "DatasetRow", [(name, _PY_TYPES[dtype]) for name, (dtype, _) in COLUMNS.items()], frozen=True
+)
+DatasetRow.__doc__ = """One dataset row (one model-facing item), typed: its fields are
+:data:`COLUMNS` (generated from it, so the layout is defined once); see :func:`dataset_row`."""
+
+
+def dataset_row(d: Mapping[str, Any], *, where: str = "") -> Any:
+    """The :class:`DatasetRow` of a row dict; a row off the contract (a column missing or extra,
+    a value of the wrong type) is a ValueError naming the row and the column."""
+    at = f"{where}: " if where else ""
+    extra, missing = sorted(set(d) - set(COLUMNS)), sorted(set(COLUMNS) - set(d))
+    if extra or missing:
+        raise ValueError(f"{at}row {d.get('uid')!r} breaks the row contract "
+                         f"(extra {extra}, missing {missing})")
+    for name, (dtype, _) in COLUMNS.items():
+        v = d[name]
+        ok = (isinstance(v, str) if dtype == "string"
+              else isinstance(v, numbers.Integral) and not isinstance(v, bool)
+              if dtype == "int64" else isinstance(v, (list, tuple)))
+        if not ok:
+            raise ValueError(f"{at}row {d.get('uid')!r}: column {name!r} must be {dtype}, "
+                             f"got {type(v).__name__}")
+    return DatasetRow(**d)
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    """The plain dict of a :class:`DatasetRow` (images kept as they are, not copied)."""
+    return {f.name: getattr(row, f.name) for f in fields(row)}

@@ -24,7 +24,7 @@ import datasets
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
-from gridwm_judge.schema import COLUMNS
+from gridwm_judge.schema import dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import CONFIGS
 
@@ -122,14 +122,9 @@ def shards_for(plan: Any, groups: list[Any]) -> list[tuple[Any, ...]]:
 
 def encode_rows(rows: list[dict], cache: PngCache, *, where: str) -> Iterator[dict]:
     """Rows with images replaced by PNG bytes; a row off the contract is an error."""
-    expected = set(COLUMNS)
     for row in rows:
-        if set(row) != expected:
-            extra, missing = sorted(set(row) - expected), sorted(expected - set(row))
-            raise ValueError(f"{where}: row {row.get('uid')!r} breaks the row contract "
-                             f"(extra {extra}, missing {missing})")
-        out = dict(row)
-        out["images"] = [cache(im) for im in row["images"]]
+        out = row_dict(dataset_row(row, where=where))
+        out["images"] = [cache(im) for im in out["images"]]
         yield out
 
 

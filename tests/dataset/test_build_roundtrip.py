@@ -114,3 +114,18 @@ def test_cli_lists_valid_profiles_and_configs(tmp_path, capsys):
                  "--configs", "task_c,task_q"]) == 2
     assert "task_a, task_b, task_c, task_d, task_e" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_a_row_off_the_contract_is_named():
+    import pytest
+
+    from gridwm_judge.schema import COLUMNS, dataset_row, row_dict
+
+    row = {name: (-1 if dtype == "int64" else [] if dtype == "list_image" else "")
+           for name, (dtype, _) in COLUMNS.items()}
+    row["uid"] = "C.x"
+    assert row_dict(dataset_row(row)) == row
+    with pytest.raises(ValueError, match="column 'label' must be int64, got str"):
+        dataset_row({**row, "label": "1"}, where="task_c")
+    with pytest.raises(ValueError, match=r"missing \['prompt'\]"):
+        dataset_row({k: v for k, v in row.items() if k != "prompt"})
