@@ -26,7 +26,7 @@ from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import CONFIGS
+from gridwm_judge.task_table import ALL_CONFIGS
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
@@ -45,6 +45,8 @@ _DESCRIPTIONS = {
     "task_c": "C: presentation invariance and representation exchangeability (Yes/No)",
     "task_d": "D: reference-aided causal sensitivity (Success/Fail against a successful reference)",
     "task_e": "E: prefix state tracking (identity and status of the first picked-up object)",
+    "miniworld_c": "MC: Task C on MiniWorld first-person 3D storyboards (Yes/No)",
+    "miniworld_d": "MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
 }
 
 _CITATION = """\
@@ -140,7 +142,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = GridWMJudgeConfig
     BUILDER_CONFIGS = [
         GridWMJudgeConfig(name=c, version=datasets.Version("0.1.0"), description=_DESCRIPTIONS[c])
-        for c in CONFIGS
+        for c in ALL_CONFIGS
     ]
     DEFAULT_CONFIG_NAME = "task_c"
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)

@@ -21,7 +21,7 @@ from typing import Any
 
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES
-from gridwm_judge.task_table import CONFIGS
+from gridwm_judge.task_table import ALL_CONFIGS
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
 SHARD_BY = ("group", "env", "task")
@@ -46,9 +46,9 @@ class TaskPlan:
     options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.config not in CONFIGS:
+        if self.config not in ALL_CONFIGS:
             raise ValueError(
-                f"unknown config {self.config!r}; expected one of {', '.join(CONFIGS)}"
+                f"unknown config {self.config!r}; expected one of {', '.join(ALL_CONFIGS)}"
             )
         if self.shard_by not in SHARD_BY:
             raise ValueError(
