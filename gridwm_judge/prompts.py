@@ -147,7 +147,7 @@ def _presentation_notes(reversed_order: bool, n_split: int) -> list[str]:
 # --- MiniWorld (ours, issue 13): what the 3D images are; questions as in Tasks C and D -----
 MINIWORLD_C_PREAMBLE = (
     "Below is a storyboard from one MiniWorld trajectory: first-person 3D views seen by the "
-    "agent as it moves through the environment, one frame per panel."
+    "agent as it moves through the environment."
 )
 MINIWORLD_D = (
     "Below are two storyboard trajectories from the same MiniWorld environment, each a "
@@ -179,3 +179,12 @@ def miniworld_d_prompt(mission: str, framing: str) -> str:
     parts = [] if framing == "neutral" else [TASK_C_PREAMBLE[framing]]
     parts += [MINIWORLD_D.format(mission=mission), D_ORDER_NOTE]
     return "\n".join(parts)
+
+MINIWORLD_A = (
+    "Action: {action}.\n"
+    "On the left is the current state: the agent's first-person 3D view, with a top-down map of "
+    "the whole environment below it (the agent is the red triangle on the map). On the right "
+    "are four candidate next first-person views (A, B, C, D).\n"
+    "Select the correct next view after executing the action. "
+    "Answer with ONLY one letter: A, B, C, or D."
+)

@@ -164,13 +164,15 @@ TASKS: tuple[TaskSpec, ...] = (
 )
 
 MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("MA", "miniworld_a", "MiniWorld action-conditioned next first-person view "
+             "(A-D choice)", Choice(("A", "B", "C", "D")), 512, "next_state"),
     TaskSpec("MC", "miniworld_c", "MiniWorld presentation invariance and representation "
              "exchangeability", Verdict("Yes", "No"), 256, "presentation_invariance",
              "eligible_pairs"),
     TaskSpec("MD", "miniworld_d", "MiniWorld reference-aided causal sensitivity",
              Verdict("Success", "Fail"), 256, "reference_aided", "all_groups"),
 )
-"""MiniWorld (3D, issue 13): Tasks C and D on first-person storyboards, scored by the same
+"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
 recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
 not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them."""
 

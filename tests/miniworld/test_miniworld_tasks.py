@@ -35,8 +35,9 @@ def c_rows(groups):
 
 
 def test_configs_in_the_task_table():
-    assert {"miniworld_c", "miniworld_d"} <= set(ALL_CONFIGS) == set(TASK_MODULES)
-    assert parse_task_list("miniworld_c,miniworld_d") == ("MC", "MD")
+    assert {"miniworld_a", "miniworld_c", "miniworld_d"} <= set(ALL_CONFIGS) == set(TASK_MODULES)
+    assert parse_task_list("miniworld_c,miniworld_d,miniworld_a") == ("MC", "MD", "MA")
+    assert task_spec("MA").recipe == "next_state"
     # "all" stays the MiniGrid benchmark: MiniWorld is never pooled with it
     assert parse_task_list("all") == ("A", "B", "C", "D", "E") and "miniworld_c" not in CONFIGS
     c, d = task_spec("miniworld_c"), task_spec("MD")
@@ -105,3 +106,51 @@ def test_baseline_judges_answer_the_new_configs(c_rows, groups, name):
     if name == "always-yes":
         assert {o.raw for o in out} == {"Yes", "Success"}
     json.dumps([o.raw for o in out])
+
+
+def test_lazy_view_draws_the_world_views_pixels(groups):
+    """StoryboardView renders only what is read, and exactly MiniWorldView's frames."""
+    from gridwm_judge.miniworld.render import MiniWorldView
+    from gridwm_judge.tasks.miniworld_view import StoryboardView
+
+    g = groups[2]   # a Sign group: NoCue hides the sign (a static entity) in masked frames
+    eager, lazy = MiniWorldView(size=(96, 72)), StoryboardView(size=(96, 72))
+    for variant in ("full", "nocue", "cf"):
+        want = eager.frames(g, variant)
+        frames = lazy.frames(g, variant)
+        assert len(frames) == len(want)
+        mask_ts = [m["t"] for m in getattr(g, variant).mask]
+        for t in sorted({0, len(want) - 1, *mask_ts, len(want) // 2}, reverse=True):
+            assert (frames[t] == want[t]).all() and not frames[t].flags.writeable, (variant, t)
+    t0 = g.nocue.mask[0]["t"]
+    assert not (eager.frames(g, "full")[t0] == lazy.frames(g, "nocue")[t0]).all()
+    with pytest.raises(IndexError):
+        lazy.frames(g, "full")[len(g.full.states)]
+
+
+def test_a_rows_show_the_map_only_in_the_current_state(groups):
+    from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
+    from gridwm_judge.tasks.miniworld_view import StoryboardView
+
+    rows = build_rows("miniworld_a", [groups[0], groups[2]], n_items=6, seed=3)
+    assert len(rows) == 18 and len({r["uid"] for r in rows}) == 18
+    view = StoryboardView(size=VIEW_SIZE)
+    by_id = {g.group_id: g for g in groups}
+    for r in rows:
+        assert set(r) == set(COLUMNS) and r["task"] == "MA" and r["uid"].startswith("MA.")
+        assert "top-down map" in r["prompt"] and "first-person" in r["prompt"]
+        first = r["prompt"].split("\n")[0]
+        assert first == {"orig": f"Action: {r['action']}.", "mask": "Action: unknown."}.get(
+            r["action_condition"], first)
+        if r["action_condition"] == "shuffle":
+            assert first != f"Action: {r['action']}." and first.startswith("Action: ")
+        order = json.loads(r["candidate_order"])
+        gold = next(c for c in order if c["gold"])
+        assert gold["letter"] == r["answer"] and gold["t"] == r["checkpoint"] + 1
+        assert gold["group_id"] == r["group_id"]
+        # the gold candidate is the simulator's next first-person frame, differing from now
+        g = by_id[r["group_id"]]
+        now, nxt = view.frames(g, "full")[r["checkpoint"]], view.frames(g, "full")[gold["t"]]
+        assert not (now == nxt).all()
+        assert r["images"][0].height > 2 * VIEW_SIZE[1]   # current view + map, stacked
+    assert {r["answer"] for r in rows if r["action_condition"] == "orig"} <= set("ABCD")
