@@ -142,3 +142,49 @@ def _presentation_notes(reversed_order: bool, n_split: int) -> list[str]:
     if reversed_order:
         notes.append(REVERSED_NOTE)
     return notes
+
+
+# --- MiniWorld (ours, issue 13): what the 3D images are; questions as in Tasks C and D -----
+MINIWORLD_C_PREAMBLE = (
+    "Below is a storyboard from one MiniWorld trajectory: first-person 3D views seen by the "
+    "agent as it moves through the environment."
+)
+MINIWORLD_D = (
+    "Below are two storyboard trajectories from the same MiniWorld environment, each a "
+    "sequence of first-person 3D views seen by the agent. "
+    "Reference trajectory: This trajectory is a known successful example of completing the "
+    "task in this environment. Query trajectory: Determine whether this trajectory also "
+    "completes the same task goal as the reference trajectory.\n"
+    "Task goal: {mission}\nAnswer with ONLY: Success or Fail."
+)
+
+
+def miniworld_c_prompt(mission: str, framing: str, *, reversed_order: bool,
+                       n_split: int = 0) -> str:
+    """MiniWorld Task C prompt: Task C's with a preamble that says the panels are first-person
+    3D views; positive / negative framings add Task C's framing sentence after it."""
+    _check_framing(framing)
+    parts = [MINIWORLD_C_PREAMBLE]
+    if framing != "neutral":
+        parts.append(TASK_C_PREAMBLE[framing])
+    parts += _presentation_notes(reversed_order, n_split)
+    parts.append(TASK_C_QUESTION.format(mission=mission))
+    return "\n".join(parts)
+
+
+def miniworld_d_prompt(mission: str, framing: str) -> str:
+    """MiniWorld Task D prompt: the framing sentence for non-neutral rows, the reference-aided
+    instruction with the goal (a Sign query's shape is in its mission), then the image order."""
+    _check_framing(framing)
+    parts = [] if framing == "neutral" else [TASK_C_PREAMBLE[framing]]
+    parts += [MINIWORLD_D.format(mission=mission), D_ORDER_NOTE]
+    return "\n".join(parts)
+
+MINIWORLD_A = (
+    "Action: {action}.\n"
+    "On the left is the current state: the agent's first-person 3D view, with a top-down map of "
+    "the whole environment below it (the agent is the red triangle on the map). On the right "
+    "are four candidate next first-person views (A, B, C, D).\n"
+    "Select the correct next view after executing the action. "
+    "Answer with ONLY one letter: A, B, C, or D."
+)

@@ -163,19 +163,36 @@ TASKS: tuple[TaskSpec, ...] = (
              JsonObject(LABEL_SCHEMA, required="answer"), 256, "state_tracking"),
 )
 
+MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("MA", "miniworld_a", "MiniWorld action-conditioned next first-person view "
+             "(A-D choice)", Choice(("A", "B", "C", "D")), 512, "next_state"),
+    TaskSpec("MC", "miniworld_c", "MiniWorld presentation invariance and representation "
+             "exchangeability", Verdict("Yes", "No"), 256, "presentation_invariance",
+             "eligible_pairs"),
+    TaskSpec("MD", "miniworld_d", "MiniWorld reference-aided causal sensitivity",
+             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups"),
+)
+"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
+recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
+not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them."""
+
+ALL_TASKS: tuple[TaskSpec, ...] = TASKS + MINIWORLD_TASKS
+ALL_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS)
+"""Every config a dataset may hold (the builder, profiles and scoring accept each)."""
+
 TASK_NAMES: tuple[str, ...] = tuple(t.name for t in TASKS)
 CONFIGS: tuple[str, ...] = tuple(t.config for t in TASKS)
 DEFAULT_MAX_TOKENS: Mapping[str, int] = {t.name: t.max_tokens for t in TASKS}
 """The paper's decoding budget per task (greedy decoding everywhere)."""
 
 _BY_KEY: dict[str, TaskSpec] = {}
-for _spec in TASKS:
+for _spec in ALL_TASKS:
     for _key in (_spec.name, _spec.name.lower(), _spec.config, _spec.config.upper()):
         _BY_KEY[_key] = _spec
 
 
 def _valid_names() -> str:
-    return ", ".join(f"{t.name.lower()} ({t.config})" for t in TASKS)
+    return ", ".join(f"{t.name.lower()} ({t.config})" for t in ALL_TASKS)
 
 
 def is_task(name: str) -> bool:
@@ -193,7 +210,8 @@ def task_spec(name: str) -> TaskSpec:
 
 def parse_task_list(text: str) -> tuple[str, ...]:
     """``"c,d"`` or ``"task_c,task_d"`` -> ``("C", "D")`` in the given order; ``"all"`` -> every
-    task. Unknown names are a ValueError naming the valid ones."""
+    MiniGrid task (``TASK_NAMES``; MiniWorld's are named, e.g. ``"miniworld_c"``). Unknown
+    names are a ValueError naming the valid ones."""
     if text.strip().lower() == "all":
         return TASK_NAMES
     out: list[str] = []

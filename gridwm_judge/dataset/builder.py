@@ -26,7 +26,7 @@ from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.schema import dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import CONFIGS
+from gridwm_judge.task_table import ALL_CONFIGS, MINIWORLD_TASKS
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
@@ -39,12 +39,18 @@ PNG_COMPRESS_TYPE = 3
 as well as the default strategy at a third of the time, and noisy frames (incompressible)
 cost little more than Huffman-only."""
 
+ONE_PROCESS_CONFIGS = frozenset(t.config for t in MINIWORLD_TASKS)
+"""Configs whose rows are built in the main process whatever ``num_proc`` says."""
+
 _DESCRIPTIONS = {
     "task_a": "A: action-conditioned next state (pick the next frame among four candidates)",
     "task_b": "B: single-frame structured perception (JSON state of one frame)",
     "task_c": "C: presentation invariance and representation exchangeability (Yes/No)",
     "task_d": "D: reference-aided causal sensitivity (Success/Fail against a successful reference)",
     "task_e": "E: prefix state tracking (identity and status of the first picked-up object)",
+    "miniworld_a": "MA: Task A on MiniWorld (first-person view + map -> next first-person view)",
+    "miniworld_c": "MC: Task C on MiniWorld first-person 3D storyboards (Yes/No)",
+    "miniworld_d": "MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
 }
 
 _CITATION = """\
@@ -135,7 +141,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIG_CLASS = GridWMJudgeConfig
     BUILDER_CONFIGS = [
         GridWMJudgeConfig(name=c, version=datasets.Version("0.1.0"), description=_DESCRIPTIONS[c])
-        for c in CONFIGS
+        for c in ALL_CONFIGS
     ]
     DEFAULT_CONFIG_NAME = "task_c"
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)
@@ -177,6 +183,13 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                 },
             )
         ]
+
+    def _prepare_split(self, split_generator: Any, **kwargs: Any) -> Any:
+        # MiniWorld renders through one OpenGL context per process: its rows are built here,
+        # never in worker processes (a forked worker would inherit the context unusable).
+        if self.config.name in ONE_PROCESS_CONFIGS:
+            kwargs["num_proc"] = None
+        return super()._prepare_split(split_generator, **kwargs)
 
     def _generate_examples(self, shards: list, config: str, n_items: int | None,
                            options: dict, seed: int) -> Iterator[tuple[Any, dict]]:

@@ -32,9 +32,14 @@ class Draw:
 
 
 def _generate(family: str, env_id: str, n: int, seed: int) -> Draw:
-    from gridwm_judge.sim import generate_groups
+    if is_miniworld(family):
+        from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
 
-    res = generate_groups(family, n, seed, env_id=env_id)
+        res = miniworld_groups(family, n, seed)   # one env id per MiniWorld family
+    else:
+        from gridwm_judge.sim import generate_groups
+
+        res = generate_groups(family, n, seed, env_id=env_id)
     if len(res.groups) != n:
         raise RuntimeError(
             f"generate_groups({family!r}, {n}, {seed}) gave {len(res.groups)} groups"
@@ -43,12 +48,24 @@ def _generate(family: str, env_id: str, n: int, seed: int) -> Draw:
                 {str(k): int(v) for k, v in dict(res.rejects).items()})
 
 
+def is_miniworld(family: str) -> bool:
+    """A MiniWorld family: generated in this process (one OpenGL context per process), never
+    in a worker."""
+    from gridwm_judge.miniworld.cards import CARDS
+
+    return family in CARDS
+
+
 def env_tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
-    """Each family's registered env ids and its default env id, from the simulator's cards."""
+    """Each family's registered env ids and its default env id, from the simulators' cards
+    (MiniGrid's and MiniWorld's; their family names do not overlap)."""
+    from gridwm_judge.miniworld.cards import CARDS
     from gridwm_judge.sim import ENV_CARDS
 
-    return ({f: tuple(c.env_ids) for f, c in ENV_CARDS.items()},
-            {f: c.default_env_id for f, c in ENV_CARDS.items()})
+    return ({**{f: tuple(c.env_ids) for f, c in ENV_CARDS.items()},
+             **{f: (c.env_id,) for f, c in CARDS.items()}},
+            {**{f: c.default_env_id for f, c in ENV_CARDS.items()},
+             **{f: c.env_id for f, c in CARDS.items()}})
 
 
 @dataclass
@@ -74,6 +91,10 @@ class GroupPool:
                 need[(family, env_id)] = max(need.get((family, env_id), 0), n)
         todo = [(f, e, n) for (f, e), n in need.items()
                 if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
+        main = [t for t in todo if is_miniworld(t[0])]
+        todo = [t for t in todo if not is_miniworld(t[0])]
+        for d in (_generate(f, e, n, self.seed) for f, e, n in main):
+            self.draws[(d.family, d.env_id)] = d
         if num_proc > 1 and len(todo) > 1:
             ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
             try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
@@ -118,9 +139,14 @@ class GroupPool:
             envs.append({"family": family, "env_id": env_id, "groups_valid": len(d.groups),
                          "groups_used": n_used, "seeds_drawn": d.n_drawn,
                          "first_seed": d.seed, "rejects": dict(sorted(d.rejects.items()))})
-        return {
+        out: dict[str, Any] = {
             "generation_seed": self.seed,
             "envs": envs,
             "rejects_by_reason": dict(sorted(rejects.items())),
             "gates": {g: {"pass": c["pass"], "fail": c["fail"]} for g, c in sorted(gates.items())},
         }
+        if any(is_miniworld(f) for f, _ in self.used):
+            from gridwm_judge.miniworld.backend import renderer_info
+
+            out["miniworld_renderer"] = renderer_info()   # frames depend on the Mesa version
+        return out

@@ -21,7 +21,7 @@ from typing import Any
 
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES
-from gridwm_judge.task_table import CONFIGS
+from gridwm_judge.task_table import ALL_CONFIGS
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
 SHARD_BY = ("group", "env", "task")
@@ -46,9 +46,9 @@ class TaskPlan:
     options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.config not in CONFIGS:
+        if self.config not in ALL_CONFIGS:
             raise ValueError(
-                f"unknown config {self.config!r}; expected one of {', '.join(CONFIGS)}"
+                f"unknown config {self.config!r}; expected one of {', '.join(ALL_CONFIGS)}"
             )
         if self.shard_by not in SHARD_BY:
             raise ValueError(
@@ -203,6 +203,50 @@ def quickstart_profile(
 
 
 PROFILES["quickstart"] = quickstart_profile()
+
+# --- MiniWorld (issue 13): its own profiles, never mixed with MiniGrid's configs --------------
+# Sharded as MiniGrid's C and D; the builder builds MiniWorld's shards in the main process
+# (one OpenGL context per process), never in its workers.
+MINIWORLD_FAMILIES = ("tmaze", "fourrooms", "sign", "putnext")
+"""``gridwm_judge.miniworld.cards.FAMILIES`` (kept literal: profiles import no simulator)."""
+_MW_C_GROUPS = 12
+# Task D: a reference per (env, mission) batch plus 12 query groups per family. Sign holds two
+# missions (box / key), so it draws one group more: 14 groups = 2 references + 12 queries.
+_MW_D = (("tmaze", 12), ("fourrooms", 12), ("sign", 13), ("putnext", 12))
+_MW_D_QUERIES = 48
+_MW_A_QUESTIONS = 104   # from 4 groups per family, round-robin: 26 per family
+
+
+def _mw_c_rows(n_groups: int, probe_sets: tuple[str, ...]) -> int:
+    return n_groups * rows_per_group(probe_sets)
+
+
+PROFILES["miniworld"] = Profile(
+    "miniworld",
+    f"MiniWorld (3D) only: miniworld_a {_MW_A_QUESTIONS} questions x 3 action conditions; "
+    f"miniworld_c {_MW_C_GROUPS} groups per family x 3 variants under the "
+    "temporal x visual grid and the three framings, composite and split; miniworld_d "
+    f"{_MW_D_QUERIES} query groups (12 per family) x 3 variants x 4 conditions",
+    (
+        TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, 4), 3 * _MW_A_QUESTIONS,
+                 n_items=_MW_A_QUESTIONS),
+        TaskPlan("miniworld_c", _each(MINIWORLD_FAMILIES, _MW_C_GROUPS),
+                 _mw_c_rows(_MW_C_GROUPS * len(MINIWORLD_FAMILIES), ("grid", "framing")),
+                 shard_by="group", options=_C_FULL),
+        TaskPlan("miniworld_d", _MW_D, _MW_D_QUERIES * 3 * 4, extra_per_env=1, shard_by="env"),
+    ),
+)
+PROFILES["miniworld_smoke"] = Profile(
+    "miniworld_smoke",
+    "a few MiniWorld items per config, for tests and demos",
+    (
+        TaskPlan("miniworld_a", (("tmaze", 1), ("putnext", 1)), 12, n_items=4),
+        TaskPlan("miniworld_c", (("tmaze", 1), ("putnext", 1)),
+                 _mw_c_rows(2, ("baseline", "framing")), shard_by="group",
+                 options=(("probe_sets", ("baseline", "framing")),)),
+        TaskPlan("miniworld_d", (("tmaze", 1),), 1 * 3 * 4, extra_per_env=1, shard_by="env"),
+    ),
+)
 
 
 def get_profile(name: str) -> Profile:

@@ -12,6 +12,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.task_table import task_spec
+
 AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
               "representation", "probe_family", "prompt", "label", "images")
 
@@ -67,14 +69,15 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
         "images": sum(cols["n_images"]),
         "rows_without_images": sum(1 for n in cols["n_images"] if n == 0),
     }
-    if config in ("task_c", "task_d"):
+    recipe = task_spec(config).recipe
+    if recipe in ("presentation_invariance", "reference_aided"):   # C, D and MiniWorld's
         report["d3_prompts_identical_across_variants"] = d3_prompt_gate(cols)
         report["labels"] = {str(k): v for k, v in sorted(Counter(cols["label"]).items())}
         report["by_variant_label"] = {
             f"{v}:{lab}": n for (v, lab), n in sorted(Counter(zip(cols["variant"], cols["label"],
                                                                    strict=True)).items())
         }
-    if config == "task_c":
+    if recipe == "presentation_invariance":
         report["by_representation"] = dict(sorted(Counter(cols["representation"]).items()))
     return report
 

@@ -8,6 +8,8 @@
 - ``task_d`` (Table 13): reference-aided Task D, group- and environment-bootstrap CIs.
 - ``stability`` (Figure 4): NS, JCR, Flip and LES per probe family and scope.
 - ``headline``: the one-screen summary the quickstart prints.
+- ``miniworld_a`` / ``_c`` / ``_d``: Task A, Tables 2 and 13 for MiniWorld's configs, only
+  when a judge was asked them; MiniWorld is never pooled into the MiniGrid tables.
 """
 
 from __future__ import annotations
@@ -70,14 +72,14 @@ def coverage_note(data: ReportData, tasks: Sequence[str]) -> tuple[str, ...]:
             "these figures cover the answered items only): " + "; ".join(gaps) + ".",)
 
 
-def c_causal(entry: JudgeEntry, rep: str) -> Mapping[str, Any] | None:
-    return entry.scores.block("C", "representations", rep, "causal")
+def c_causal(entry: JudgeEntry, rep: str, task: str = "C") -> Mapping[str, Any] | None:
+    return entry.scores.block(task, "representations", rep, "causal")
 
 
-def deg_cs(entry: JudgeEntry) -> str:
+def deg_cs(entry: JudgeEntry, task: str = "C") -> str:
     parts = []
     for rep in REPS:
-        c = c_causal(entry, rep)
+        c = c_causal(entry, rep, task)
         if c is None:
             parts.append(DASH)
         else:
@@ -95,12 +97,15 @@ def _idr_cond(c: Mapping[str, Any] | None) -> str:
     return text + (" unstable" if c["idr_cond_status"] == "unstable" else "")
 
 
-def task_c(data: ReportData) -> Table:
+def task_c(data: ReportData, task: str = "C", key: str = "task_c",
+           title: str = "Task C: correctness and causal sensitivity (paper Table 2)") -> Table:
+    """Paper Table 2 for ``task`` (MiniGrid's C, or another world's config of the same recipe,
+    e.g. MiniWorld's MC, in a table of its own)."""
     rows = []
     for e in data.judges:
-        vcc = _m(e.scores.block("C", "vcc"), "vcc_rep")
+        vcc = _m(e.scores.block(task, "vcc"), "vcc_rep")
         for rep in REPS:
-            c = c_causal(e, rep)
+            c = c_causal(e, rep, task)
             if c is None:
                 continue
             rows.append(
@@ -113,13 +118,13 @@ def task_c(data: ReportData) -> Table:
                     _m(c, "idr_raw"),
                     _idr_cond(c),
                     vcc,
-                    deg_cs(e),
-                    invalid(e, "C"),
+                    deg_cs(e, task),
+                    invalid(e, task),
                 )
             )
     return Table(
-        "task_c",
-        "Task C: correctness and causal sensitivity (paper Table 2)",
+        key,
+        title,
         (
             "judge",
             "representation",
@@ -130,7 +135,7 @@ def task_c(data: ReportData) -> Table:
             "IDR_cond",
             "VCC_rep",
             "degenerate C/S",
-            "invalid C",
+            f"invalid {task}",
         ),
         tuple(rows),
         (
@@ -138,7 +143,7 @@ def task_c(data: ReportData) -> Table:
             "parse; JAcc_neu uses every group (invalid = incorrect). Brackets: 95% group "
             "bootstrap CI.",
             DEGENERATE_NOTE,
-            *coverage_note(data, ("C",)),
+            *coverage_note(data, (task,)),
         ),
     )
 
@@ -237,10 +242,12 @@ def controls(data: ReportData) -> Table:
     )
 
 
-def task_d(data: ReportData) -> Table:
+def task_d(data: ReportData, task: str = "D", key: str = "task_d",
+           title: str = "Reference-aided Task D (paper Table 13)") -> Table:
+    """Paper Table 13 for ``task`` (MiniGrid's D, or e.g. MiniWorld's MD in its own table)."""
     rows = []
     for e in data.judges:
-        d = e.scores.block("D", "causal")
+        d = e.scores.block(task, "causal")
         if d is None:
             continue
         rows.append(
@@ -253,12 +260,12 @@ def task_d(data: ReportData) -> Table:
                 _m(d, "idr_raw"),
                 _idr_cond(d),
                 "+".join(ABBR[f] for f in d["degenerate_flags"]) or "ok",
-                invalid(e, "D"),
+                invalid(e, task),
             )
         )
     return Table(
-        "task_d",
-        "Reference-aided Task D (paper Table 13)",
+        key,
+        title,
         (
             "judge",
             "JAcc_neu",
@@ -268,14 +275,14 @@ def task_d(data: ReportData) -> Table:
             "IDR_raw",
             "IDR_cond",
             "degenerate",
-            "invalid D",
+            f"invalid {task}",
         ),
         tuple(rows),
         (
             "All-groups protocol (invalid = incorrect), clean-neutral presentation. Brackets: "
             "95% group-bootstrap CI; env: environment-level bootstrap (registered env id).",
             DEGENERATE_NOTE,
-            *coverage_note(data, ("D",)),
+            *coverage_note(data, (task,)),
         ),
     )
 
@@ -378,8 +385,46 @@ def headline(data: ReportData) -> Table:
     )
 
 
+MINIWORLD_NOTE = "MiniWorld (3D): reported on its own, never pooled with MiniGrid's tables."
+
+
+def miniworld_c(data: ReportData) -> Table:
+    t = task_c(data, "MC", "miniworld_c", "MiniWorld (3D) Task C: correctness and causal "
+               "sensitivity on first-person storyboards (config miniworld_c)")
+    return Table(t.key, t.title, t.columns, t.rows, (MINIWORLD_NOTE, *t.notes))
+
+
+def miniworld_d(data: ReportData) -> Table:
+    t = task_d(data, "MD", "miniworld_d", "MiniWorld (3D) reference-aided Task D on "
+               "first-person storyboards (config miniworld_d)")
+    return Table(t.key, t.title, t.columns, t.rows, (MINIWORLD_NOTE, *t.notes))
+
+
+def miniworld_a(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        a = e.scores.block("MA")
+        if a is None:
+            continue
+        mc = a.get("mcnemar", {})
+        rows.append((e.label, _m(a, "acc_a1"), _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")),
+                     _with_p(_m(a, "delta_mask"), mc.get("mask")), invalid(e, "MA")))
+    return Table(
+        "miniworld_a",
+        "MiniWorld (3D) Task A: next first-person view given the action (config miniworld_a)",
+        ("judge", "Acc_A1", "Delta_shuffle", "Delta_mask", "invalid MA"),
+        tuple(rows),
+        (MINIWORLD_NOTE, "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by "
+         "question; invalid answers count as incorrect.", *coverage_note(data, ("MA",))),
+    )
+
+
+MINIWORLD_TASKS = ("MA", "MC", "MD")
+
+
 def all_tables(data: ReportData) -> tuple[Table, ...]:
-    return (
+    """The MiniGrid tables, then MiniWorld's own section when any judge answered it."""
+    tables = (
         headline(data),
         task_c(data),
         composite_split(data),
@@ -387,3 +432,6 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
         task_d(data),
         stability(data),
     )
+    asked = any((cov := e.scores.coverage.get(t)) is not None and cov.asked
+                for e in data.judges for t in MINIWORLD_TASKS)
+    return tables + ((miniworld_a(data), miniworld_c(data), miniworld_d(data)) if asked else ())

@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from gridwm_judge.tasks import task_a, task_b, task_c, task_d, task_e
+from gridwm_judge.tasks import (
+    miniworld_a,
+    miniworld_c,
+    miniworld_d,
+    task_a,
+    task_b,
+    task_c,
+    task_d,
+    task_e,
+)
 
 TASK_MODULES: dict[str, ModuleType] = {
     "task_a": task_a,
@@ -20,12 +29,15 @@ TASK_MODULES: dict[str, ModuleType] = {
     "task_c": task_c,
     "task_d": task_d,
     "task_e": task_e,
+    "miniworld_a": miniworld_a,
+    "miniworld_c": miniworld_c,
+    "miniworld_d": miniworld_d,
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
 
 def task_module(config: str) -> ModuleType:
-    """The module implementing ``config`` (``task_a`` ... ``task_e``)."""
+    """The module implementing ``config`` (``task_a`` ... ``task_e``, ``miniworld_c``, ...)."""
     if config not in TASK_MODULES:
         raise ValueError(f"unknown config {config!r}; expected one of {', '.join(TASK_MODULES)}")
     return TASK_MODULES[config]

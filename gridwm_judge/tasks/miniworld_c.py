@@ -1,0 +1,81 @@
+"""MiniWorld Task C (config ``miniworld_c``, task ``MC``): Task C's storyboards on MiniWorld.
+
+The rows are Task C's (:mod:`gridwm_judge.tasks.task_c`: Full / NoCue / CF under the temporal x
+visual grid and the three framings, composite and split), built from MiniWorld groups with
+first-person frames, then renamed to their own task so scoring and reports keep them apart
+from MiniGrid's: ``task`` "MC", uids and item ids ``MC.<group_id>...``, and the prompt says the
+panels are first-person 3D views (:func:`gridwm_judge.prompts.miniworld_c_prompt`; it depends
+on the group and presentation only, so a group's Full, NoCue and CF prompts stay identical).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gridwm_judge.prompts import miniworld_c_prompt
+from gridwm_judge.schema import REPRESENTATIONS, VARIANTS
+from gridwm_judge.tasks import task_c
+from gridwm_judge.tasks.miniworld_view import StoryboardView
+from gridwm_judge.world import Group, World
+
+TASK = "MC"
+
+
+VIEW_SIZE = (160, 120)
+"""First-person frame size of MiniWorld storyboards (the world's default view). 224x168 doubles
+the build time and the Parquet size (1.5 GB for the ``miniworld`` profile) and still does not
+make Sign's word legible from the controller's reading point."""
+
+
+def default_world() -> World:
+    """The first-person MiniWorld view, rendering only the frames a storyboard shows."""
+    return StoryboardView(size=VIEW_SIZE)
+
+
+def miniworld_families() -> tuple[str, ...]:
+    from gridwm_judge.miniworld.cards import FAMILIES
+
+    return FAMILIES
+
+
+def rename(row: dict, source: str, task: str) -> dict:
+    """``row`` of task ``source`` re-labelled as ``task``: its uid and item id prefix too."""
+    for key in ("uid", "item_id"):
+        if not row[key].startswith(f"{source}."):
+            raise ValueError(f"{source} row {row['uid']!r}: {key} does not start with {source}.")
+        row[key] = f"{task}.{row[key][len(source) + 1:]}"
+    row["task"] = task
+    return row
+
+
+def build_rows(
+    groups: Sequence[Group],
+    *,
+    n_items: int | None = None,
+    seed: int = 0,
+    probe_sets: Sequence[str] = ("grid", "framing"),
+    representations: Sequence[str] = REPRESENTATIONS,
+    variants: Sequence[str] = VARIANTS,
+    max_frames: int | None = None,
+    world: World | None = None,
+) -> list[dict]:
+    """MiniWorld Task C rows (order and options as :func:`task_c.build_rows`)."""
+    rows = task_c.build_rows(
+        groups, seed=seed, probe_sets=probe_sets, representations=representations,
+        variants=variants, max_frames=max_frames, world=world or default_world(),
+        families=miniworld_families(),
+    )
+    missions = {g.group_id: g.mission for g in groups}
+    for row in rows:
+        rename(row, "C", TASK)
+        n_split = len(row["images"]) if row["representation"] == "split" else 0
+        row["prompt"] = miniworld_c_prompt(missions[row["group_id"]], row["framing"],
+                                           reversed_order=row["temporal"] == "rev",
+                                           n_split=n_split)
+    if n_items is not None and n_items != len(rows):
+        raise ValueError(f"{TASK}: {len(groups)} groups give {len(rows)} rows, "
+                         f"not n_items={n_items}")
+    return rows
+
+
+rows_per_group = task_c.rows_per_group

@@ -1,0 +1,110 @@
+"""MiniWorld frames for storyboards, rendered only for the states a storyboard shows.
+
+``miniworld.render.MiniWorldView`` renders every state of a variant (the world seam's
+``frames`` contract); a storyboard shows eight of them, and with Mesa's software renderer the
+other renders are most of a build's time. :class:`StoryboardView` keeps the contract (a
+sequence with one read-only frame per state) but renders a frame when it is first read: it
+replays the recorded actions from reset (the intervention applied) up to that state, checks
+the replay reached the recorded pose, and draws it exactly as ``render_variant`` does (NoCue's
+masked entity hidden in the frames its mask lists), so the pixels are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_OWNER: dict[int, object] = {}   # id(shared env) -> the LazyFrames whose replay it holds
+
+
+class LazyFrames(Sequence):
+    """One frame per state of ``variant`` of ``group``, each rendered on first read."""
+
+    def __init__(self, group, variant: str, size: tuple[int, int],
+                 top_size: tuple[int, int] | None = None):
+        self.group, self.variant, self.size, self.top_size = group, variant, size, top_size
+        self.run = getattr(group, variant)
+        self.masked = {m["t"]: (m["entity"],) for m in self.run.mask}
+        self._cache: dict[int, np.ndarray] = {}
+        self._t = -1
+        self._env = self._u = None
+
+    def __len__(self) -> int:
+        return len(self.run.states)
+
+    def _seek(self, t: int) -> None:
+        from gridwm_judge.miniworld.backend import reset_env, without_observations
+        from gridwm_judge.miniworld.cards import get_card
+
+        if self._env is None or _OWNER.get(id(self._env)) is not self or t < self._t:
+            card = get_card(self.group.family)
+            self._env, self._u = reset_env(self.group.env_id, self.group.env_kwargs,
+                                           self.group.seed, self.run.intervention,
+                                           card.settable_attrs)
+            _OWNER[id(self._env)] = self
+            self._t = 0
+        with without_observations(self._u):
+            while self._t < t:
+                self._env.step(int(self.run.actions[self._t]))
+                self._t += 1
+        if not np.allclose(self._u.agent.pos, self.run.states[t]["agent"]["pos"], atol=1e-9):
+            raise RuntimeError(f"{self.group.group_id} {self.variant}: replay left the recorded "
+                               f"pose at frame {t}")
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"frame {index} out of range for {len(self)} states")
+        t = index % len(self)
+        if t not in self._cache:
+            from gridwm_judge.miniworld.render import first_person, top_down
+
+            self._seek(t)
+            hide = self.masked.get(t, ())
+            frame = first_person(self._u, self.size, hide)
+            if self.top_size is not None:   # the map under the view, as MiniWorldView stacks it
+                frame = np.concatenate([frame, top_down(self._u, self.top_size, hide)], axis=0)
+            frame.flags.writeable = False
+            self._cache[t] = frame
+        return self._cache[t]
+
+
+@dataclass(frozen=True)
+class StoryboardView:
+    """MiniWorld's ``World`` for storyboards and Task A: the frames of
+    ``MiniWorldView(size=size, top_size=top_size)``, rendered lazily (see the module doc); the
+    last ``RECENT_MAX`` sequences are reused, with the frames they rendered."""
+
+    name: str = "miniworld"
+    size: tuple[int, int] = (160, 120)
+    top_size: tuple[int, int] | None = None
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        from gridwm_judge.miniworld.records import ACTION_NAMES
+
+        return ACTION_NAMES
+
+    def frames(self, group, variant: str) -> LazyFrames:
+        if getattr(group, "world", None) != self.name:
+            raise ValueError(f"group {group.group_id} is a {getattr(group, 'world', None)!r} "
+                             f"group; it cannot be rendered by the {self.name!r} world")
+        if variant not in ("full", "nocue", "cf"):
+            raise ValueError(f"unknown variant {variant!r}; expected one of full, nocue, cf")
+        if self.top_size is not None and self.top_size[0] != self.size[0]:
+            raise ValueError(f"top_size width {self.top_size[0]} must equal size width "
+                             f"{self.size[0]} to stack the map under the view")
+        key = (id(group), variant, self.size, self.top_size)   # the entry holds the group
+        if key not in _RECENT:
+            if len(_RECENT) >= RECENT_MAX:
+                del _RECENT[next(iter(_RECENT))]
+            _RECENT[key] = LazyFrames(group, variant, self.size, self.top_size)
+        return _RECENT[key]
+
+
+RECENT_MAX = 16
+"""Frame sequences kept for reuse: Task A reads single frames of a few groups many times."""
+_RECENT: dict[tuple, LazyFrames] = {}

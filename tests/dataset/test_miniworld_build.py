@@ -1,0 +1,91 @@
+"""The MiniWorld profiles end to end: build (real MiniWorld, headless) -> eval with the baseline
+judges -> score -> report, with MiniWorld in tables of its own."""
+
+import json
+
+import pytest
+
+pytest.importorskip("pyglet", reason="needs the 3d extra")
+
+from gridwm_judge import parsing  # noqa: E402
+from gridwm_judge.cli import main  # noqa: E402
+from gridwm_judge.dataset.export import build_dataset  # noqa: E402
+from gridwm_judge.dataset.generation import env_tables, is_miniworld  # noqa: E402
+from gridwm_judge.dataset.profiles import MINIWORLD_FAMILIES, get_profile  # noqa: E402
+from gridwm_judge.dataset.validation import read_columns  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mw") / "smoke"
+    report = build_dataset(out, "miniworld_smoke", num_proc=2)
+    return out, report
+
+
+def test_profiles_name_only_miniworld_configs():
+    from gridwm_judge.miniworld.cards import FAMILIES
+
+    assert MINIWORLD_FAMILIES == FAMILIES and all(is_miniworld(f) for f in FAMILIES)
+    assert not is_miniworld("doorkey")
+    env_ids, default = env_tables()
+    assert env_ids["tmaze"] == ("MiniWorld-TMaze-v0",) and default["sign"] == "MiniWorld-Sign-v0"
+    assert "MiniGrid-DoorKey-5x5-v0" in env_ids["doorkey"]
+    prof = get_profile("miniworld")
+    assert prof.configs == ("miniworld_a", "miniworld_c", "miniworld_d")
+    assert prof.plan("miniworld_a").n_items >= 100
+    c, d = prof.plan("miniworld_c"), prof.plan("miniworld_d")
+    assert dict(c.families) == dict.fromkeys(FAMILIES, 12) and c.expected_rows == 48 * 54
+    assert d.expected_rows == 48 * 3 * 4
+    assert [p.shard_by for p in prof.plans] == ["task", "group", "env"]
+
+
+def test_smoke_build_checks_and_records_the_renderer(smoke):
+    out, report = smoke
+    assert report.rows == {"miniworld_a": 12, "miniworld_c": 48, "miniworld_d": 12}
+    v = json.loads((out / "validation.json").read_text())
+    assert v["ok"] and not v["problems"]
+    for config in ("miniworld_c", "miniworld_d"):
+        assert v["configs"][config]["d3_prompts_identical_across_variants"]["ok"]
+    assert "Mesa" in v["generation"]["miniworld_renderer"]["version"]
+    assert {e["family"] for e in v["generation"]["envs"]} == {"tmaze", "putnext"}
+    cols = read_columns(out, "miniworld_c", ("uid", "task", "prompt", "label", "variant"))
+    assert set(cols["task"]) == {"MC"} and all(u.startswith("MC.") for u in cols["uid"])
+    assert all("first-person 3D views" in p for p in cols["prompt"])
+
+
+def test_eval_score_report_keep_miniworld_apart(smoke, tmp_path):
+    out, _ = smoke
+    runs = []
+    for judge in ("oracle", "always-yes", "random", "pixel-heuristic"):
+        run = tmp_path / judge
+        assert main(["eval", "--dataset", str(out), "--tasks",
+                     "miniworld_a,miniworld_c,miniworld_d",
+                     "--judge", f"baseline:{judge}", "--out", str(run), "--no-progress"]) == 0
+        runs.append(run)
+    assert main(["score", "--dataset", str(out), "--predictions",
+                 *[str(r / "predictions.jsonl") for r in runs], "--out", str(tmp_path / "s"),
+                 "--n-resamples", "50"]) == 0
+    scores = json.loads((tmp_path / "s" / "scores.json").read_text())["judges"]
+    oracle = scores["baseline:oracle"]["tasks"]
+    assert set(oracle) == {"MA", "MC", "MD"}
+    assert oracle["MA"]["metrics"]["acc_a1"]["value"] == 1.0
+    for rep in ("composite", "split"):
+        causal = oracle["MC"]["representations"][rep]["causal"]["metrics"]
+        assert causal["jacc_neu"]["value"] == causal["idr_raw"]["value"] == 1.0
+    assert oracle["MD"]["causal"]["metrics"]["idr_raw"]["value"] == 1.0
+    yes = scores["baseline:always-yes"]["tasks"]["MD"]["causal"]["metrics"]
+    assert yes["idr_raw"]["value"] == 0.0
+    assert main(["report", str(tmp_path / "s"), "--out", str(tmp_path / "r")]) == 0
+    index = (tmp_path / "r" / "index.md").read_text()
+    assert "## MiniWorld (3D) Task C" in index and "## MiniWorld (3D) reference-aided" in index
+    assert "## MiniWorld (3D) Task A" in index
+    mw = json.loads((tmp_path / "r" / "tables" / "miniworld_c.json").read_text())
+    assert {r["judge"] for r in mw["rows"]} >= {"baseline:oracle", "baseline:random"}
+    assert json.loads((tmp_path / "r" / "tables" / "task_c.json").read_text())["rows"] == []
+
+
+def test_parser_reads_the_miniworld_task_names():
+    """The parser reads each task's answer format from the task table."""
+    assert parsing.parse_answer("MC", "No").value == "failure"
+    assert parsing.parse_answer("MD", "Success").value == "success"
+    assert parsing.parse_answer("MA", "B").value == "B"

@@ -1,0 +1,156 @@
+"""MiniWorld configs miniworld_c / miniworld_d: real MiniWorld groups rendered headless, rows
+through the task table, the baseline judges."""
+
+import json
+
+import pytest
+
+pytest.importorskip("pyglet", reason="needs the 3d extra")
+from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+
+require_miniworld()
+
+from gridwm_judge.judges import make_judge  # noqa: E402
+from gridwm_judge.judges.base import JudgeRequest  # noqa: E402
+from gridwm_judge.miniworld.variants import generate_groups  # noqa: E402
+from gridwm_judge.schema import COLUMNS  # noqa: E402
+from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, parse_task_list, task_spec  # noqa: E402
+from gridwm_judge.tasks import TASK_MODULES, build_rows  # noqa: E402
+from gridwm_judge.tasks.miniworld_d import mission_batches  # noqa: E402
+
+SEED = 830000
+
+
+@pytest.fixture(scope="module")
+def groups():
+    # Sign seeds 830000..830004 hold both missions (box: 0 and 4; key: 1, 2, 3).
+    return (list(generate_groups("tmaze", 2, SEED).groups)
+            + list(generate_groups("sign", 5, SEED).groups))
+
+
+@pytest.fixture(scope="module")
+def c_rows(groups):
+    return build_rows("miniworld_c", [groups[0], groups[2]], seed=0,
+                      probe_sets=("grid", "framing"))
+
+
+def test_configs_in_the_task_table():
+    assert {"miniworld_a", "miniworld_c", "miniworld_d"} <= set(ALL_CONFIGS) == set(TASK_MODULES)
+    assert parse_task_list("miniworld_c,miniworld_d,miniworld_a") == ("MC", "MD", "MA")
+    assert task_spec("MA").recipe == "next_state"
+    # "all" stays the MiniGrid benchmark: MiniWorld is never pooled with it
+    assert parse_task_list("all") == ("A", "B", "C", "D", "E") and "miniworld_c" not in CONFIGS
+    c, d = task_spec("miniworld_c"), task_spec("MD")
+    assert (c.name, c.recipe, c.protocol) == ("MC", "presentation_invariance", "eligible_pairs")
+    assert (d.config, d.recipe, d.protocol) == ("miniworld_d", "reference_aided", "all_groups")
+
+
+def test_c_rows_are_task_c_rows_of_their_own_task(c_rows):
+    assert len(c_rows) == 2 * 3 * 2 * 9   # groups x variants x representations x presentations
+    assert len({r["uid"] for r in c_rows}) == len(c_rows)
+    for r in c_rows:
+        assert set(r) == set(COLUMNS)
+        assert r["task"] == "MC" and r["uid"].startswith("MC.") and r["item_id"].startswith("MC.")
+        assert r["answer"] == {"full": "Yes", "nocue": "Yes", "cf": "No"}[r["variant"]]
+        assert r["label"] == (r["variant"] != "cf")
+        assert "first-person 3D views" in r["prompt"] and "MiniGrid" not in r["prompt"]
+        assert ("reverse chronological" in r["prompt"]) == (r["temporal"] == "rev")
+        assert len(r["images"]) == (1 if r["representation"] == "composite" else 8)
+    # D3: the variants of one group and presentation have one prompt
+    prompts = {}
+    for r in c_rows:
+        key = (r["group_id"], r["probe_family"], r["temporal"], r["visual"], r["framing"],
+               r["representation"])
+        prompts.setdefault(key, set()).add(r["prompt"])
+    assert len(prompts) == 2 * 2 * 9 and all(len(p) == 1 for p in prompts.values())
+    sign = next(r for r in c_rows if r["family"] == "sign")
+    assert "read the colour on the sign" in sign["prompt"]
+    framed = next(r for r in c_rows if r["framing"] == "negative")
+    assert "may contain a failure" in framed["prompt"]
+
+
+def test_d_batches_by_mission(groups):
+    assert [len(b) for b in mission_batches(groups)] == [2, 2, 3]
+    rows = build_rows("miniworld_d", groups, seed=0)
+    assert len(rows) == (1 + 1 + 2) * 3 * 4   # query groups x variants x conditions
+    by_id = {g.group_id: g for g in groups}
+    for r in rows:
+        assert set(r) == set(COLUMNS) and r["task"] == "MD" and r["uid"].startswith("MD.")
+        ref, query = by_id[r["reference_group_id"]], by_id[r["group_id"]]
+        assert ref.mission == query.mission and ref.group_id != query.group_id
+        assert f"Task goal: {query.mission}" in r["prompt"] and len(r["images"]) == 2
+        assert r["answer"] == ("Fail" if r["variant"] == "cf" else "Success")
+    assert len({r["uid"] for r in rows}) == len(rows)
+    with pytest.raises(ValueError, match="no query group"):
+        build_rows("miniworld_d", groups[:1], seed=0)
+
+
+def test_minigrid_groups_are_refused(groups):
+    from gridwm_judge.sim import generate_groups as minigrid_groups
+
+    g = minigrid_groups("redbluedoor", 1, 0).groups[0]
+    with pytest.raises(ValueError, match="no family .redbluedoor.; expected one of tmaze"):
+        build_rows("miniworld_c", [g], seed=0)
+
+
+@pytest.mark.parametrize("name", ["always-yes", "always-no", "random", "pixel-heuristic"])
+def test_baseline_judges_answer_the_new_configs(c_rows, groups, name):
+    d_rows = build_rows("miniworld_d", groups[:2], seed=0, conditions=("clean-neutral",))
+    judge = make_judge(f"baseline:{name}")
+    reqs = [JudgeRequest(r["uid"], r["task"], r["prompt"], r["images"], 256)
+            for r in c_rows[:30:7] + d_rows[:3]]
+    out = list(judge.judge(reqs))
+    assert [o.status for o in out] == ["ok"] * len(reqs)
+    for req, o in zip(reqs, out, strict=True):
+        assert o.raw in task_spec(req.task).answer.options, (name, req.uid, o.raw)
+    if name == "always-yes":
+        assert {o.raw for o in out} == {"Yes", "Success"}
+    json.dumps([o.raw for o in out])
+
+
+def test_lazy_view_draws_the_world_views_pixels(groups):
+    """StoryboardView renders only what is read, and exactly MiniWorldView's frames."""
+    from gridwm_judge.miniworld.render import MiniWorldView
+    from gridwm_judge.tasks.miniworld_view import StoryboardView
+
+    g = groups[2]   # a Sign group: NoCue hides the sign (a static entity) in masked frames
+    eager, lazy = MiniWorldView(size=(96, 72)), StoryboardView(size=(96, 72))
+    for variant in ("full", "nocue", "cf"):
+        want = eager.frames(g, variant)
+        frames = lazy.frames(g, variant)
+        assert len(frames) == len(want)
+        mask_ts = [m["t"] for m in getattr(g, variant).mask]
+        for t in sorted({0, len(want) - 1, *mask_ts, len(want) // 2}, reverse=True):
+            assert (frames[t] == want[t]).all() and not frames[t].flags.writeable, (variant, t)
+    t0 = g.nocue.mask[0]["t"]
+    assert not (eager.frames(g, "full")[t0] == lazy.frames(g, "nocue")[t0]).all()
+    with pytest.raises(IndexError):
+        lazy.frames(g, "full")[len(g.full.states)]
+
+
+def test_a_rows_show_the_map_only_in_the_current_state(groups):
+    from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
+    from gridwm_judge.tasks.miniworld_view import StoryboardView
+
+    rows = build_rows("miniworld_a", [groups[0], groups[2]], n_items=6, seed=3)
+    assert len(rows) == 18 and len({r["uid"] for r in rows}) == 18
+    view = StoryboardView(size=VIEW_SIZE)
+    by_id = {g.group_id: g for g in groups}
+    for r in rows:
+        assert set(r) == set(COLUMNS) and r["task"] == "MA" and r["uid"].startswith("MA.")
+        assert "top-down map" in r["prompt"] and "first-person" in r["prompt"]
+        first = r["prompt"].split("\n")[0]
+        assert first == {"orig": f"Action: {r['action']}.", "mask": "Action: unknown."}.get(
+            r["action_condition"], first)
+        if r["action_condition"] == "shuffle":
+            assert first != f"Action: {r['action']}." and first.startswith("Action: ")
+        order = json.loads(r["candidate_order"])
+        gold = next(c for c in order if c["gold"])
+        assert gold["letter"] == r["answer"] and gold["t"] == r["checkpoint"] + 1
+        assert gold["group_id"] == r["group_id"]
+        # the gold candidate is the simulator's next first-person frame, differing from now
+        g = by_id[r["group_id"]]
+        now, nxt = view.frames(g, "full")[r["checkpoint"]], view.frames(g, "full")[gold["t"]]
+        assert not (now == nxt).all()
+        assert r["images"][0].height > 2 * VIEW_SIZE[1]   # current view + map, stacked
+    assert {r["answer"] for r in rows if r["action_condition"] == "orig"} <= set("ABCD")
