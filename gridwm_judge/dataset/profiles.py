@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES
 from gridwm_judge.task_table import ALL_CONFIGS
@@ -207,14 +208,16 @@ PROFILES["quickstart"] = quickstart_profile()
 # --- MiniWorld (issue 13): its own profiles, never mixed with MiniGrid's configs --------------
 # Sharded as MiniGrid's C and D; the builder builds MiniWorld's shards in the main process
 # (one OpenGL context per process), never in its workers.
-MINIWORLD_FAMILIES = ("tmaze", "fourrooms", "sign", "putnext")
-"""``gridwm_judge.miniworld.cards.FAMILIES`` (kept literal: profiles import no simulator)."""
+MINIWORLD_FAMILIES = tuple(f for f in MINIWORLD_WORLD_FAMILIES if f != "sign")
+"""The MiniWorld families the dataset uses. ``sign`` is generated, gated and replayable in the
+world layer, but left out of the dataset: the colour written on its sign is not legible in
+the frames shown (160x120, from the controller's reading pose), so a judge could not tell from
+the images which object was asked for. It comes back when its reading frame shows the word."""
 _MW_C_GROUPS = 12
-# Task D: a reference per (env, mission) batch plus 12 query groups per family. Sign holds two
-# missions (box / key), so it draws one group more: 14 groups = 2 references + 12 queries.
-_MW_D = (("tmaze", 12), ("fourrooms", 12), ("sign", 13), ("putnext", 12))
-_MW_D_QUERIES = 48
-_MW_A_QUESTIONS = 104   # from 4 groups per family, round-robin: 26 per family
+# Task D: a reference per (env, mission) batch plus 12 query groups per family.
+_MW_D = tuple((f, 12) for f in MINIWORLD_FAMILIES)
+_MW_D_QUERIES = 12 * len(MINIWORLD_FAMILIES)
+_MW_A_QUESTIONS = 102   # from 4 groups per family, round-robin: 34 per family
 
 
 def _mw_c_rows(n_groups: int, probe_sets: tuple[str, ...]) -> int:
@@ -226,7 +229,8 @@ PROFILES["miniworld"] = Profile(
     f"MiniWorld (3D) only: miniworld_a {_MW_A_QUESTIONS} questions x 3 action conditions; "
     f"miniworld_c {_MW_C_GROUPS} groups per family x 3 variants under the "
     "temporal x visual grid and the three framings, composite and split; miniworld_d "
-    f"{_MW_D_QUERIES} query groups (12 per family) x 3 variants x 4 conditions",
+    f"{_MW_D_QUERIES} query groups (12 per family) x 3 variants x 4 conditions; families "
+    f"{', '.join(MINIWORLD_FAMILIES)}",
     (
         TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, 4), 3 * _MW_A_QUESTIONS,
                  n_items=_MW_A_QUESTIONS),
