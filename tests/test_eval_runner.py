@@ -311,7 +311,7 @@ def test_predictions_score_with_the_scorer(smoke, tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert "C 8/8, D 2/2" in capsys.readouterr().out
+    assert "C answered 8/8, D answered 2/2" in capsys.readouterr().out
     assert (tmp_path / "scores" / "scores.json").exists()
 
 
