@@ -49,6 +49,31 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         fh.write(data)
 
 
+def check_out_dir(out: str | Path, overwrite: bool, *, ours: tuple[str, ...], what: str,
+                  inputs: tuple[Path, ...] = ()) -> None:
+    """Refuse an output folder that would lose somebody's files: a file, a non-empty folder
+    without ``overwrite``, and even with it a folder this tool did not write (one lacking any
+    of the ``ours`` entries), the current folder, or a folder that holds one of ``inputs``."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} exists and is a file; give a folder for --out")
+    if not (out.is_dir() and any(out.iterdir())):
+        return
+    if not overwrite:
+        raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
+    here = out.resolve()
+    held = [p for p in inputs if here == p.resolve() or here in p.resolve().parents]
+    if here == Path.cwd().resolve() or held:
+        which = f"holds the input {str(held[0])!r}" if held else "is the current folder"
+        raise FileExistsError(f"--overwrite would replace {out}, which {which}; "
+                              "give another --out")
+    missing = [m for m in ours if not (out / m).exists()]
+    if missing:
+        raise FileExistsError(f"--overwrite replaces only a {what} written by gridwm-judge; "
+                              f"{out} has no {missing[0]}, so it is left alone: give another "
+                              "--out")
+
+
 def replace_dir(stage: str | Path, out: str | Path) -> None:
     """Move a finished staging folder onto ``out``: an existing ``out`` is set aside first and
     removed after, so ``out`` is always either the old folder or the new one."""

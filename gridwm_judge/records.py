@@ -130,7 +130,9 @@ def read_prediction_file(path: str | Path) -> list[PredictionRecord]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+                raise ValueError(f"{path}:{n}: not a JSON line ({exc.msg}); if eval was "
+                                 "interrupted, rerun the same eval command to repair the file"
+                                 ) from None
             out.append(PredictionRecord.from_json(obj, where=f"{path}:{n}"))
     return out
 

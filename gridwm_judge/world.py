@@ -1,6 +1,6 @@
 """The world seam: what render and tasks need from a simulated world and its trajectory groups.
 
-A *world* is a simulator plus its renderer (MiniGrid today; MiniWorld next, issue 13). The
+A *world* is a simulator plus its renderer (MiniGrid in ``sim/``; MiniWorld in ``miniworld/``). The
 pipeline after the simulator (keyframes, storyboards, the task row builders) never asks which
 world it is handling: it reads a trajectory group through the three protocols below, and gets
 pictures from the ``World`` object it was given. A second world plugs in by providing:

@@ -124,9 +124,32 @@ def test_report_refuses_to_score_a_run_against_a_rebuilt_dataset(tmp_path, capsy
     _change_one_prompt(smoke)  # the folder the run names is rebuilt with another item
     capsys.readouterr()
     assert main(["report", str(run), "--out", str(tmp_path / "rep")]) == 2
-    err = capsys.readouterr().err
-    assert "answered a different item" in err or "dataset" in err
-    assert not (tmp_path / "rep").exists()
+    err = capsys.readouterr().err.strip()
+    # the changed item, or the changed dataset fingerprint, whichever is seen first
+    assert err.startswith("gridwm-judge report: error: refusing to score:")
+    assert "--allow-mismatch" in err and not (tmp_path / "rep").exists()
+    # the hint works: report takes the override and writes it into the report
+    assert main(["report", str(run), "--out", str(tmp_path / "rep"), "--allow-mismatch"]) == 0
+    assert "despite a mismatch" in (tmp_path / "rep" / "index.md").read_text()
+
+
+def test_predictions_of_a_different_dataset_are_refused_or_set_aside(smoke, tmp_path, capsys):
+    run = tmp_path / "yes"
+    assert _eval(smoke, run, "--tasks", "c", "--judge", "baseline:always-yes") == 0
+    path = run / "predictions.jsonl"
+    lines = path.read_text().splitlines()
+    alien = json.loads(lines[0])
+    alien["uid"] = "C.elsewhere.s1.full.grid.orig.clean.neutral.composite"
+    path.write_text("\n".join([*lines, json.dumps(alien)]) + "\n")
+    capsys.readouterr()
+    assert _score(smoke, run, tmp_path / "s") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "1 prediction(s) for uids the dataset does not hold" in err
+    assert _score(smoke, run, tmp_path / "s", "--allow-mismatch") == 0
+    doc = json.loads((tmp_path / "s" / "scores.json").read_text())
+    assert any("set aside" in o for o in doc["overrides"])
+    assert doc["judges"]["baseline:always-yes"]["coverage"]["C"]["answered"] == len(lines)
 
 
 def test_unknown_status_is_named(smoke, tmp_path, capsys):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge import __version__
-from gridwm_judge.atomic import replace_dir
+from gridwm_judge.atomic import check_out_dir, replace_dir
 from gridwm_judge.dataset import card
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
@@ -53,13 +53,6 @@ class BuildReport:
     generation_seconds: float
     total_seconds: float
     validation: dict[str, Any] = field(repr=False)
-
-
-def _check_out(out: Path, overwrite: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise FileExistsError(f"{out} is not empty; pass --overwrite to replace it")
 
 
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
@@ -124,7 +117,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     out = Path(out).resolve()
-    _check_out(out, overwrite)
+    check_out_dir(out, overwrite, ours=("validation.json", "data"), what="dataset folder")
     if quiet:
         datasets.disable_progress_bars()
         datasets.logging.set_verbosity_error()

@@ -98,6 +98,29 @@ class JudgeOptions:
     tensor_parallel_size: int = 1
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # (name, value, smallest allowed, allowed to be None): refused before any request, so
+        # a bad setting never turns into a run of failed requests that look like a server's.
+        for name, value, low, optional in (
+            ("workers", self.workers, 1, False),
+            ("retries", self.retries, 0, False),
+            ("batch_size", self.batch_size, 1, False),
+            ("max_images", self.max_images, 1, False),
+            ("tensor_parallel_size", self.tensor_parallel_size, 1, False),
+            ("max_pixels", self.max_pixels, 1, True),
+            ("max_model_len", self.max_model_len, 1, True),
+            ("seed", self.seed, 0, False),
+        ):
+            if value is None and optional:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(f"{flag} must be an integer >= {low}, got {value!r}")
+        for name, value in (("timeout", self.timeout_s), ("rps", self.rps),
+                            ("backoff", self.backoff_s)):
+            if value is not None and not value > 0 and not (name == "backoff" and value == 0):
+                raise ValueError(f"--{name} must be > 0, got {value!r}")
+
 
 OPERATIONAL_OPTIONS = (
     "base_url",

@@ -9,7 +9,8 @@ from gridwm_judge.report.writer import write_report
 
 def _report(args: argparse.Namespace) -> int:
     res = write_report(
-        args.run_dirs, args.out, overwrite=args.overwrite, n_resamples=args.n_resamples
+        args.run_dirs, args.out, overwrite=args.overwrite, n_resamples=args.n_resamples,
+        allow_mismatch=args.allow_mismatch,
     )
     print(res.headline)
     print()
@@ -37,5 +38,11 @@ def register(subparsers) -> None:
         type=int,
         default=None,
         help="bootstrap resamples when a run has no scores.json (default: scorer's)",
+    )
+    p.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="when a run is scored here: score it even if its predictions answered items other "
+        "than its dataset's (written into the report)",
     )
     p.set_defaults(handler=_report)

@@ -88,17 +88,19 @@ def resolve_dataset(dataset: str, run_dir: Path) -> str:
     return dataset  # a Hub repo id
 
 
-def _score_now(run_dir: Path, run: Mapping[str, Any], out: Path, n_resamples: int | None) -> Path:
+def _score_now(run_dir: Path, run: Mapping[str, Any], out: Path, n_resamples: int | None,
+               allow_mismatch: bool = False) -> Path:
     dataset = resolve_dataset(str(run.get("dataset") or ""), run_dir)
     settings = Settings() if n_resamples is None else Settings(n_resamples=n_resamples)
     tasks = run.get("tasks") or None
     score(dataset, [run_dir / PREDICTIONS_FILE], out, settings=settings, tasks=tasks,
-          overwrite=True)
+          overwrite=True, allow_mismatch=allow_mismatch)
     return out / SCORES_FILE
 
 
 def load_run(
-    run_dir: str | Path, *, score_dir: Path, name: str, n_resamples: int | None = None
+    run_dir: str | Path, *, score_dir: Path, name: str, n_resamples: int | None = None,
+    allow_mismatch: bool = False,
 ) -> RunInput:
     """Read RUN_DIR; score it into ``score_dir`` when it has no scores.json of its own."""
     run_dir = Path(run_dir)
@@ -116,7 +118,7 @@ def load_run(
             )
         if not run:
             raise FileNotFoundError(f"{run_json} is missing: cannot tell which dataset to score")
-        scores_path = _score_now(run_dir, run, score_dir, n_resamples)
+        scores_path = _score_now(run_dir, run, score_dir, n_resamples, allow_mismatch)
         scored_now = True
     scores = ScoresRecord.read(scores_path)
     if not run and scores.runs:  # a scores.json written from this run records it
@@ -134,17 +136,19 @@ def _unique_names(paths: Sequence[Path]) -> list[str]:
 
 
 def collect(
-    run_dirs: Sequence[str | Path], *, work_dir: Path, n_resamples: int | None = None
+    run_dirs: Sequence[str | Path], *, work_dir: Path, n_resamples: int | None = None,
+    allow_mismatch: bool = False,
 ) -> ReportData:
     """Load every run and merge their judges; re-run the across-judge comparisons on the union."""
     if not run_dirs:
         raise ValueError(
             "no RUN_DIR given; pass at least one folder written by `gridwm-judge eval`"
         )
-    paths = [Path(p) for p in run_dirs]
+    paths = list({Path(p).resolve(): Path(p) for p in run_dirs}.values())  # a run given twice
     names = _unique_names(paths)
     runs = tuple(
-        load_run(p, score_dir=work_dir / "scores" / n, name=n, n_resamples=n_resamples)
+        load_run(p, score_dir=work_dir / "scores" / n, name=n, n_resamples=n_resamples,
+                 allow_mismatch=allow_mismatch)
         for p, n in zip(paths, names, strict=True)
     )
     own = [(r, j) for r in runs for j in _judges_of(r)]

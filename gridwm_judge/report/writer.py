@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gridwm_judge import __version__
-from gridwm_judge.atomic import replace_dir
+from gridwm_judge.atomic import check_out_dir, replace_dir
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
@@ -31,13 +31,6 @@ class ReportResult:
     figures: tuple[Path, ...]
     headline: str  # the headline table as plain text (what the quickstart prints)
     data: ReportData
-
-
-def _check_out(out: Path, overwrite: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out} exists and is a file; give a folder for --out")
-    if out.exists() and any(out.iterdir()) and not overwrite:
-        raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
 
 
 def _runs_section(data: ReportData) -> list[str]:
@@ -121,15 +114,18 @@ def write_report(
     overwrite: bool = False,
     n_resamples: int | None = None,
     figures: bool = True,
+    allow_mismatch: bool = False,
 ) -> ReportResult:
     """Render the report of ``run_dirs`` into ``out`` and return what was written."""
     out = Path(out).resolve()
-    _check_out(out, overwrite)
+    check_out_dir(out, overwrite, ours=("index.md", "tables"), what="report folder",
+                  inputs=tuple(Path(p) for p in run_dirs))
     made_parent = not out.parent.exists()
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
     try:
-        result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures)
+        result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures,
+                         allow_mismatch=allow_mismatch)
         replace_dir(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
@@ -143,8 +139,10 @@ def write_report(
 
 
 def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | None,
+            allow_mismatch: bool,
             figures: bool) -> ReportResult:
-    data = collect(run_dirs, work_dir=out, n_resamples=n_resamples)
+    data = collect(run_dirs, work_dir=out, n_resamples=n_resamples,
+                   allow_mismatch=allow_mismatch)
     if not data.judges:
         raise ValueError("the runs hold no scored judge; run `gridwm-judge eval` first")
     tables = all_tables(data)

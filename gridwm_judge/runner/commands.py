@@ -108,14 +108,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.workers < 1:
-        raise ValueError(f"--workers must be >= 1, got {args.workers}")
-    if args.tensor_parallel_size < 1:
-        raise ValueError(f"--tensor-parallel-size must be >= 1, got {args.tensor_parallel_size}")
-    if args.max_pixels is not None and args.max_pixels < 1:
-        raise ValueError(f"--max-pixels must be >= 1, got {args.max_pixels}")
-    if args.rps is not None and args.rps <= 0:
-        raise ValueError(f"--rps must be > 0, got {args.rps}")
     options = JudgeOptions(
         base_url=args.base_url,
         workers=args.workers,

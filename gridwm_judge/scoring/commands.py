@@ -38,7 +38,9 @@ def _handler(args: argparse.Namespace) -> int:
     for judge, scores in record.judges.items():
         cov = ", ".join(_coverage_text(t, c) for t, c in scores.coverage.items())
         flags = [m.name for m in scores.failure_modes if m.flagged]
-        print(f"{judge}: {cov}; failure modes: {', '.join(flags) or 'none'}")
+        assessed = any(m.status != "not assessed" for m in scores.failure_modes)
+        modes = ", ".join(flags) or ("none" if assessed else "not assessed")
+        print(f"{judge}: {cov}; failure modes: {modes}")
     print(f"wrote {Path(args.out) / SCORES_FILE} and rows.jsonl in {record.elapsed_s} s")
     return 0
 

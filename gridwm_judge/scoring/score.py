@@ -140,6 +140,19 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
     return problems
 
 
+def _unknown_uids(runs: Sequence[RunPredictions], known: set[str], keep: set[str] | None
+                  ) -> list[str]:
+    """One problem per predictions file with uids the dataset does not hold."""
+    problems = []
+    for run in runs:
+        bad = [r.uid for r in run.records
+               if (keep is None or r.task in keep) and r.uid not in known]
+        if bad:
+            problems.append(f"{run.path}: {len(bad)} prediction(s) for uids the dataset does not "
+                            f"hold (e.g. {bad[0]!r}); they are set aside")
+    return problems
+
+
 def _local_fingerprint(dataset: str) -> str | None:
     return dataset_fingerprint(dataset) if Path(dataset).is_dir() else None
 
@@ -163,6 +176,8 @@ def score(
         raise ValueError(f"unknown parser rules {rules!r}; expected one of "
                          f"{', '.join(PARSER_VERSIONS)}")
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} exists and is a file; give a folder for --out")
     target = out / SCORES_FILE
     if target.exists() and not overwrite:
         raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
@@ -171,17 +186,19 @@ def score(
     if rows is None:
         rows = load_rows(dataset, tasks)
     fingerprint = _local_fingerprint(dataset)
-    problems = mismatches(runs, rows, fingerprint)
+    keep = {task_spec(t).name for t in tasks} if tasks else None
+    known = {str(r["uid"]) for r in rows}
+    problems = _unknown_uids(runs, known, keep) + mismatches(runs, rows, fingerprint)
     if problems and not allow_mismatch:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise ItemMismatchError(f"refusing to score: {problems[0]}{more}; score against the "
                                 "dataset the run was asked from, or pass --allow-mismatch")
-    keep = {task_spec(t).name for t in tasks} if tasks else None
     by_judge: dict[str, list[PredictionRecord]] = {}
     reads_gold: set[str] = set()
     for run in runs:
         for rec in run.records:
-            if keep is None or rec.task in keep:  # predictions for tasks not scored: set aside
+            # predictions for tasks not scored, or (allowed) for uids the dataset lacks: aside
+            if (keep is None or rec.task in keep) and rec.uid in known:
                 by_judge.setdefault(rec.judge, []).append(rec)
         if run.run and run.run.get("oracle_upper_bound"):
             reads_gold.add(str(run.run.get("judge")))

@@ -53,7 +53,7 @@ def test_engine_kwargs_take_context_from_model_and_ignore_its_generation_default
     assert "mm_processor_kwargs" not in kw  # --max-pixels scales images before the engine
     assert engine_kwargs("m", JudgeOptions(max_model_len=8192))["max_model_len"] == 8192
     assert set(kw) <= VLLM_ENGINE_FIELDS
-    with pytest.raises(ValueError, match="tensor_parallel_size must be >= 1, got 0"):
+    with pytest.raises(ValueError, match="tensor-parallel-size must be an integer >= 1, got 0"):
         engine_kwargs("m", JudgeOptions(tensor_parallel_size=0))
 
 
