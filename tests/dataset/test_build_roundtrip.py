@@ -101,10 +101,16 @@ def test_non_empty_out_is_refused_and_untouched(tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no staging folder left
     assert main(["build", "--profile", "smoke", "--out", str(out), "--configs", "task_d"]) == 2
+    # --overwrite replaces only a dataset folder gridwm-judge wrote, never someone's files
     assert main(["build", "--profile", "smoke", "--out", str(out), "--configs", "task_d",
-                 "--overwrite", "--num-proc", "1"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "validation.json"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+                 "--overwrite", "--num-proc", "1"]) == 2
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    built = tmp_path / "built"
+    for _ in range(2):  # the second build replaces the first
+        assert main(["build", "--profile", "smoke", "--out", str(built), "--configs", "task_d",
+                     "--overwrite", "--num-proc", "1"]) == 0
+    assert sorted(p.name for p in built.iterdir()) == ["README.md", "data", "validation.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["built", "full"]
 
 
 def test_cli_lists_valid_profiles_and_configs(tmp_path, capsys):
