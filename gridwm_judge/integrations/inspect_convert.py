@@ -48,6 +48,8 @@ def _read_log(path: Path):
     except ImportError as exc:
         raise ValueError(f"reading inspect logs needs inspect_ai; install it with: {INSTALL}"
                          ) from exc
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a folder; expected an inspect log file (.eval)")
     if not path.is_file():
         raise FileNotFoundError(f"inspect log {str(path)!r} does not exist")
     return read_eval_log(str(path), resolve_attachments=True)

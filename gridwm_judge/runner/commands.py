@@ -10,7 +10,7 @@ from pathlib import Path
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
-from gridwm_judge.task_table import TASKS, parse_task_list
+from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
 EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks c,d --judge baseline:pixel-heuristic \\
@@ -86,7 +86,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--device", default=None, help="hf device (default: cuda via accelerate if present)"
     )
-    for spec in TASKS:
+    for spec in ALL_TASKS:
         t = spec.name.lower()
         p.add_argument(
             f"--max-tokens-{t}",
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         representation=args.representation,
         limit=args.limit,
-        max_tokens={s.name: getattr(args, f"max_tokens_{s.name.lower()}") for s in TASKS},
+        max_tokens={s.name: getattr(args, f"max_tokens_{s.name.lower()}") for s in ALL_TASKS},
         options=options,
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),

@@ -40,6 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.family not in ("all", *FAMILIES, MINIWORLD, *MINIWORLD_FAMILIES):
+        raise ValueError(
+            f"unknown family {args.family!r}; expected 'all' or one of {', '.join(FAMILIES)}; "
+            f"or '{MINIWORLD}' or one of {', '.join(MINIWORLD_FAMILIES)} (3d extra)"
+        )
     in_3d = args.family in (*MINIWORLD_FAMILIES, MINIWORLD)
     write = miniworld_audit.write_groups_jsonl if in_3d else write_groups_jsonl
     summary = write(
