@@ -84,7 +84,8 @@ def test_family_help_lists_every_card(capsys):
 def test_unknown_family_names_both_worlds(tmp_path, capsys):
     from gridwm_judge.cli import main
 
-    assert main(["groups", "--family", "bogus", "--n", "1", "--out", str(tmp_path / "g.jsonl")]) == 2
+    out = tmp_path / "g.jsonl"
+    assert main(["groups", "--family", "bogus", "--n", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "doorkey" in err and "tmaze" in err and "'miniworld'" in err
-    assert not (tmp_path / "g.jsonl").exists()
+    assert not out.exists()
