@@ -153,10 +153,12 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"eval {args.judge}: {summary.line()}")
     if summary.errors:
+        command = shlex.join(["gridwm-judge", *args.argv])
+        shown = redact(command)  # no key from --base-url on the terminal
+        masked = " (credentials masked: put them back)" if shown != command else ""
         print(
             f"eval: {summary.errors} request(s) errored (nothing came back); they are not "
-            "scored. Ask them again with: "
-            + redact(shlex.join(["gridwm-judge", *args.argv])),  # no key from --base-url
+            f"scored. Ask them again with: {shown}{masked}",
             file=sys.stderr,
         )
         return 1
