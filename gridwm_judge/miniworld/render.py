@@ -132,7 +132,8 @@ class MiniWorldView:
     def action_names(self) -> tuple[str, ...]:
         return ACTION_NAMES
 
-    def frames(self, group, variant: str) -> list[np.ndarray]:
+    def check(self, group, variant: str) -> None:
+        """Refuse a group of another world, an unknown variant or a map wider than the view."""
         if getattr(group, "world", None) != self.name:
             raise ValueError(f"group {group.group_id} is a {getattr(group, 'world', None)!r} "
                              f"group; it cannot be rendered by the {self.name!r} world")
@@ -141,6 +142,9 @@ class MiniWorldView:
         if self.top_size is not None and self.top_size[0] != self.size[0]:
             raise ValueError(f"top_size width {self.top_size[0]} must equal size width "
                              f"{self.size[0]} to stack the map under the view")
+
+    def frames(self, group, variant: str) -> list[np.ndarray]:
+        self.check(group, variant)
         out = []
         for f in render_variant(group, variant, self.size, self.top_size):
             arr = f if self.top_size is None else np.concatenate(f, axis=0)

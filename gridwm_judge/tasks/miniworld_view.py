@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridwm_judge.miniworld.render import MiniWorldView
+
 _OWNER: dict[int, object] = {}   # id(shared env) -> the LazyFrames whose replay it holds
 
 
@@ -73,30 +75,13 @@ class LazyFrames(Sequence):
 
 
 @dataclass(frozen=True)
-class StoryboardView:
+class StoryboardView(MiniWorldView):
     """MiniWorld's ``World`` for storyboards and Task A: the frames of
     ``MiniWorldView(size=size, top_size=top_size)``, rendered lazily (see the module doc); the
     last ``RECENT_MAX`` sequences are reused, with the frames they rendered."""
 
-    name: str = "miniworld"
-    size: tuple[int, int] = (160, 120)
-    top_size: tuple[int, int] | None = None
-
-    @property
-    def action_names(self) -> tuple[str, ...]:
-        from gridwm_judge.miniworld.records import ACTION_NAMES
-
-        return ACTION_NAMES
-
     def frames(self, group, variant: str) -> LazyFrames:
-        if getattr(group, "world", None) != self.name:
-            raise ValueError(f"group {group.group_id} is a {getattr(group, 'world', None)!r} "
-                             f"group; it cannot be rendered by the {self.name!r} world")
-        if variant not in ("full", "nocue", "cf"):
-            raise ValueError(f"unknown variant {variant!r}; expected one of full, nocue, cf")
-        if self.top_size is not None and self.top_size[0] != self.size[0]:
-            raise ValueError(f"top_size width {self.top_size[0]} must equal size width "
-                             f"{self.size[0]} to stack the map under the view")
+        self.check(group, variant)
         key = (id(group), variant, self.size, self.top_size)   # the entry holds the group
         if key not in _RECENT:
             if len(_RECENT) >= RECENT_MAX:
