@@ -149,7 +149,7 @@ def _unknown_uids(runs: Sequence[RunPredictions], known: set[str], keep: set[str
                if (keep is None or r.task in keep) and r.uid not in known]
         if bad:
             problems.append(f"{run.path}: {len(bad)} prediction(s) for uids the dataset does not "
-                            f"hold (e.g. {bad[0]!r}); they are set aside")
+                            f"hold (e.g. {bad[0]!r}); --allow-mismatch sets them aside")
     return problems
 
 
