@@ -148,7 +148,7 @@ def test_predictions_of_a_different_dataset_are_refused_or_set_aside(smoke, tmp_
     assert "1 prediction(s) for uids the dataset does not hold" in err
     assert _score(smoke, run, tmp_path / "s", "--allow-mismatch") == 0
     doc = json.loads((tmp_path / "s" / "scores.json").read_text())
-    assert any("set aside" in o for o in doc["overrides"])
+    assert any("sets them aside" in o for o in doc["overrides"])
     assert doc["judges"]["baseline:always-yes"]["coverage"]["C"]["answered"] == len(lines)
 
 
