@@ -210,11 +210,13 @@ MODE_STATUSES = ("flagged", "clear", "not assessed", "not applicable")
 
 @dataclass(frozen=True)
 class FailureModeRecord:
-    """One failure mode of one judge: its status and the evidence sentences behind it."""
+    """One failure mode of one judge in one world ("minigrid", or "miniworld": diagnosed on its
+    own, never pooled): its status and the evidence sentences behind it."""
 
     name: str
     status: str
     evidence: tuple[str, ...] = ()
+    world: str = "minigrid"
 
     def __post_init__(self) -> None:
         if self.status not in MODE_STATUSES:
@@ -225,12 +227,14 @@ class FailureModeRecord:
         return self.status == "flagged"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "flagged": self.flagged,
-                "evidence": list(self.evidence)}
+        out = {"name": self.name, "status": self.status, "flagged": self.flagged,
+               "evidence": list(self.evidence)}
+        return out if self.world == "minigrid" else {**out, "world": self.world}
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> FailureModeRecord:
-        return cls(str(obj["name"]), str(obj["status"]), tuple(obj.get("evidence", ())))
+        return cls(str(obj["name"]), str(obj["status"]), tuple(obj.get("evidence", ())),
+                   str(obj.get("world", "minigrid")))
 
 
 @dataclass(frozen=True)
@@ -262,8 +266,8 @@ class JudgeScores:
             return None
         return Metric.from_json(blk["metrics"][path[-1]])
 
-    def mode(self, name: str) -> FailureModeRecord | None:
-        return next((m for m in self.failure_modes if m.name == name), None)
+    def mode(self, name: str, world: str = "minigrid") -> FailureModeRecord | None:
+        return next((m for m in self.failure_modes if m.name == name and m.world == world), None)
 
     def to_json(self) -> dict[str, Any]:
         return {

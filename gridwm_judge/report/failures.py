@@ -1,7 +1,8 @@
 """The failure-mode summary of one judge: the scorer's five failure modes (presentation leakage,
 representation fragility, action-ignorant heuristic, causal misgrounding, stability trap) plus
 the three degenerate-judge flags (all-fail, success-biased, low-activation) of every causal
-scope, each with the numbers that triggered it.
+scope, each with the numbers that triggered it. MiniWorld's modes (scopes named by task, e.g.
+"MC/composite") are summarized in a section of their own, never pooled with MiniGrid's.
 
 The scorer decides every status (including "not applicable" for the oracle's action-ignorant
 mode, see :mod:`gridwm_judge.scoring.judge_scores`); this module only gathers.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from gridwm_judge.report.inputs import JudgeEntry
 from gridwm_judge.report.table import fcount, fnum
+from gridwm_judge.scoring.judge_scores import causal_blocks, world_of
 
 MODES = (
     "presentation_leakage",
@@ -49,22 +51,23 @@ class ModeStatus:
         return self.status == "flagged"
 
 
-def causal_scopes(entry: JudgeEntry) -> Iterator[tuple[str, dict]]:
-    """(scope, causal block) for Task C per representation, then Task D."""
-    c = entry.tasks.get("C", {})
-    for rep, blk in c.get("representations", {}).items():
-        yield f"C/{rep}", blk["causal"]
-    if "D" in entry.tasks:
-        yield "D", entry.tasks["D"]["causal"]
+def causal_scopes(entry: JudgeEntry, world: str = "minigrid") -> Iterator[tuple[str, dict]]:
+    """(scope, causal block) of ``world`` by recipe: e.g. C per representation, then D."""
+    for scope, _task, blk in causal_blocks(entry.tasks, world):
+        yield scope, blk["causal"]
+
+
+def has_world(entry: JudgeEntry, world: str) -> bool:
+    return any(world_of(t) == world for t in entry.tasks)
 
 
 def _ratio(m: dict) -> str:
     return f"{fnum(m.get('value'))} ({fcount(m.get('num'))}/{fcount(m.get('den'))})"
 
 
-def _degenerate(entry: JudgeEntry, flag: str) -> ModeStatus:
+def _degenerate(entry: JudgeEntry, flag: str, world: str) -> ModeStatus:
     ev, seen = [], False
-    for scope, c in causal_scopes(entry):
+    for scope, c in causal_scopes(entry, world):
         seen = True
         if flag not in c.get("degenerate_flags", []):
             continue
@@ -83,22 +86,31 @@ def _degenerate(entry: JudgeEntry, flag: str) -> ModeStatus:
     return ModeStatus(flag, "flagged" if ev else "clear", tuple(ev))
 
 
-def summarize(entry: JudgeEntry) -> tuple[ModeStatus, ...]:
-    """All eight modes of one judge, in MODES order."""
+def summarize(entry: JudgeEntry, world: str = "minigrid") -> tuple[ModeStatus, ...]:
+    """All eight modes of one judge in ``world``, in MODES order."""
     out = []
     for name in MODES[:5]:
-        m = entry.scores.mode(name)
+        m = entry.scores.mode(name, world)
         if m is None:
             out.append(ModeStatus(name, "not assessed", ()))
         else:
             out.append(ModeStatus(name, m.status, m.evidence))
-    out.extend(_degenerate(entry, flag) for flag in DEGENERATE)
+    out.extend(_degenerate(entry, flag, world) for flag in DEGENERATE)
     return tuple(out)
 
 
-def flags(entry: JudgeEntry) -> tuple[str, ...]:
-    """Short names of the flagged modes (for one-line summaries)."""
-    return tuple(SHORT[m.name] for m in summarize(entry) if m.flagged)
+def flags(entry: JudgeEntry, world: str = "minigrid") -> tuple[str, ...]:
+    """Short names of the flagged modes in ``world`` (for one-line summaries)."""
+    return tuple(SHORT[m.name] for m in summarize(entry, world) if m.flagged)
+
+
+def _mode_table(entry: JudgeEntry, world: str) -> list[str]:
+    lines = ["| mode | status | evidence |", "|---|---|---|"]
+    for m in summarize(entry, world):
+        ev = "; ".join(m.evidence) if m.evidence else "–"
+        status = f"**{m.status}**" if m.flagged else m.status
+        lines.append(f"| {m.name.replace('_', ' ')} | {status} | {ev.replace('|', '/')} |")
+    return lines
 
 
 def markdown(entries: tuple[JudgeEntry, ...]) -> str:
@@ -116,19 +128,27 @@ def markdown(entries: tuple[JudgeEntry, ...]) -> str:
                 "never a model result._"
             )
             lines.append("")
-        lines += ["| mode | status | evidence |", "|---|---|---|"]
-        for m in summarize(e):
-            ev = "; ".join(m.evidence) if m.evidence else "–"
-            status = f"**{m.status}**" if m.flagged else m.status
-            lines.append(f"| {m.name.replace('_', ' ')} | {status} | {ev.replace('|', '/')} |")
+        lines += _mode_table(e, "minigrid")
+    miniworld = [e for e in entries if has_world(e, "miniworld")]
+    if miniworld:
+        lines += ["", "# MiniWorld (3D) failure modes", "",
+                  "Diagnosed on MiniWorld's tasks only (scopes MC/<representation>, MD; action "
+                  "use from MA), never pooled with MiniGrid's modes above."]
+    for e in miniworld:
+        lines += ["", f"## {e.label} (MiniWorld)", "", *_mode_table(e, "miniworld")]
     return "\n".join(lines) + "\n"
 
 
+def _json_modes(entry: JudgeEntry, world: str) -> list[dict]:
+    extra = {} if world == "minigrid" else {"world": world}
+    return [{"name": m.name, "status": m.status, "flagged": m.flagged,
+             "evidence": list(m.evidence), **extra} for m in summarize(entry, world)]
+
+
 def json_obj(entries: tuple[JudgeEntry, ...]) -> dict:
+    """{judge: [mode]}: MiniGrid's modes, then MiniWorld's (marked "world": "miniworld")."""
     return {
-        e.label: [
-            {"name": m.name, "status": m.status, "flagged": m.flagged, "evidence": list(m.evidence)}
-            for m in summarize(e)
-        ]
+        e.label: _json_modes(e, "minigrid")
+        + (_json_modes(e, "miniworld") if has_world(e, "miniworld") else [])
         for e in entries
     }

@@ -8,8 +8,9 @@
 - ``task_d`` (Table 13): reference-aided Task D, group- and environment-bootstrap CIs.
 - ``stability`` (Figure 4): NS, JCR, Flip and LES per probe family and scope.
 - ``headline``: the one-screen summary the quickstart prints.
-- ``miniworld_a`` / ``_c`` / ``_d``: Task A, Tables 2 and 13 for MiniWorld's configs, only
-  when a judge was asked them; MiniWorld is never pooled into the MiniGrid tables.
+- ``miniworld_a`` / ``_c`` / ``_d`` / ``_stability``: Task A, Tables 2 and 13 and Figure 4's
+  table for MiniWorld's configs, only when a judge was asked them; MiniWorld is never pooled
+  into the MiniGrid tables (the headline is MiniGrid's).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fmetric, fnum
 from gridwm_judge.schema import REPRESENTATIONS
+from gridwm_judge.scoring.judge_scores import causal_blocks
 
 REPS = REPRESENTATIONS
 NOT_RUN = "not run"
+MINIWORLD_NOTE = "MiniWorld (3D): reported on its own, never pooled with MiniGrid's tables."
 ABBR = {"all_fail": "AF", "success_biased": "SB", "low_activation": "LA"}
 DEGENERATE_NOTE = (
     "Degenerate: AF all-fail (p_active < 0.1), SB success-biased (p_active > 0.9 and "
@@ -287,13 +290,11 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
     )
 
 
-def family_blocks(entry: JudgeEntry) -> list[tuple[str, str, dict]]:
-    """(scope, family, FB block) for Task C per representation, then Task D."""
-    out = []
-    for rep, blk in entry.tasks.get("C", {}).get("representations", {}).items():
-        out += [(f"C/{rep}", f, fb) for f, fb in blk.get("families", {}).items()]
-    out += [("D", f, fb) for f, fb in entry.tasks.get("D", {}).get("families", {}).items()]
-    return out
+def family_blocks(entry: JudgeEntry, world: str = "minigrid") -> list[tuple[str, str, dict]]:
+    """(scope, family, FB block) of every causal scope of ``world`` (C per representation, then
+    D; MiniWorld: MC per representation, then MD)."""
+    return [(scope, f, fb) for scope, _task, blk in causal_blocks(entry.tasks, world)
+            for f, fb in blk.get("families", {}).items()]
 
 
 def _les(fb: Mapping[str, Any]) -> str:
@@ -307,10 +308,10 @@ def _les(fb: Mapping[str, Any]) -> str:
     return f"{les['les']:.2f} ({les.get('level')}{ptext}; {les.get('status')})"
 
 
-def stability(data: ReportData) -> Table:
+def stability(data: ReportData, world: str = "minigrid") -> Table:
     rows = []
     for e in data.judges:
-        for scope, fam, fb in family_blocks(e):
+        for scope, fam, fb in family_blocks(e, world):
             if fb.get("n_rows", 0) == 0 or len(fb.get("levels", [])) < 2:
                 continue
             rows.append(
@@ -326,14 +327,16 @@ def stability(data: ReportData) -> Table:
                 )
             )
     return Table(
-        "stability",
-        "Presentation stability per probe family (paper Figure 4)",
+        "stability" if world == "minigrid" else f"{world}_stability",
+        "Presentation stability per probe family (paper Figure 4)" if world == "minigrid"
+        else "MiniWorld (3D) presentation stability per probe family (MC, MD)",
         ("judge", "scope", "family", "NS", "JCR", "Flip", "LES (level, p; fit)", "rows"),
         tuple(rows),
         (
             "NS: agreement with the family baseline over (group, presentation) pairs; JCR: share "
             "of groups whose verdict never changes in the family. Full variant only. LES: largest "
             "|beta| of the mixed-effects logistic leakage model (logit scale).",
+            *((MINIWORLD_NOTE,) if world == "miniworld" else ()),
         ),
     )
 
@@ -385,7 +388,6 @@ def headline(data: ReportData) -> Table:
     )
 
 
-MINIWORLD_NOTE = "MiniWorld (3D): reported on its own, never pooled with MiniGrid's tables."
 
 
 def miniworld_c(data: ReportData) -> Table:
@@ -434,4 +436,5 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     )
     asked = any((cov := e.scores.coverage.get(t)) is not None and cov.asked
                 for e in data.judges for t in MINIWORLD_TASKS)
-    return tables + ((miniworld_a(data), miniworld_c(data), miniworld_d(data)) if asked else ())
+    return tables + ((miniworld_a(data), miniworld_c(data), miniworld_d(data),
+                      stability(data, "miniworld")) if asked else ())

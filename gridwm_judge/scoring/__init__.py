@@ -30,7 +30,9 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                             "parse_modes": {mode: n}, "statuses": {s: n},
                             "unanswered_head": [uid]}},
         "failure_modes": [{"name", "status": "flagged"|"clear"|"not assessed"|
-                           "not applicable", "flagged": bool, "evidence": [str]}],
+                           "not applicable", "flagged": bool, "evidence": [str],
+                           "world": "miniworld" (only on MiniWorld's own five modes,
+                           listed after MiniGrid's when it answered MA/MC/MD)}],
         "tasks": {
           "A": {"metrics": {acc_a1, acc_shuffle, acc_mask, delta_shuffle, delta_mask: M},
                 "mcnemar": {"shuffle"|"mask": T}},
