@@ -5,8 +5,9 @@ report``). Every number is the scoring package's; this package only arranges and
 
 from gridwm_judge.report.failures import MODES, ModeStatus, flags, summarize
 from gridwm_judge.report.inputs import JudgeEntry, ReportData, RunInput, collect, load_run
+from gridwm_judge.report.sections import all_tables
 from gridwm_judge.report.table import Table
-from gridwm_judge.report.tables import all_tables, headline
+from gridwm_judge.report.tables import headline
 from gridwm_judge.report.writer import ReportResult, write_report
 
 __all__ = [

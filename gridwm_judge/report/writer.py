@@ -20,7 +20,7 @@ from gridwm_judge.atomic import check_out_dir, replace_dir
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
-from gridwm_judge.report.tables import all_tables
+from gridwm_judge.report.sections import all_tables
 
 
 @dataclass(frozen=True)
