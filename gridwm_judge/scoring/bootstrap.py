@@ -60,6 +60,24 @@ def resample_weights(
     return _weights(int(n_units), int(n_resamples), int(seed))
 
 
+def cluster_sums(groups: Sequence[str], num: np.ndarray, den: np.ndarray,
+                 clusters: Sequence[str] | Mapping[str, str] | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-group rows of ``num`` / ``den`` summed per cluster (unchanged when ``clusters`` is
+    None): the resampling units of an environment-level bootstrap."""
+    if clusters is None:
+        return num, den
+    labels = [clusters[g] for g in groups] if isinstance(clusters, Mapping) else list(clusters)
+    if len(labels) != len(groups):
+        raise ValueError(
+            f"clusters has {len(labels)} entries; expected one per group ({len(groups)})"
+        )
+    uniq, inv = np.unique(np.asarray(labels, dtype=str), return_inverse=True)
+    agg = np.zeros((uniq.size, len(groups)))
+    agg[inv, np.arange(len(groups))] = 1.0
+    return agg @ num, agg @ den
+
+
 def bootstrap_ratios(
     ratios: Mapping[str, GroupRatio],
     *,
@@ -88,16 +106,7 @@ def bootstrap_ratios(
         return {k: Interval(None, None, n_resamples, n_resamples) for k in names}
     num = np.stack([ratios[k].num for k in names], axis=1)
     den = np.stack([ratios[k].den for k in names], axis=1)
-    if clusters is not None:
-        labels = [clusters[g] for g in groups] if isinstance(clusters, Mapping) else list(clusters)
-        if len(labels) != len(groups):
-            raise ValueError(
-                f"clusters has {len(labels)} entries; expected one per group ({len(groups)})"
-            )
-        uniq, inv = np.unique(np.asarray(labels, dtype=str), return_inverse=True)
-        agg = np.zeros((uniq.size, len(groups)))
-        agg[inv, np.arange(len(groups))] = 1.0
-        num, den = agg @ num, agg @ den
+    num, den = cluster_sums(groups, num, den, clusters)
     w = resample_weights(num.shape[0], n_resamples, seed)
     # one float32 product for numerators and denominators (relative rounding ~1e-7)
     both = (w @ np.concatenate([num, den], axis=1).astype(np.float32)).astype(np.float64)
