@@ -21,6 +21,8 @@ REPRESENTATIONS = ("composite", "split")
 ACTION_CONDITIONS = ("orig", "shuffle", "mask")
 E_QUESTIONS = ("identity", "status")
 E_STATUSES = ("holding", "dropped", "reacquired_and_holding")
+EVIDENCE = ("pixel", "state", "pixel_state")
+PROMPT_STYLES = ("direct", "structured_verdict", "structured_rationale")
 
 # name -> (datasets dtype, meaning). Model-facing: prompt, images. Everything else is audit.
 COLUMNS: dict[str, tuple[str, str]] = {
@@ -74,6 +76,19 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "intervention": ("string", "JSON list of CF operations ('[]' when none)"),
     "mask": ("string", "JSON NoCue mask spec ('[]' when none)"),
     "validators": ("string", "JSON {gate: bool} of the source group"),
+    "evidence": (
+        "string",
+        "oracle_state: pixel (storyboards) / state (text table of observable facts) / "
+        "pixel_state (both); '' elsewhere",
+    ),
+    "prompt_style": (
+        "string",
+        "prompt_ablation: direct / structured_verdict / structured_rationale; '' elsewhere",
+    ),
+    "mission": (
+        "string",
+        "oracle_state: the env's mission text, audit only (never in the prompt); '' elsewhere",
+    ),
     "prompt_version": ("string", "version of the prompt templates"),
 }
 

@@ -176,7 +176,11 @@ MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
 recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
 not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them."""
 
-ALL_TASKS: tuple[TaskSpec, ...] = TASKS + MINIWORLD_TASKS
+CONTROL_TASKS: tuple[TaskSpec, ...] = ()
+"""The controlled analyses (issue 14: Oracle-State evidence arms, prompt-structure ablation):
+Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""
+
+ALL_TASKS: tuple[TaskSpec, ...] = TASKS + MINIWORLD_TASKS + CONTROL_TASKS
 ALL_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS)
 """Every config a dataset may hold (the builder, profiles and scoring accept each)."""
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
-from gridwm_judge.sim.cards import TASK_E_FAMILIES
+from gridwm_judge.sim.cards import TASK_E_FAMILIES, family_of
 from gridwm_judge.task_table import ALL_CONFIGS
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
@@ -35,6 +35,9 @@ class TaskPlan:
     ``shard_by`` says how the builder may split the work without changing the rows: per group
     (C), per env batch (D: a reference and its queries) or not at all (A, B, E sample across
     all their groups). ``extra_per_env`` adds groups per env batch (D: the reference).
+    ``envs``, when given, names the envs exactly as ``((family, env_id, n_groups), ...)``
+    (``families`` then lists the families with their totals) instead of each family's default
+    env or a spread over all of its envs.
     """
 
     config: str
@@ -45,8 +48,12 @@ class TaskPlan:
     extra_per_env: int = 0
     shard_by: str = "task"
     options: tuple[tuple[str, Any], ...] = ()
+    envs: tuple[tuple[str, str, int], ...] = ()
 
     def __post_init__(self) -> None:
+        if self.envs and family_totals(self.envs) != tuple(self.families):
+            raise ValueError(f"{self.config}: families {self.families} do not sum the "
+                             f"explicit envs {self.envs}")
         if self.config not in ALL_CONFIGS:
             raise ValueError(
                 f"unknown config {self.config!r}; expected one of {', '.join(ALL_CONFIGS)}"
@@ -59,6 +66,8 @@ class TaskPlan:
     def requests(self, env_ids: dict[str, tuple[str, ...]], default_env: dict[str, str]
                  ) -> list[tuple[str, str, int]]:
         """``[(family, env_id, n_groups), ...]`` given each family's env ids and default env."""
+        if self.envs:
+            return [(f, e, n + self.extra_per_env) for f, e, n in self.envs]
         out = []
         for family, n in self.families:
             envs = env_ids[family] if self.spread_envs else (default_env[family],)
@@ -99,6 +108,40 @@ def even_split(total: int, k: int) -> tuple[int, ...]:
 
 def _spread(families: tuple[str, ...], total: int) -> tuple[tuple[str, int], ...]:
     return tuple(zip(families, even_split(total, len(families)), strict=True))
+
+
+def env_plan(env_ids: Sequence[str], total: int) -> tuple[tuple[str, str, int], ...]:
+    """``total`` groups spread evenly over ``env_ids`` as ``((family, env_id, n), ...)``."""
+    return tuple((family_of(e), e, n)
+                 for e, n in zip(env_ids, even_split(total, len(env_ids)), strict=True))
+
+
+def family_totals(envs: tuple[tuple[str, str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """The ``families`` field matching explicit ``envs`` (families in order of first use)."""
+    totals: dict[str, int] = {}
+    for family, _, n in envs:
+        totals[family] = totals.get(family, 0) + n
+    return tuple(totals.items())
+
+
+CONTROL_ENV_IDS = (
+    "MiniGrid-DoorKey-8x8-v0",
+    "MiniGrid-DoorKey-6x6-v0",
+    "MiniGrid-KeyCorridorS4R3-v0",
+    "MiniGrid-RedBlueDoors-8x8-v0",
+    "MiniGrid-LavaGapS7-v0",
+    "MiniGrid-LavaGapS6-v0",
+    "MiniGrid-MemoryS9-v0",
+    "MiniGrid-MemoryS7-v0",
+    "MiniGrid-MultiRoom-N2-S4-v0",
+)
+"""The nine env configs of the controlled analyses (the paper's count; it does not name them):
+every core family's default env plus a second size of the three families whose size changes
+the evidence most (door/key distance, gap position, corridor length)."""
+CONTROL_GROUPS = env_plan(CONTROL_ENV_IDS, 98)
+"""The controlled analyses' query groups: the paper's 98 over the nine envs (11 x 8 + 10), each
+env batch plus one reference group; ``oracle_state`` and ``prompt_ablation`` share them."""
+CONTROL_GROUPS_SMOKE = env_plan(("MiniGrid-DoorKey-8x8-v0", "MiniGrid-LavaGapS7-v0"), 2)
 
 
 _C_FULL = (("probe_sets", ("grid", "framing")),)
