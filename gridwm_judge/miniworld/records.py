@@ -11,14 +11,8 @@ intervention is the op list of ``miniworld.interventions``. Replayable with plai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from gridwm_judge.sim.records import (
-    Rollout,
-    gates_passed,
-    trajectory_record,
-    variants_from_record,
-)
+from gridwm_judge.sim.records import AuditedGroup, Rollout, variants_from_record
 
 WORLD = "miniworld"
 # MiniWorldEnv.Actions, in id order (miniworld 2.1); Sign's id 3 is its own "end episode".
@@ -27,7 +21,7 @@ ACTION_NAMES: tuple[str, ...] = ("turn_left", "turn_right", "move_forward", "mov
 
 
 @dataclass(frozen=True)
-class MiniWorldGroup:
+class MiniWorldGroup(AuditedGroup):
     """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids."""
 
     group_id: str
@@ -45,6 +39,8 @@ class MiniWorldGroup:
     reasons: dict[str, str] = field(default_factory=dict)
     world: str = WORLD
     plan: str = "controller"
+    RECORD_HEAD = ("world", "group_id", "family", "env_id", "env_kwargs", "seed", "mission",
+                   "plan", "roles")
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -57,24 +53,6 @@ class MiniWorldGroup:
             return None
         ent = self.full.states[0]["entities"][e["entity"]]
         return {"type": ent["kind"], "color": ent["color"]}
-
-    @property
-    def valid(self) -> bool:
-        return gates_passed(self.validators)
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "world": self.world,
-            "group_id": self.group_id,
-            "family": self.family,
-            "env_id": self.env_id,
-            "env_kwargs": dict(self.env_kwargs),
-            "seed": self.seed,
-            "mission": self.mission,
-            "plan": self.plan,
-            "roles": dict(self.roles),
-            **trajectory_record(self),
-        }
 
     @classmethod
     def from_record(cls, d: dict) -> MiniWorldGroup:

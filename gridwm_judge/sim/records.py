@@ -86,16 +86,30 @@ def gates_passed(validators: dict[str, bool]) -> bool:
     return bool(validators) and all(validators.values())
 
 
-def trajectory_record(group) -> dict[str, Any]:
-    """The keys every world's group record ends with, in this order: the shared action ids,
-    the first pickup, the three variants (each rollout under its name) and the gate report."""
-    return {
-        "actions": list(group.actions),
-        "action_names": list(group.action_names),
-        "first_pickup": group.first_pickup,
-        "variants": {v: getattr(group, v).to_record(v) for v in VARIANTS},
-        "validators": dict(group.validators),
-    }
+class AuditedGroup:
+    """What every world's trajectory group shares (a frozen dataclass subclasses it): validity
+    from its gate report, and its audit record: the ``RECORD_HEAD`` attributes in that order,
+    then the keys every world's record ends with, the shared action ids, the first pickup, the
+    three variants (each rollout under its name) and the gate report."""
+
+    RECORD_HEAD: ClassVar[tuple[str, ...]]
+    validators: dict[str, bool]
+
+    @property
+    def valid(self) -> bool:
+        return gates_passed(self.validators)
+
+    def to_record(self) -> dict[str, Any]:
+        """The audit JSON line: replayable with the world's own simulator package alone."""
+        head = {k: getattr(self, k) for k in self.RECORD_HEAD}
+        return {
+            **{k: dict(v) if isinstance(v, dict) else v for k, v in head.items()},
+            "actions": list(self.actions),
+            "action_names": list(self.action_names),
+            "first_pickup": self.first_pickup,
+            "variants": {v: getattr(self, v).to_record(v) for v in VARIANTS},
+            "validators": dict(self.validators),
+        }
 
 
 def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
@@ -104,13 +118,14 @@ def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, 
 
 
 @dataclass(frozen=True)
-class TrajectoryGroup:
+class TrajectoryGroup(AuditedGroup):
     """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
 
     Satisfies ``gridwm_judge.world.Group`` (what render and tasks read from a group).
     """
 
     world: ClassVar[str] = "minigrid"
+    RECORD_HEAD = ("group_id", "family", "env_id", "seed", "mission", "plan")  # issue 2
     group_id: str
     family: str
     env_id: str
@@ -125,22 +140,6 @@ class TrajectoryGroup:
     reasons: dict[str, str] = field(default_factory=dict)
     plan: str = "direct"
     first_pickup: dict | None = None
-
-    @property
-    def valid(self) -> bool:
-        return gates_passed(self.validators)
-
-    def to_record(self) -> dict[str, Any]:
-        """The audit JSON line (issue 2): replayable with gymnasium + minigrid alone."""
-        return {
-            "group_id": self.group_id,
-            "family": self.family,
-            "env_id": self.env_id,
-            "seed": self.seed,
-            "mission": self.mission,
-            "plan": self.plan,
-            **trajectory_record(self),
-        }
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:
