@@ -21,7 +21,7 @@ from gridwm_judge.sim.holding import first_pickup
 from gridwm_judge.sim.nocue import build_mask, target_specs
 from gridwm_judge.sim.planner import PlanError, plan_actions
 from gridwm_judge.sim.plans import legs_for, plan_variant
-from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
+from gridwm_judge.sim.records import GenerationResult, Rollout, TrajectoryGroup
 from gridwm_judge.sim.rollout import rollout, run_states
 from gridwm_judge.world import Group
 
@@ -73,7 +73,6 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
         seed=int(seed),
         mission=mission,
         actions=actions,
-        action_names=tuple(ACTION_NAMES[a] for a in actions),
         full=full,
         nocue=nocue,
         cf=cf,

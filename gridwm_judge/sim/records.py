@@ -86,14 +86,31 @@ def gates_passed(validators: dict[str, bool]) -> bool:
     return bool(validators) and all(validators.values())
 
 
+@dataclass(frozen=True)
 class AuditedGroup:
-    """What every world's trajectory group shares (a frozen dataclass subclasses it): validity
-    from its gate report, and its audit record: the ``RECORD_HEAD`` attributes in that order,
-    then the keys every world's record ends with, the shared action ids, the first pickup, the
+    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids: the fields
+    every world's group has, its validity and its audit record. A world subclasses it with its
+    own fields, its ``ACTION_NAMES`` and its ``RECORD_HEAD``: the attributes its record starts
+    with, in that order; every record ends with the shared action ids, the first pickup, the
     three variants (each rollout under its name) and the gate report."""
 
+    ACTION_NAMES: ClassVar[tuple[str, ...]]
     RECORD_HEAD: ClassVar[tuple[str, ...]]
-    validators: dict[str, bool]
+    group_id: str
+    family: str
+    env_id: str
+    seed: int
+    mission: str
+    actions: tuple[int, ...]
+    full: Rollout
+    nocue: Rollout
+    cf: Rollout
+    validators: dict[str, bool] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(self.ACTION_NAMES[a] for a in self.actions)
 
     @property
     def valid(self) -> bool:
@@ -111,52 +128,30 @@ class AuditedGroup:
             "validators": dict(self.validators),
         }
 
-
-def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
-    """The record's ``variants`` block read back: the ``full``, ``nocue``, ``cf`` kwargs."""
-    return {v: Rollout.from_record(variants[v], actions) for v in VARIANTS}
+    @staticmethod
+    def shared_from_record(d: dict) -> dict[str, Any]:
+        """The fields above read back from a record (the kwargs a subclass adds its own to)."""
+        actions = tuple(int(a) for a in d["actions"])
+        return {"group_id": d["group_id"], "family": d["family"], "env_id": d["env_id"],
+                "seed": int(d["seed"]), "mission": d["mission"], "actions": actions,
+                **{v: Rollout.from_record(d["variants"][v], actions) for v in VARIANTS},
+                "validators": dict(d.get("validators", {}))}
 
 
 @dataclass(frozen=True)
 class TrajectoryGroup(AuditedGroup):
-    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
-
-    Satisfies ``gridwm_judge.world.Group`` (what render and tasks read from a group).
-    """
+    """A MiniGrid group; satisfies ``gridwm_judge.world.Group`` (what render and tasks read)."""
 
     world: ClassVar[str] = "minigrid"
+    ACTION_NAMES = ACTION_NAMES
     RECORD_HEAD = ("group_id", "family", "env_id", "seed", "mission", "plan")  # issue 2
-    group_id: str
-    family: str
-    env_id: str
-    seed: int
-    mission: str
-    actions: tuple[int, ...]
-    action_names: tuple[str, ...]
-    full: Rollout
-    nocue: Rollout
-    cf: Rollout
-    validators: dict[str, bool] = field(default_factory=dict)
-    reasons: dict[str, str] = field(default_factory=dict)
     plan: str = "direct"
     first_pickup: dict | None = None
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:
-        actions = tuple(int(a) for a in d["actions"])
-        return cls(
-            group_id=d["group_id"],
-            family=d["family"],
-            env_id=d["env_id"],
-            seed=int(d["seed"]),
-            mission=d["mission"],
-            actions=actions,
-            action_names=tuple(ACTION_NAMES[a] for a in actions),
-            **variants_from_record(d["variants"], actions),
-            validators=dict(d.get("validators", {})),
-            plan=d.get("plan", "direct"),
-            first_pickup=d.get("first_pickup"),
-        )
+        return cls(**cls.shared_from_record(d), plan=d.get("plan", "direct"),
+                   first_pickup=d.get("first_pickup"))
 
 
 @dataclass(frozen=True)
