@@ -161,7 +161,7 @@ class GenerationResult:
     family: str
     env_id: str
     seed: int
-    groups: tuple[AuditedGroup, ...]  # TrajectoryGroup or MiniWorldGroup
+    groups: tuple[AuditedGroup, ...]
     n_drawn: int
     rejects: dict[str, int]
     rejected_seeds: tuple[tuple[int, tuple[str, ...]], ...] = ()
