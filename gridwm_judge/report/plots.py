@@ -81,7 +81,10 @@ def _save(fig, path: Path, note: str | None = None) -> Path:
 CI_NOTE = "Whiskers: 95% group-bootstrap CIs."
 
 
-def _shade(ax) -> None:
+def _activation_plane(n_judges: int):
+    """(figure, axes, one colour per judge) of a new plot on the activation plane, p_active x
+    IDR_raw, with its regions shaded: the canvas of Fig. 3a and 3b."""
+    fig, ax = _plt().subplots(figsize=(8.5, 6.4))
     ax.axvspan(
         -0.05, 0.1, color="#d62728", alpha=0.12, lw=0, label="all-fail region (p_active < 0.1)"
     )
@@ -108,13 +111,11 @@ def _shade(ax) -> None:
     ax.set_xlabel("p_active: share of groups whose Full is judged a success")
     ax.set_ylabel("IDR_raw: Full accepted and its CF rejected")
     ax.grid(alpha=0.3)
+    return fig, ax, _colors(n_judges)
 
 
 def fig_activation(data: ReportData, path: Path) -> Path:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.4))
-    _shade(ax)
-    cols = _colors(len(data.judges))
+    fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         for rep in REPS:
             c = c_causal(e, rep)
@@ -139,10 +140,7 @@ def fig_activation(data: ReportData, path: Path) -> Path:
 
 
 def fig_shift(data: ReportData, path: Path) -> Path:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.4))
-    _shade(ax)
-    cols = _colors(len(data.judges))
+    fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
                 for c in (c_causal(e, "composite"), c_causal(e, "split"))]
