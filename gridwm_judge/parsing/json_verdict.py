@@ -9,12 +9,12 @@ to one, e.g. ``"Fail."`` or ``"Success - it reached the goal"``). Free-text fiel
 rationale are never read: a verdict word in the rationale is reasoning, not the answer.
 
 *strict*: the whole answer (after ``<think>`` blocks) is one JSON object holding exactly the
-asked fields, each a string (the schema structured outputs enforce), and ``verdict`` is exactly a format word (case-insensitive). The fields'
-order is not checked (a JSON object has none). *recovered*: a ``verdict`` is read otherwise
-(markup or text around the object, a missing rationale or an extra field,
-``"verdict": "fail."``). *invalid*: no object
-with a readable ``verdict`` -- e.g. a rationale cut off by the token budget before its verdict,
-or a bare verdict word with no JSON object (the format asked for an object).
+asked fields, each a string (the schema structured outputs enforce), and ``verdict`` is
+exactly a format word (case-insensitive); the fields' order is not checked (a JSON object has
+none). *recovered*: a ``verdict`` is read otherwise (markup or text around the object, a
+missing rationale or an extra field, ``"verdict": "fail."``). *invalid*: no object with a
+readable ``verdict`` -- e.g. a rationale cut off by the token budget before its verdict, or a
+bare verdict word with no JSON object (the format asked for an object).
 
 Paper rules: the paper parsed all three prompt arms with its keyword rules (last keyword wins),
 so they read the raw text as :func:`parse_verdict` does under ``paper``.
