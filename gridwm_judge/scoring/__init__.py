@@ -49,7 +49,8 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                                                           compares answers actually given)
           "E": {"metrics": {e_acc, e_mean_score: M},
                 "by_question": {q: {e_acc, e_mean_score: M}}},
-          "PA": {"protocol": "all_groups", "styles": {style: CB (M with "ci_env")},
+          "PA": {"protocol": "all_groups", "styles": {style: CB (M with "ci_env") +
+                                                            {"answered", "invalid", "strict"}},
                  "paired": {"n_groups" (matched: Full and CF answered in every style),
                             "groups_left_out", "holm_family": [pair],
                             "pairs": {"structured_verdict-direct"|...: {"a", "b",

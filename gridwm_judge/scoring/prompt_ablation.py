@@ -109,9 +109,14 @@ def score_prompt_ablation(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -
     """The ``PA`` block of scores.json (shape in :mod:`gridwm_judge.scoring`)."""
     protocol = spec.protocol or "all_groups"
     envs: Mapping[str, str] = {r.group_id: r.env_id or r.family for r in rows}
-    styles = {st: _causal_block([r for r in rows if r.prompt_style == st], protocol, s,
-                                clusters=envs, select=lambda r: True)
-              for st in PROMPT_STYLES if any(r.prompt_style == st for r in rows)}
+    styles = {}
+    for st in PROMPT_STYLES:
+        sub = [r for r in rows if r.prompt_style == st]
+        if sub:
+            styles[st] = _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True)
+            styles[st].update(answered=len(sub),
+                              invalid=sum(r.parse_mode == "invalid" for r in sub),
+                              strict=sum(r.parse_mode == "strict" for r in sub))
     cfg = s.settings
     return {
         "protocol": protocol,
