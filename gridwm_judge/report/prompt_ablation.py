@@ -128,7 +128,8 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
             v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]
             reach = max([reach, abs(v)] + [abs(x) for x in (*ci, *env) if x is not None])
             if env[0] is not None:
-                ax.plot(env, [y, y], color=cols[i], lw=1, alpha=0.5)
+                ax.plot(env, [y + 0.07, y + 0.07], color=cols[i], lw=1, alpha=0.8,
+                        marker="|", markersize=6)
             if ci[0] is not None:
                 ax.plot(ci, [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
             ax.scatter([v], [y], s=55, color=cols[i], edgecolor="k", zorder=3,
@@ -148,5 +149,5 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
         ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     else:
         ax.text(0, (len(pairs) - 1) / 2, "no judge answered every style", ha="center")
-    return _save(fig, path, "Thick bars: 95% paired group-bootstrap CI; thin: environment-level "
-                 "CI. Dashed: no difference.")
+    return _save(fig, path, "Thick bars: 95% paired group-bootstrap CI; thin bars just below: "
+                 "environment-level CI. Dashed: no difference.")
