@@ -127,6 +127,7 @@ class Style:
         if self.budget_factor < 1:
             raise ValueError(f"budget_factor must be >= 1, got {self.budget_factor}")
 
+
 PERCEPTION_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
