@@ -144,6 +144,13 @@ env batch plus one reference group; ``oracle_state`` and ``prompt_ablation`` sha
 CONTROL_GROUPS_SMOKE = env_plan(("MiniGrid-DoorKey-8x8-v0", "MiniGrid-LavaGapS7-v0"), 2)
 
 
+def _prompt_ablation(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
+    """The prompt ablation over ``envs``' query groups: Full and CF x three prompt styles."""
+    n_queries = sum(n for _, _, n in envs)
+    return TaskPlan("prompt_ablation", family_totals(envs), n_queries * 2 * 3, extra_per_env=1,
+                    shard_by="env", envs=envs)
+
+
 _C_FULL = (("probe_sets", ("grid", "framing")),)
 _B = TaskPlan("task_b", _each(CORE, 12), 144, n_items=144)
 _E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
@@ -159,6 +166,7 @@ PROFILES: dict[str, Profile] = {
             TaskPlan("task_c", _each(TASK_C_FAMILIES, 6), 972, shard_by="group", options=_C_FULL),
             TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
             _E,
+            _prompt_ablation(CONTROL_GROUPS),
         ),
     ),
     "scale2": Profile(
@@ -188,6 +196,7 @@ PROFILES: dict[str, Profile] = {
             TaskPlan("task_d", _each(("lavagap", "redbluedoor"), 1), 24, extra_per_env=1,
                      shard_by="env"),
             TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
+            _prompt_ablation(CONTROL_GROUPS_SMOKE),
         ),
     ),
 }

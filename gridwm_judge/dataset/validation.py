@@ -15,7 +15,7 @@ from typing import Any
 from gridwm_judge.task_table import task_spec
 
 AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
-              "representation", "probe_family", "prompt", "label", "images")
+              "representation", "probe_family", "prompt_style", "prompt", "label", "images")
 
 
 def read_columns(folder: Path, config: str,
@@ -46,7 +46,7 @@ def d3_prompt_gate(cols: dict[str, list]) -> dict[str, Any]:
     variants: dict[tuple, set[str]] = defaultdict(set)
     for i in range(len(cols["uid"])):
         key = (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
-               cols["framing"][i], cols["representation"][i])
+               cols["framing"][i], cols["representation"][i], cols["prompt_style"][i])
         by_key[key].add(cols["prompt"][i])
         variants[key].add(cols["variant"][i])
     bad = [list(k) for k, prompts in by_key.items() if len(prompts) > 1]
@@ -70,7 +70,7 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
         "rows_without_images": sum(1 for n in cols["n_images"] if n == 0),
     }
     recipe = task_spec(config).recipe
-    if recipe in ("presentation_invariance", "reference_aided"):   # C, D and MiniWorld's
+    if recipe in ("presentation_invariance", "reference_aided", "prompt_ablation"):
         report["d3_prompts_identical_across_variants"] = d3_prompt_gate(cols)
         report["labels"] = {str(k): v for k, v in sorted(Counter(cols["label"]).items())}
         report["by_variant_label"] = {

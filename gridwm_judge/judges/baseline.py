@@ -12,7 +12,9 @@
   from the current frame. B/E: a fixed-guess JSON. It fails in explainable ways: goals that
   are not a green tile (KeyCorridor objects, RedBlueDoor doors) always read as failure.
 
-Answers are in each task's own format, so they go through the same parser as any model's.
+Answers are in each task's own format (a row's prompt style's, for the prompt ablation: a
+verdict asked as JSON is the same verdict as a strict JSON object), so they go through the
+same parser as any model's.
 """
 
 from __future__ import annotations
@@ -28,7 +30,15 @@ import numpy as np
 from gridwm_judge.judges import did_you_mean, pixels
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
 from gridwm_judge.prompts import REVERSED_NOTE
-from gridwm_judge.task_table import AnswerFormat, Choice, JsonObject, Verdict, task_spec
+from gridwm_judge.task_table import (
+    AnswerFormat,
+    Choice,
+    JsonObject,
+    JsonVerdict,
+    Verdict,
+    answer_spec,
+    task_spec,
+)
 
 NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic")
 ORACLE_NOTE = "oracle reads the gold answer: an upper-bound sanity judge, not a model result"
@@ -50,6 +60,8 @@ _E_LABELS = {
     ),
     "status": ("holding", "dropped", "reacquired_and_holding"),
 }
+REFERENCE_AIDED = ("reference_aided", "prompt_ablation")
+"""Recipes whose items show a reference storyboard before the query (Task D's layout)."""
 _QUERY_SPLIT = re.compile(r"the next (\d+) images are the query trajectory", re.IGNORECASE)
 
 
@@ -106,7 +118,12 @@ class BaselineJudge:
             if req.gold is None:
                 raise ValueError(f"oracle judge got no gold answer for {req.uid!r}")
             return req.gold
-        fmt = task_spec(req.task).answer
+        fmt = answer_spec(req.task, req.style).answer
+        if isinstance(fmt, JsonVerdict):  # the verdict word it would give, as a strict object
+            return fmt.text(self._answer(req, fmt.verdict))
+        return self._answer(req, fmt)
+
+    def _answer(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         if self.name in ("always-yes", "always-no"):
             if isinstance(fmt, Verdict):
                 return fmt.success if self.name == "always-yes" else fmt.failure
@@ -146,7 +163,7 @@ def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
     only that image (the eval runner hands images over still encoded).
     """
     images = images if isinstance(images, Sequence) else list(images)
-    if recipe == "reference_aided":
+    if recipe in REFERENCE_AIDED:
         m = _QUERY_SPLIT.search(prompt)
         if m and 0 < int(m.group(1)) <= len(images):
             return _Arrays(images, len(images) - int(m.group(1)))

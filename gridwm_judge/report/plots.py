@@ -282,6 +282,7 @@ FIGURES = {
 }
 
 
-def write_figures(data: ReportData, out: Path) -> list[Path]:
+def write_figures(data: ReportData, out: Path, figures=None) -> list[Path]:
+    """Write ``figures`` (file name -> function; default :data:`FIGURES`) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    return [fn(data, out / name) for name, fn in FIGURES.items()]
+    return [fn(data, out / name) for name, fn in (figures or FIGURES).items()]

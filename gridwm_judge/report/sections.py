@@ -1,10 +1,15 @@
-"""Which tables a report holds: MiniGrid's, then MiniWorld's own section when any judge was
-asked a MiniWorld task."""
+"""Which tables and figures a report holds: MiniGrid's, then MiniWorld's own section when any
+judge was asked a MiniWorld task, then the prompt ablation's when any judge was asked it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import miniworld_a, miniworld_c, miniworld_d
+from gridwm_judge.report.plots import FIGURES
 from gridwm_judge.report.table import Table
 from gridwm_judge.report.tables import (
     composite_split,
@@ -29,5 +34,13 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     )
     asked = any((cov := e.scores.coverage.get(t.name)) is not None and cov.asked
                 for e in data.judges for t in MINIWORLD_TASKS)
-    return tables + ((miniworld_a(data), miniworld_c(data), miniworld_d(data),
-                      stability(data, "miniworld")) if asked else ())
+    tables += ((miniworld_a(data), miniworld_c(data), miniworld_d(data),
+                stability(data, "miniworld")) if asked else ())
+    if pa.asked(data):
+        tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
+    return tables
+
+
+def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:
+    """File name -> figure function: MiniGrid's, then the prompt ablation's when asked."""
+    return {**FIGURES, **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {})}

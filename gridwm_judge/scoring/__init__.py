@@ -48,7 +48,16 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                 "families": {"framing"|"visual": FB}},   (FB under eligible_pairs: stability
                                                           compares answers actually given)
           "E": {"metrics": {e_acc, e_mean_score: M},
-                "by_question": {q: {e_acc, e_mean_score: M}}}}}}}
+                "by_question": {q: {e_acc, e_mean_score: M}}},
+          "PA": {"protocol": "all_groups", "styles": {style: CB (M with "ci_env") +
+                                                            {"answered", "invalid", "strict"}},
+                 "paired": {"n_groups" (matched: Full and CF answered in every style),
+                            "groups_left_out", "holm_family": [pair],
+                            "pairs": {"structured_verdict-direct"|...: {"a", "b",
+                              "metrics": {idr_raw, acc_full, acc_cf: {"value": a - b, "ci",
+                                          "a", "b"[, "ci_env"]}},
+                              "mcnemar": T + {"n10", "n01", "p_holm"}}}}}}}}}
+                 (prompt_ablation module: McNemar on per-group discrimination A_g C_g)
 
     M  = {"value": float|null, "ci": [lo, hi]|null, "num", "den"[, "ci_env": [lo, hi]|null]}
     CB = {"protocol", "metrics": {jacc_neu, acc_full, acc_nocue, acc_cf, succ_c, p_active,
@@ -66,7 +75,7 @@ the coverage and is in no metric's denominator.
 rows.jsonl: one line per (judge, answered dataset row): :class:`grading.GradedRow` fields
 (uid, judge, task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
 representation, probe_family, action_condition, question, status, parse_mode, parsed, gold,
-verdict, correct, score).
+verdict, correct, score, prompt_style).
 
 Importing this package never imports ``evaluate`` (only the modules under ``metrics/`` do).
 """

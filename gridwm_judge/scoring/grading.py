@@ -26,6 +26,7 @@ AUDIT = (
     "probe_family",
     "action_condition",
     "question",
+    "prompt_style",
 )
 """The audit columns a graded row carries (besides uid and task)."""
 
@@ -71,6 +72,7 @@ class GradedRow:
     verdict: int | None
     correct: bool
     score: float | None
+    prompt_style: str = ""  # the prompt ablation's style ("" elsewhere)
 
     def to_json(self) -> dict:
         return asdict(self)
