@@ -132,3 +132,42 @@ def _densify(pts, spacing):
         out.extend((a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n)
                    for k in range(1, n + 1))
     return out
+
+
+def distance_field(u, source, radius: float | None = None, ignore: tuple = (),
+                   ent_margin: float = 0.0) -> dict[tuple[float, float], float]:
+    """Path length (m) from ``source`` (x, z) to every reachable free grid point (plan_path's
+    grid and free test, 8-connected without cutting corners): the controller ranks detours
+    with it without planning each one."""
+    radius = (u.agent.radius + MARGIN) if radius is None else radius
+    x0, z0 = u.min_x, u.min_z
+    nx = int(math.ceil((u.max_x - x0) / CELL)) + 1
+    nz = int(math.ceil((u.max_z - z0) / CELL)) + 1
+    free: dict[tuple[int, int], bool] = {}
+
+    def ok(c):
+        if c not in free:
+            free[c] = (0 <= c[0] < nx and 0 <= c[1] < nz) and is_free(
+                u, x0 + c[0] * CELL, z0 + c[1] * CELL, radius, ignore, ent_margin)
+        return free[c]
+
+    s = (int(round((source[0] - x0) / CELL)), int(round((source[1] - z0) / CELL)))
+    free[s] = True
+    dist = {s: 0.0}
+    frontier = [(0.0, s)]
+    while frontier:
+        g, c = heapq.heappop(frontier)
+        if g > dist[c]:
+            continue
+        for di in (-1, 0, 1):
+            for dj in (-1, 0, 1):
+                n = (c[0] + di, c[1] + dj)
+                if (di, dj) == (0, 0) or not ok(n):
+                    continue
+                if di and dj and not (ok((c[0] + di, c[1])) and ok((c[0], c[1] + dj))):
+                    continue
+                ng = g + CELL * math.hypot(di, dj)
+                if ng < dist.get(n, math.inf):
+                    dist[n] = ng
+                    heapq.heappush(frontier, (ng, n))
+    return {(x0 + i * CELL, z0 + j * CELL): d for (i, j), d in dist.items()}

@@ -3,7 +3,9 @@
 The JSON line has the same keys as MiniGrid's audit record (group_id, family, env_id, seed,
 mission, plan, actions, action_names, first_pickup, variants {full, nocue, cf}, validators)
 plus ``"world": "miniworld"``, ``env_kwargs`` (constructor arguments, e.g. Sign's colour and
-goal) and ``roles`` (entity role -> index after reset). Variants are the shared
+goal), ``roles`` (entity role -> index after reset) and, only where the family raises the
+env's own step limit (Sign), ``max_episode_steps``: set ``env.unwrapped.max_episode_steps`` to
+it before the first reset. Variants are the shared
 ``sim.records.Rollout``; a NoCue mask entry is ``{"t", "entity", "area"}`` and a CF
 intervention is the op list of ``miniworld.interventions``. Replayable with plain miniworld.
 """
@@ -45,6 +47,7 @@ class MiniWorldGroup:
     reasons: dict[str, str] = field(default_factory=dict)
     world: str = WORLD
     plan: str = "controller"
+    max_episode_steps: int | None = None   # None: the env's own limit
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -69,6 +72,8 @@ class MiniWorldGroup:
             "family": self.family,
             "env_id": self.env_id,
             "env_kwargs": dict(self.env_kwargs),
+            **({} if self.max_episode_steps is None
+               else {"max_episode_steps": int(self.max_episode_steps)}),
             "seed": self.seed,
             "mission": self.mission,
             "plan": self.plan,
@@ -88,4 +93,5 @@ class MiniWorldGroup:
             **variants_from_record(d["variants"], actions),
             env_kwargs=dict(d.get("env_kwargs", {})), roles=dict(d.get("roles", {})),
             validators=dict(d.get("validators", {})), plan=d.get("plan", "controller"),
+            max_episode_steps=d.get("max_episode_steps"),
         )

@@ -44,7 +44,7 @@ class LazyFrames(Sequence):
             card = get_card(self.group.family)
             self._env, self._u = reset_env(self.group.env_id, self.group.env_kwargs,
                                            self.group.seed, self.run.intervention,
-                                           card.settable_attrs)
+                                           card.settable_attrs, self.group.max_episode_steps)
             _OWNER[id(self._env)] = self
             self._t = 0
         with without_observations(self._u):
