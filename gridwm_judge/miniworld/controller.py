@@ -140,8 +140,7 @@ def _reading_poses(u, roles, keep_off: float, n: int) -> list[tuple[tuple[float,
     headings = np.array([s0 + j * turn for j in range(k)])
     from_start = distance_field(u, start, ent_margin=keep_off)
     to_goal = distance_field(u, goal, ignore=(target,), ent_margin=keep_off)
-    pts = [p for p in from_start if p in to_goal
-           and is_free(u, *p, u.agent.radius + 0.1, ent_margin=keep_off)]
+    pts = [p for p in from_start if p in to_goal]
     if not pts:
         return []
     xy = np.array(pts)
@@ -152,6 +151,8 @@ def _reading_poses(u, roles, keep_off: float, n: int) -> list[tuple[tuple[float,
     cands = []
     for i, j in zip(*np.nonzero(ok), strict=True):
         v, h = pts[i], float(headings[j])
+        if not is_free(u, *v, u.agent.radius + 0.1, ent_margin=keep_off):
+            continue
         h1, h3 = _heading(start, v), _heading(v, goal)
         cost = ((from_start[v] + max(0.0, to_goal[v] - touch)) / fwd + _turns(s0, h1, turn)
                 + _turns(h1, h, turn) + _turns(h, h3, turn))

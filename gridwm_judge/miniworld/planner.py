@@ -33,10 +33,11 @@ def _wall_clear(u, x: float, z: float, radius: float) -> bool:
 
 
 def is_free(u, x: float, z: float, radius: float, ignore: tuple = (),
-            ent_margin: float = 0.0) -> bool:
+            ent_margin: float = 0.0, walls_ok: bool = False) -> bool:
     """Disc (x, z, radius) inside a room, clear of walls and of every non-ignored entity
-    (kept ``ent_margin`` further off entities, e.g. where touching one ends the episode)."""
-    if not _wall_clear(u, x, z, radius):
+    (kept ``ent_margin`` further off entities, e.g. where touching one ends the episode).
+    ``walls_ok``: the caller has already checked the walls."""
+    if not walls_ok and not _wall_clear(u, x, z, radius):
         return False
     for ent in u.entities:
         if ent is u.agent or ent in ignore or ent.radius <= 0:
@@ -134,6 +135,16 @@ def _densify(pts, spacing):
     return out
 
 
+_WALL_CLEAR: dict[tuple, dict[tuple[int, int], bool]] = {}
+"""(floor plan, radius) -> grid cell -> walls clear: a family's floor plan repeats across
+seeds (Sign's never changes), and the wall test is most of a distance field's cost."""
+
+
+def _layout_key(u) -> tuple:
+    rooms = tuple((r.min_x, r.max_x, r.min_z, r.max_z) for r in u.rooms)
+    return (type(u).__name__, rooms, np.asarray(u.wall_segs, dtype=float).tobytes())
+
+
 def distance_field(u, source, radius: float | None = None, ignore: tuple = (),
                    ent_margin: float = 0.0) -> dict[tuple[float, float], float]:
     """Path length (m) from ``source`` (x, z) to every reachable free grid point (plan_path's
@@ -144,11 +155,17 @@ def distance_field(u, source, radius: float | None = None, ignore: tuple = (),
     nx = int(math.ceil((u.max_x - x0) / CELL)) + 1
     nz = int(math.ceil((u.max_z - z0) / CELL)) + 1
     free: dict[tuple[int, int], bool] = {}
+    walls = _WALL_CLEAR.setdefault((_layout_key(u), float(radius)), {})
 
     def ok(c):
         if c not in free:
-            free[c] = (0 <= c[0] < nx and 0 <= c[1] < nz) and is_free(
-                u, x0 + c[0] * CELL, z0 + c[1] * CELL, radius, ignore, ent_margin)
+            x, z = x0 + c[0] * CELL, z0 + c[1] * CELL
+            if not (0 <= c[0] < nx and 0 <= c[1] < nz):
+                free[c] = False
+                return False
+            if c not in walls:
+                walls[c] = _wall_clear(u, x, z, radius)
+            free[c] = walls[c] and is_free(u, x, z, radius, ignore, ent_margin, walls_ok=True)
         return free[c]
 
     s = (int(round((source[0] - x0) / CELL)), int(round((source[1] - z0) / CELL)))
