@@ -84,11 +84,26 @@ def without_observations(u):
         del u.render_obs
 
 
+_RESETS: dict[int, int] = {}
+
+
+def reseed(env, seed: int) -> None:
+    """``env.reset(seed=seed)``, counted: a reader that left a shared env part-way through a
+    replay (``tasks.miniworld_view``) sees from :func:`resets` that someone else used it."""
+    _RESETS[id(env)] = _RESETS.get(id(env), 0) + 1
+    env.reset(seed=int(seed))
+
+
+def resets(env) -> int:
+    """How many times :func:`reseed` has reset ``env`` in this process."""
+    return _RESETS.get(id(env), 0)
+
+
 def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=(),
               step_limit: int | None = None):
     """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
     env = shared_env(env_id, env_kwargs, step_limit)
-    env.reset(seed=int(seed))
+    reseed(env, seed)
     u = env.unwrapped
     apply_ops(u, ops, settable)
     return env, u

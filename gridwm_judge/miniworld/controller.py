@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from gridwm_judge.miniworld.backend import without_observations
+from gridwm_judge.miniworld.backend import reseed, without_observations
 from gridwm_judge.miniworld.legible import legible, readable_poses
 from gridwm_judge.miniworld.planner import NoPathError, distance_field, is_free, plan_path
 
@@ -249,7 +249,7 @@ def drive(family: str, env, roles: dict[str, int], seed: int) -> tuple[int, ...]
     (with every attempt's reason) when no plan reaches success."""
     errors = []
     for attempt in _attempts(family, env, roles):
-        env.reset(seed=int(seed))
+        reseed(env, seed)
         d = Driver(env)
         try:
             attempt(d)
