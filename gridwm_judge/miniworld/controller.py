@@ -19,7 +19,8 @@ from gridwm_judge.miniworld.backend import reseed, without_observations
 from gridwm_judge.miniworld.legible import legible, readable_poses
 from gridwm_judge.miniworld.planner import NoPathError, distance_field, is_free, plan_path
 
-TURN_LEFT, TURN_RIGHT, FORWARD, PICKUP, DROP = 0, 1, 2, 4, 5
+TURN_LEFT, TURN_RIGHT, FORWARD, BACK, PICKUP, DROP = 0, 1, 2, 3, 4, 5
+BACK_OFFS = 8       # PutNext: steps back at most to give a carried box room to swing
 READ_RADIUS = 0.5   # Sign: the walk to a reading point stops within this many metres of it
 
 
@@ -60,12 +61,48 @@ class Driver:
         return _wrap(math.atan2(-(z - p[2]), x - p[0]) - self.u.agent.dir)
 
     def face(self, x: float, z: float) -> None:
-        """Turn until the heading error to (x, z) is at most half a turn step."""
+        """Turn until the heading error to (x, z) is at most half a turn step. Carrying a box
+        (which MiniWorld refuses to swing into a wall or another entity), turn the way round
+        whose every step is clear, stepping back first when neither is."""
+        way = self._clear_way(x, z) if self.u.agent.carrying is not None else None
         for _ in range(int(2 * math.pi / self.turn) + 2):
             err = self.heading_error(x, z)
             if abs(err) <= self.turn / 2 + 1e-9 or self.terminated:
                 return
-            self.act(TURN_LEFT if err > 0 else TURN_RIGHT)
+            before = self.u.agent.dir
+            self.act(way if way is not None else TURN_LEFT if err > 0 else TURN_RIGHT)
+            if not self.terminated and self.u.agent.dir == before:
+                raise ControlError(f"turn blocked at step {len(self.actions)}")
+
+    def _swing_clear(self, x: float, z: float, action: int) -> bool:
+        """Whether every turn step of ``action`` until facing (x, z) keeps the carried box
+        clear (MiniWorld's own carry position and intersection test; nothing is changed)."""
+        u, box = self.u, self.u.agent.carrying
+        start, sign = u.agent.dir, (1 if action == TURN_LEFT else -1)
+        try:
+            for _ in range(int(2 * math.pi / self.turn) + 1):
+                if abs(self.heading_error(x, z)) <= self.turn / 2 + 1e-9:
+                    return True
+                u.agent.dir += sign * self.turn
+                if u.intersect(box, u._get_carry_pos(u.agent.pos, box), box.radius):
+                    return False
+            return False
+        finally:
+            u.agent.dir = start
+
+    def _clear_way(self, x: float, z: float) -> int:
+        """The turn action (short way first) whose swing is clear, after stepping back up to
+        ``BACK_OFFS`` times; ControlError when there is none."""
+        for _ in range(BACK_OFFS + 1):
+            short = TURN_LEFT if self.heading_error(x, z) > 0 else TURN_RIGHT
+            for way in (short, TURN_RIGHT if short == TURN_LEFT else TURN_LEFT):
+                if self._swing_clear(x, z, way):
+                    return way
+            pos = self.u.agent.pos.copy()
+            self.act(BACK)
+            if self.terminated or math.dist(pos, self.u.agent.pos) < 1e-9:
+                break
+        raise ControlError(f"no clear swing for the carried box at step {len(self.actions)}")
 
     def forward(self) -> None:
         before = self.u.agent.pos.copy()
