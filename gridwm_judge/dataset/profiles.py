@@ -260,16 +260,19 @@ PROFILES["quickstart"] = quickstart_profile()
 # --- MiniWorld (issue 13): its own profiles, never mixed with MiniGrid's configs --------------
 # Sharded as MiniGrid's C and D; the builder builds MiniWorld's shards in the main process
 # (one OpenGL context per process), never in its workers.
-MINIWORLD_FAMILIES = tuple(f for f in MINIWORLD_WORLD_FAMILIES if f != "sign")
-"""The MiniWorld families the dataset uses. ``sign`` is generated, gated and replayable in the
-world layer, but left out of the dataset: the colour written on its sign is not legible in
-the frames shown (160x120, from the controller's reading pose), so a judge could not tell from
-the images which object was asked for. It comes back when its reading frame shows the word."""
+MINIWORLD_FAMILIES = MINIWORLD_WORLD_FAMILIES
+"""The MiniWorld families the dataset uses: every family of the world layer. Sign's reading
+frame (the storyboard keyframe of its "see" event) shows the sign's word legibly at the 160x120
+frame size (``gridwm_judge.miniworld.legible``), so its items can be judged from the images."""
 _MW_C_GROUPS = 12
-# Task D: a reference per (env, mission) batch plus 12 query groups per family.
-_MW_D = tuple((f, 12) for f in MINIWORLD_FAMILIES)
-_MW_D_QUERIES = 12 * len(MINIWORLD_FAMILIES)
-_MW_A_QUESTIONS = 102   # from 4 groups per family, round-robin: 34 per family
+_MW_D_PER_FAMILY = 12
+_MW_MISSIONS = {"sign": 2}   # Sign asks for the box or the key: one reference per mission
+# Task D: a reference per (env, mission) batch plus 12 query groups per family; a family with
+# two missions draws one group more (Sign: 14 groups = 2 references + 12 queries).
+_MW_D = tuple((f, _MW_D_PER_FAMILY + _MW_MISSIONS.get(f, 1) - 1) for f in MINIWORLD_FAMILIES)
+_MW_D_QUERIES = _MW_D_PER_FAMILY * len(MINIWORLD_FAMILIES)
+_MW_A_GROUPS = 4
+_MW_A_QUESTIONS = 104   # from 4 groups per family, round-robin: 26 per family
 
 
 def _mw_c_rows(n_groups: int, probe_sets: tuple[str, ...]) -> int:
@@ -281,10 +284,11 @@ PROFILES["miniworld"] = Profile(
     f"MiniWorld (3D) only: miniworld_a {_MW_A_QUESTIONS} questions x 3 action conditions; "
     f"miniworld_c {_MW_C_GROUPS} groups per family x 3 variants under the "
     "temporal x visual grid and the three framings, composite and split; miniworld_d "
-    f"{_MW_D_QUERIES} query groups (12 per family) x 3 variants x 4 conditions; families "
+    f"{_MW_D_QUERIES} query groups ({_MW_D_PER_FAMILY} per family) x 3 variants x 4 "
+    "conditions; families "
     f"{', '.join(MINIWORLD_FAMILIES)}",
     (
-        TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, 4), 3 * _MW_A_QUESTIONS,
+        TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, _MW_A_GROUPS), 3 * _MW_A_QUESTIONS,
                  n_items=_MW_A_QUESTIONS),
         TaskPlan("miniworld_c", _each(MINIWORLD_FAMILIES, _MW_C_GROUPS),
                  _mw_c_rows(_MW_C_GROUPS * len(MINIWORLD_FAMILIES), ("grid", "framing")),

@@ -34,14 +34,19 @@ def require_miniworld():
     return miniworld
 
 
-def make_env(env_id: str, env_kwargs: dict | None = None):
-    """A fresh env for ``env_id`` (registered by miniworld) with the record's kwargs."""
+def make_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None):
+    """A fresh env for ``env_id`` (registered by miniworld) with the record's kwargs and, when
+    given, the record's ``max_episode_steps`` set on the env itself (``gym.make`` would take a
+    ``max_episode_steps`` argument for its own TimeLimit wrapper, leaving the env's limit)."""
     require_miniworld()
     import gymnasium as gym
 
     # The passive checker only inspects the first steps' return values, which
     # ``without_observations`` leaves without an image; it never changes the simulation.
-    return gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
+    env = gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
+    if step_limit is not None:
+        env.unwrapped.max_episode_steps = int(step_limit)
+    return env
 
 
 def renderer_info() -> dict[str, str]:
@@ -56,12 +61,13 @@ def renderer_info() -> dict[str, str]:
 _ENVS: dict[tuple, object] = {}
 
 
-def shared_env(env_id: str, env_kwargs: dict | None = None):
-    """One env per (id, kwargs) in this process: creating an OpenGL env costs far more than a
-    reset, and ``reset(seed=...)`` rebuilds the whole world, so reuse changes no result."""
-    key = (env_id, tuple(sorted((env_kwargs or {}).items())))
+def shared_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None):
+    """One env per (id, kwargs, step limit) in this process: creating an OpenGL env costs far
+    more than a reset, and ``reset(seed=...)`` rebuilds the whole world, so reuse changes no
+    result."""
+    key = (env_id, tuple(sorted((env_kwargs or {}).items())), step_limit)
     if key not in _ENVS:
-        _ENVS[key] = make_env(env_id, env_kwargs)
+        _ENVS[key] = make_env(env_id, env_kwargs, step_limit)
     return _ENVS[key]
 
 
@@ -78,10 +84,26 @@ def without_observations(u):
         del u.render_obs
 
 
-def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=()):
-    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
-    env = shared_env(env_id, env_kwargs)
+_RESETS: dict[int, int] = {}
+
+
+def reseed(env, seed: int) -> None:
+    """``env.reset(seed=seed)``, counted: a reader that left a shared env part-way through a
+    replay (``tasks.miniworld_view``) sees from :func:`resets` that someone else used it."""
+    _RESETS[id(env)] = _RESETS.get(id(env), 0) + 1
     env.reset(seed=int(seed))
+
+
+def resets(env) -> int:
+    """How many times :func:`reseed` has reset ``env`` in this process."""
+    return _RESETS.get(id(env), 0)
+
+
+def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=(),
+              step_limit: int | None = None):
+    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
+    env = shared_env(env_id, env_kwargs, step_limit)
+    reseed(env, seed)
     u = env.unwrapped
     apply_ops(u, ops, settable)
     return env, u

@@ -3,8 +3,9 @@ see, the NoCue target, the counterfactual operation and why the family was chose
 
 Families are registered MiniWorld 2.1 envs with their own step sizes (15 degree turns and
 0.15 m steps, or Sign's 45 degrees / 0.7 m), domain randomisation off (the envs' default) and
-their own step limits. Entity roles (``target``, ``cue``, ``carry``) name the entities by their
-index in ``env.unwrapped.entities`` right after ``env.reset(seed=seed)``.
+their own step limits, except Sign's (``step_limit``, recorded as ``max_episode_steps``).
+Entity roles (``target``, ``cue``, ``carry``) name the entities by their index in
+``env.unwrapped.entities`` right after ``env.reset(seed=seed)``.
 
 Considered and left out: PickupObjects (success needs every object; no single entity operation
 breaks the chain visibly, only ``set num_objs``, which a judge cannot see), OneRoom (the same
@@ -36,6 +37,8 @@ class WorldCard:
     why: str
     settable_attrs: tuple[str, ...] = field(default=())
     see_area: float = 0.005   # share of the view the NoCue entity covers for a "see" event
+    see_by: str = "area"      # "area": see_area; "legible": the sign's word can be read
+    step_limit: int | None = None   # the env's max_episode_steps when the default is too short
 
     def env_kwargs(self, seed: int) -> dict:
         """Constructor arguments of the env for this seed (recorded in the group)."""
@@ -71,12 +74,16 @@ _CARDS = (
         "go round the wall -> read the sign -> go to the object of the sign's colour and the "
         "mission's shape -> touch it",
         (("see", "cue"), ("reach", "target")),
-        "cue", "the sign (its text is the cue)", 10,
+        "cue", "the sign in the frames before the agent reads it (glimpses from afar; never "
+        "the reading frame, where its word is legible)", 10,
         "swap the target with the object of the same shape in another colour that the "
         "agent's path never comes near", ("swap_entities",),
         "a cue -> choice chain like MiniGrid's Memory: the sign's word decides which of six "
         "objects is right; after the swap the same walk touches an object of the wrong colour "
-        "(reward -1)", see_area=0.02),
+        "(reward -1). Sign's own 20-step limit was made for DREAM's meta-RL split (read the sign "
+        "in one episode, touch the object in another); reading the word and touching the object "
+        "in one episode needs the detour to the sign, so the limit is raised to 40",
+        see_by="legible", step_limit=40),
     WorldCard(
         "putnext", "MiniWorld-PutNext-v0",
         "put the red box next to the yellow box",

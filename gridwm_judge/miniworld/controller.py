@@ -15,12 +15,13 @@ import math
 
 import numpy as np
 
-from gridwm_judge.miniworld.backend import without_observations
-from gridwm_judge.miniworld.cards import get_card
-from gridwm_judge.miniworld.planner import NoPathError, is_free, plan_path
-from gridwm_judge.miniworld.render import entity_area
+from gridwm_judge.miniworld.backend import reseed, without_observations
+from gridwm_judge.miniworld.legible import legible, readable_poses
+from gridwm_judge.miniworld.planner import NoPathError, distance_field, is_free, plan_path
 
-TURN_LEFT, TURN_RIGHT, FORWARD, PICKUP, DROP = 0, 1, 2, 4, 5
+TURN_LEFT, TURN_RIGHT, FORWARD, BACK, PICKUP, DROP = 0, 1, 2, 3, 4, 5
+BACK_OFFS = 8       # PutNext: steps back at most to give a carried box room to swing
+READ_RADIUS = 0.5   # Sign: the walk to a reading point stops within this many metres of it
 
 
 class ControlError(RuntimeError):
@@ -60,12 +61,48 @@ class Driver:
         return _wrap(math.atan2(-(z - p[2]), x - p[0]) - self.u.agent.dir)
 
     def face(self, x: float, z: float) -> None:
-        """Turn until the heading error to (x, z) is at most half a turn step."""
+        """Turn until the heading error to (x, z) is at most half a turn step. Carrying a box
+        (which MiniWorld refuses to swing into a wall or another entity), turn the way round
+        whose every step is clear, stepping back first when neither is."""
+        way = self._clear_way(x, z) if self.u.agent.carrying is not None else None
         for _ in range(int(2 * math.pi / self.turn) + 2):
             err = self.heading_error(x, z)
             if abs(err) <= self.turn / 2 + 1e-9 or self.terminated:
                 return
-            self.act(TURN_LEFT if err > 0 else TURN_RIGHT)
+            before = self.u.agent.dir
+            self.act(way if way is not None else TURN_LEFT if err > 0 else TURN_RIGHT)
+            if not self.terminated and self.u.agent.dir == before:
+                raise ControlError(f"turn blocked at step {len(self.actions)}")
+
+    def _swing_clear(self, x: float, z: float, action: int) -> bool:
+        """Whether every turn step of ``action`` until facing (x, z) keeps the carried box
+        clear (MiniWorld's own carry position and intersection test; nothing is changed)."""
+        u, box = self.u, self.u.agent.carrying
+        start, sign = u.agent.dir, (1 if action == TURN_LEFT else -1)
+        try:
+            for _ in range(int(2 * math.pi / self.turn) + 1):
+                if abs(self.heading_error(x, z)) <= self.turn / 2 + 1e-9:
+                    return True
+                u.agent.dir += sign * self.turn
+                if u.intersect(box, u._get_carry_pos(u.agent.pos, box), box.radius):
+                    return False
+            return False
+        finally:
+            u.agent.dir = start
+
+    def _clear_way(self, x: float, z: float) -> int:
+        """The turn action (short way first) whose swing is clear, after stepping back up to
+        ``BACK_OFFS`` times; ControlError when there is none."""
+        for _ in range(BACK_OFFS + 1):
+            short = TURN_LEFT if self.heading_error(x, z) > 0 else TURN_RIGHT
+            for way in (short, TURN_RIGHT if short == TURN_LEFT else TURN_LEFT):
+                if self._swing_clear(x, z, way):
+                    return way
+            pos = self.u.agent.pos.copy()
+            self.act(BACK)
+            if self.terminated or math.dist(pos, self.u.agent.pos) < 1e-9:
+                break
+        raise ControlError(f"no clear swing for the carried box at step {len(self.actions)}")
 
     def forward(self) -> None:
         before = self.u.agent.pos.copy()
@@ -114,26 +151,6 @@ def _reach(d: Driver, ent, ent_margin: float = 0.0) -> None:
             d.forward()
 
 
-_LEGIBLE: dict[tuple, bool] = {}
-
-
-def _legible(u, sign_index: int, point: tuple[float, float]) -> bool:
-    """Whether the sign, faced from ``point``, covers 1.5 x the card's ``see_area`` of the view
-    (legible, with room for a heading off by half a turn). Depends only on the fixed layout
-    and the sign's word, so each answer is kept for the process."""
-    sign = u.entities[sign_index]
-    key = (type(u).__name__, sign.str, float(u._size), point)
-    if key not in _LEGIBLE:
-        pos, heading = u.agent.pos.copy(), u.agent.dir
-        try:
-            u.agent.pos = np.array([point[0], 0.0, point[1]])
-            u.agent.dir = math.atan2(-(sign.pos[2] - point[1]), sign.pos[0] - point[0])
-            _LEGIBLE[key] = entity_area(u, sign_index) >= 1.5 * get_card("sign").see_area
-        finally:
-            u.agent.pos, u.agent.dir = pos, heading
-    return _LEGIBLE[key]
-
-
 def _turns(a: float, b: float, step: float) -> float:
     return abs(_wrap(b - a)) / step
 
@@ -142,40 +159,79 @@ def _heading(p, q) -> float:
     return math.atan2(-(q[1] - p[1]), q[0] - p[0])
 
 
-def _sign_views(u, roles, keep_off: float, n: int) -> list[tuple[float, float]]:
-    """The ``n`` cheapest legible reading points on a 0.5 m grid; cost: estimated forward
-    steps plus turns of the detour start -> reading point (facing the sign) -> target.
-    Candidates are checked for legibility cheapest first, so few are rendered."""
+_RING = np.array([(0.0, 0.0)] + [(READ_RADIUS * math.cos(k * math.pi / 4),
+                                  READ_RADIUS * math.sin(k * math.pi / 4)) for k in range(8)])
+
+
+def _reading_poses(u, roles, keep_off: float, n: int) -> list[tuple[tuple[float, float], int]]:
+    """The ``n`` cheapest reading poses (floor point, number of turn steps from the start
+    heading) from which the sign is legible, also from anywhere within ``READ_RADIUS`` of the
+    point (where the walk may stop). Cost: estimated forward steps of start -> point -> target
+    (path lengths on the planner's grid) plus the turns. The geometric test screens every
+    grid point; the render test (occlusion) checks the cheapest until ``n`` pass."""
     sign, target = u.entities[roles["cue"]], u.entities[roles["target"]]
-    start, goal, s = _xz(u.agent), _xz(target), _xz(sign)
+    start, goal, s0 = _xz(u.agent), _xz(target), float(u.agent.dir)
     fwd = float(u.params.sample(None, "forward_step"))
     turn = math.radians(float(u.params.sample(None, "turn_step")))
-
-    def cost(v):
-        h1, h2, h3 = _heading(start, v), _heading(v, s), _heading(v, goal)
-        return ((math.dist(start, v) + math.dist(v, goal)) / fwd + _turns(u.agent.dir, h1, turn)
-                + _turns(h1, h2, turn) + _turns(h2, h3, turn), v)
-
-    grid = [(i * 0.5, j * 0.5) for i in range(int(u.max_x / 0.5) + 1)
-            for j in range(int(u.max_z / 0.5) + 1)]
+    k = round(2 * math.pi / turn)
+    headings = np.array([s0 + j * turn for j in range(k)])
+    from_start = distance_field(u, start, ent_margin=keep_off)
+    to_goal = distance_field(u, goal, ignore=(target,), ent_margin=keep_off)
+    pts = [p for p in from_start if p in to_goal]
+    if not pts:
+        return []
+    xy = np.array(pts)
+    ring = xy[:, None, :] + _RING[None, :, :]                           # (n, 9, 2)
+    ok = readable_poses(u.agent, sign, ring[..., 0, None], ring[..., 1, None],
+                        headings[None, None, :]).all(axis=1)           # (n, k)
+    touch = u.agent.radius + target.radius + 1.1 * u.max_forward_step
+    cands = []
+    for i, j in zip(*np.nonzero(ok), strict=True):
+        v, h = pts[i], float(headings[j])
+        if not is_free(u, *v, u.agent.radius + 0.1, ent_margin=keep_off):
+            continue
+        h1, h3 = _heading(start, v), _heading(v, goal)
+        cost = ((from_start[v] + max(0.0, to_goal[v] - touch)) / fwd + _turns(s0, h1, turn)
+                + _turns(h1, h, turn) + _turns(h, h3, turn))
+        cands.append((cost, v, int(j)))
     out = []
-    for v in sorted(grid, key=cost):
-        if len(out) == n:
-            break
-        if is_free(u, *v, u.agent.radius + 0.1, ent_margin=keep_off) and _legible(
-                u, roles["cue"], v):
-            out.append(v)
+    pos, heading = u.agent.pos.copy(), u.agent.dir
+    try:
+        for _, v, j in sorted(cands):
+            if len(out) == n:
+                break
+            u.agent.pos, u.agent.dir = np.array([v[0], 0.0, v[1]]), float(headings[j])
+            if legible(u, roles["cue"]):
+                out.append((v, j))
+    finally:
+        u.agent.pos, u.agent.dir = pos, heading
     return out
+
+
+def _read(d: Driver, roles) -> None:
+    """Turn (fewest steps) to a heading from which the sign is legible here, or fail."""
+    u, k = d.u, round(2 * math.pi / d.turn)
+    sign = u.entities[roles["cue"]]
+    steps = sorted(range(-(k // 2), k // 2 + 1), key=lambda j: (abs(j), -j))
+    p = u.agent.pos
+    ok = readable_poses(u.agent, sign, p[0], p[2], np.array([u.agent.dir + j * d.turn
+                                                               for j in steps]))
+    for j, good in zip(steps, ok, strict=True):
+        if good:
+            for _ in range(abs(j)):
+                d.act(TURN_LEFT if j > 0 else TURN_RIGHT)
+            break
+    if not legible(u, roles["cue"]):
+        raise ControlError(f"sign not legible at step {len(d.actions)} from "
+                           f"({p[0]:.2f}, {p[2]:.2f})")
 
 
 def _sign(d: Driver, roles, view) -> None:
     u = d.u
-    sign, target = u.entities[roles["cue"]], u.entities[roles["target"]]
+    target = u.entities[roles["target"]]
     keep_off = 1.1 * u.max_forward_step + 0.1   # touching any object ends the episode
-    d.goto(view, 0.5, ent_margin=keep_off)
-    d.face(float(sign.pos[0]), float(sign.pos[2]))
-    if entity_area(u, roles["cue"]) < get_card("sign").see_area:
-        raise ControlError(f"sign not legible at step {len(d.actions)} from {view}")
+    d.goto(view, READ_RADIUS, ent_margin=keep_off)
+    _read(d, roles)
     _reach(d, target, ent_margin=keep_off)
 
 
@@ -206,7 +262,7 @@ def _putnext(d: Driver, roles, clearance: float) -> None:
     d.act(DROP)
 
 
-SIGN_TRIES = 4                      # reading points tried, cheapest first
+SIGN_TRIES = 4                      # reading poses tried, cheapest first
 CARRY_CLEARANCES = (0.35, 0.6, 0.15)  # PutNext: extra clearance of the carrying walk, in order
 
 
@@ -216,10 +272,10 @@ def _attempts(family: str, env, roles: dict[str, int]):
     if family in ("tmaze", "fourrooms"):
         return [lambda d: _reach(d, d.u.entities[roles["target"]])]
     if family == "sign":
-        views = _sign_views(u, roles, 1.1 * u.max_forward_step + 0.1, SIGN_TRIES)
-        if not views:
+        poses = _reading_poses(u, roles, 1.1 * u.max_forward_step + 0.1, SIGN_TRIES)
+        if not poses:
             raise ControlError("no floor point shows the sign legibly")
-        return [lambda d, v=v: _sign(d, roles, v) for v in views]
+        return [lambda d, v=v: _sign(d, roles, v) for v, _ in poses]
     if family == "putnext":
         return [lambda d, c=c: _putnext(d, roles, c) for c in CARRY_CLEARANCES]
     raise ValueError(f"unknown MiniWorld family {family!r}")
@@ -230,7 +286,7 @@ def drive(family: str, env, roles: dict[str, int], seed: int) -> tuple[int, ...]
     (with every attempt's reason) when no plan reaches success."""
     errors = []
     for attempt in _attempts(family, env, roles):
-        env.reset(seed=int(seed))
+        reseed(env, seed)
         d = Driver(env)
         try:
             attempt(d)

@@ -2,9 +2,10 @@
 
 D1 identical action ids; D2 |states| = |actions| + 1 (CF: steps + 1, fewer only when it
 terminated); D4 Full succeeds, NoCue keeps Full's outcome, CF fails; D5 NoCue masks only
-frames before the first interaction with the hidden entity (approach, reach or pickup) and
-never the last frame; D6 NoCue re-rolled gives Full's exact states, CF starts from Full's
-initial state changed only in the intervened entities; E1 the card's chain events occur in
+frames before the first interaction with the hidden entity (approach, reach or pickup; for a
+sign, the frame where its word is legible) and never the last frame; D6 NoCue re-rolled
+gives Full's exact states, CF starts from Full's initial state changed only in the
+intervened entities; E1 the card's chain events occur in
 order; N1 (3D) 1 <= masked frames <= budget and the hidden entity covers at least
 ``MIN_AREA`` of every masked first-person frame (so hiding it hides something); CF1 the
 intervention is of the declared kind and explains the failure.
@@ -21,10 +22,12 @@ from gridwm_judge.sim.gates import d2_reason
 GATES: tuple[str, ...] = ("D1", "D2", "D4", "D5", "D6", "E1", "N1", "CF1")
 
 
-def first_interaction(run, entity: int) -> int:
-    """First frame in which the agent approaches, touches or picks up ``entity``."""
-    return min((e["t"] for e in run.events if e["entity"] == entity
-                and e["type"] in ("approach", "reach", "pickup")), default=len(run.states) - 1)
+def first_interaction(run, entity: int, card: WorldCard) -> int:
+    """First frame in which the agent approaches, touches or picks up ``entity``, or (a card
+    whose cue counts as seen when legible) reads it."""
+    kinds = ("approach", "reach", "pickup") + (("see",) if card.see_by == "legible" else ())
+    return min((e["t"] for e in run.events if e["entity"] == entity and e["type"] in kinds),
+               default=len(run.states) - 1)
 
 
 def _d1(full, nocue, cf, **_):
@@ -48,7 +51,7 @@ def _d4(full, nocue, cf, **_):
 
 def _d5(full, nocue, card, roles, **_):
     entity = roles[card.nocue_role]
-    limit = min(first_interaction(full, entity), len(full.states) - 1)
+    limit = min(first_interaction(full, entity, card), len(full.states) - 1)
     for m in nocue.mask:
         if m["entity"] != entity:
             return f"frame {m['t']} hides entity {m['entity']}, not the cue {entity}"

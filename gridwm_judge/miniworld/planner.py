@@ -33,10 +33,11 @@ def _wall_clear(u, x: float, z: float, radius: float) -> bool:
 
 
 def is_free(u, x: float, z: float, radius: float, ignore: tuple = (),
-            ent_margin: float = 0.0) -> bool:
+            ent_margin: float = 0.0, walls_ok: bool = False) -> bool:
     """Disc (x, z, radius) inside a room, clear of walls and of every non-ignored entity
-    (kept ``ent_margin`` further off entities, e.g. where touching one ends the episode)."""
-    if not _wall_clear(u, x, z, radius):
+    (kept ``ent_margin`` further off entities, e.g. where touching one ends the episode).
+    ``walls_ok``: the caller has already checked the walls."""
+    if not walls_ok and not _wall_clear(u, x, z, radius):
         return False
     for ent in u.entities:
         if ent is u.agent or ent in ignore or ent.radius <= 0:
@@ -132,3 +133,58 @@ def _densify(pts, spacing):
         out.extend((a[0] + (b[0] - a[0]) * k / n, a[1] + (b[1] - a[1]) * k / n)
                    for k in range(1, n + 1))
     return out
+
+
+_WALL_CLEAR: dict[tuple, dict[tuple[int, int], bool]] = {}
+"""(floor plan, radius) -> grid cell -> walls clear: a family's floor plan repeats across
+seeds (Sign's never changes), and the wall test is most of a distance field's cost."""
+
+
+def _layout_key(u) -> tuple:
+    rooms = tuple((r.min_x, r.max_x, r.min_z, r.max_z) for r in u.rooms)
+    return (type(u).__name__, rooms, np.asarray(u.wall_segs, dtype=float).tobytes())
+
+
+def distance_field(u, source, radius: float | None = None, ignore: tuple = (),
+                   ent_margin: float = 0.0) -> dict[tuple[float, float], float]:
+    """Path length (m) from ``source`` (x, z) to every reachable free grid point (plan_path's
+    grid and free test, 8-connected without cutting corners): the controller ranks detours
+    with it without planning each one."""
+    radius = (u.agent.radius + MARGIN) if radius is None else radius
+    x0, z0 = u.min_x, u.min_z
+    nx = int(math.ceil((u.max_x - x0) / CELL)) + 1
+    nz = int(math.ceil((u.max_z - z0) / CELL)) + 1
+    free: dict[tuple[int, int], bool] = {}
+    walls = _WALL_CLEAR.setdefault((_layout_key(u), float(radius)), {})
+
+    def ok(c):
+        if c not in free:
+            x, z = x0 + c[0] * CELL, z0 + c[1] * CELL
+            if not (0 <= c[0] < nx and 0 <= c[1] < nz):
+                free[c] = False
+                return False
+            if c not in walls:
+                walls[c] = _wall_clear(u, x, z, radius)
+            free[c] = walls[c] and is_free(u, x, z, radius, ignore, ent_margin, walls_ok=True)
+        return free[c]
+
+    s = (int(round((source[0] - x0) / CELL)), int(round((source[1] - z0) / CELL)))
+    free[s] = True
+    dist = {s: 0.0}
+    frontier = [(0.0, s)]
+    while frontier:
+        g, c = heapq.heappop(frontier)
+        if g > dist[c]:
+            continue
+        for di in (-1, 0, 1):
+            for dj in (-1, 0, 1):
+                n = (c[0] + di, c[1] + dj)
+                if (di, dj) == (0, 0) or not ok(n):
+                    continue
+                if di and dj and not (ok((c[0] + di, c[1])) and ok((c[0], c[1] + dj))):
+                    continue
+                ng = g + CELL * math.hypot(di, dj)
+                if ng < dist.get(n, math.inf):
+                    dist[n] = ng
+                    heapq.heappush(frontier, (ng, n))
+    return {(x0 + i * CELL, z0 + j * CELL): d for (i, j), d in dist.items()}

@@ -19,6 +19,9 @@ from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.records import ACTION_NAMES
 
 AREA_SIZE = (80, 60)     # MiniWorld's own observation size, used to measure projected areas
+VIEW_SIZE = (160, 120)
+"""First-person frame size of MiniWorld storyboards and Task A views (width, height); Sign's
+reading frame is legible at this size (``legible.py``)."""
 _FBS: dict[tuple[int, int], object] = {}
 
 
@@ -90,7 +93,7 @@ def entity_area(u, index: int, size: tuple[int, int] = AREA_SIZE) -> float:
     return float(np.any(with_it != without, axis=2).mean())
 
 
-def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
+def render_variant(group, variant: str, size: tuple[int, int] = VIEW_SIZE,
                    top_size: tuple[int, int] | None = None):
     """Frames of one variant of ``group``: a list of first-person arrays, or of
     (first-person, top-down) pairs when ``top_size`` is given. NoCue frames listed in the
@@ -98,7 +101,7 @@ def render_variant(group, variant: str, size: tuple[int, int] = (160, 120),
     run = getattr(group, variant)
     card = get_card(group.family)
     env, u = reset_env(group.env_id, group.env_kwargs, group.seed, run.intervention,
-                       card.settable_attrs)
+                       card.settable_attrs, group.max_episode_steps)
     masked = {m["t"]: (m["entity"],) for m in run.mask}
     frames = []
     for t in range(len(run.states)):
@@ -125,7 +128,7 @@ class MiniWorldView:
     """
 
     name: str = "miniworld"
-    size: tuple[int, int] = (160, 120)
+    size: tuple[int, int] = VIEW_SIZE
     top_size: tuple[int, int] | None = None
 
     @property

@@ -12,8 +12,9 @@ interventions. Numbers are plain Python floats (exact under a JSON round trip).
 Event dict: ``{"t", "type", "entity", "role", "obj", "pos"}``; ``t`` is the first state in
 which the event holds, ``obj`` is ``{"type", "color"}`` of the entity (None for terminal) and
 ``pos`` its [x, y, z] in that state (the keys the world seam's consumers read). Types: see
-(the NoCue entity covers at least the card's ``see_area`` of the first-person frame: 0.5 %,
-the sign 2 % so that its word is legible), approach (within ``APPROACH`` metres of
+(the NoCue entity covers at least the card's ``see_area`` of the first-person frame, 0.5 %;
+for Sign's cue, the first frame in which the sign's word is legible: ``legible.legible``),
+approach (within ``APPROACH`` metres of
 touching), pickup, drop, reach (MiniWorld's own ``near`` test between the agent and an
 object), next_to (``near`` between the carried object, once dropped, and the target),
 terminal.
@@ -75,9 +76,9 @@ def agent_entry(state: dict) -> dict:
 
 
 def extract_events(states, roles: dict[str, int], max_forward_step: float,
-                   see_areas: dict[int, float], nocue_role: str, terminated: bool,
-                   see_area: float = MIN_AREA) -> list[dict]:
-    """Events in time order (ties by type) from the states and the NoCue entity's areas."""
+                   see_t: int | None, nocue_role: str, terminated: bool) -> list[dict]:
+    """Events in time order (ties by type) from the states and ``see_t``, the first frame in
+    which the NoCue entity counts as seen (None: never)."""
     role_of = {i: r for r, i in roles.items()}
     out: list[dict] = []
     seen: set = set()
@@ -93,11 +94,8 @@ def extract_events(states, roles: dict[str, int], max_forward_step: float,
             seen.add((kind, i))
             out.append(event(t, kind, i))
 
-    cue = roles.get(nocue_role)
-    for t in sorted(see_areas):
-        if see_areas[t] >= see_area:
-            add(t, "see", cue)
-            break
+    if see_t is not None:
+        add(see_t, "see", roles.get(nocue_role))
     prev_carry = None
     for t, s in enumerate(states):
         agent = agent_entry(s)

@@ -3,7 +3,8 @@
 Full: the controller's actions replayed from reset. NoCue: an independent re-roll of the same
 actions (gate D6 compares its states with Full's) whose mask hides the card's NoCue entity in
 the earliest frames where it covers at least ``MIN_AREA`` of the view, before the agent first
-interacts with it, up to the card's budget. CF: the card's op applied right after reset, the
+interacts with it, up to the card's budget (Sign: the glimpses of the sign before the frame
+where its word is legible, which stays visible). CF: the card's op applied right after reset, the
 same actions. A seed where the controller or the CF choice fails is rejected under the
 pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs.
 """
@@ -32,9 +33,9 @@ class SeedRejected(RuntimeError):
         self.gate = gate
 
 
-def nocue_mask(full, areas: dict[int, float], entity: int, budget: int) -> tuple[dict, ...]:
-    limit = min(first_interaction(full, entity), len(full.states) - 1)
-    ts = [t for t in sorted(areas) if t < limit and areas[t] >= MIN_AREA][:budget]
+def nocue_mask(full, areas: dict[int, float], entity: int, card) -> tuple[dict, ...]:
+    limit = min(first_interaction(full, entity, card), len(full.states) - 1)
+    ts = [t for t in sorted(areas) if t < limit and areas[t] >= MIN_AREA][:card.nocue_budget]
     return tuple({"t": t, "entity": entity, "area": round(areas[t], 6)} for t in ts)
 
 
@@ -42,35 +43,37 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
     """The group with its gate report; raises SeedRejected when no group can be built."""
     card = get_card(family)
     kwargs = card.env_kwargs(seed)
-    env, u = reset_env(card.env_id, kwargs, seed)
+    env, u = reset_env(card.env_id, kwargs, seed, step_limit=card.step_limit)
     role_idx = roles(family, u)
     mission = mission_text(family, u)
     try:
         actions = drive(family, env, role_idx, seed)
     except ControlError as exc:
         raise SeedRejected("control", str(exc)) from exc
+    see = {"see_area": card.see_area, "see_by": card.see_by, "step_limit": card.step_limit}
     full, areas = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role,
-                          card.nocue_budget, see_area=card.see_area)
-    _, u = reset_env(card.env_id, kwargs, seed)
+                          card.nocue_budget, **see)
+    _, u = reset_env(card.env_id, kwargs, seed, step_limit=card.step_limit)
     try:
         ops = cf_ops(card, u, role_idx, full)
     except NoCounterfactual as exc:
         raise SeedRejected("cf_op", str(exc)) from exc
-    re_roll, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 0)
-    mask = nocue_mask(full, areas, role_idx[card.nocue_role], card.nocue_budget)
+    re_roll, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 0,
+                         step_limit=card.step_limit)
+    mask = nocue_mask(full, areas, role_idx[card.nocue_role], card)
     nocue = Rollout(actions=actions, states=re_roll.states,
                     events=full.events if re_roll.states == full.states else (),
                     reward=re_roll.reward, terminated=re_roll.terminated,
                     truncated=re_roll.truncated, success=re_roll.success, steps=re_roll.steps,
                     mask=mask)
     cf, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 1, ops=ops,
-                    settable=card.settable_attrs, see_area=card.see_area)
+                    settable=card.settable_attrs, **see)
     validators, reasons = run_gates(card, role_idx, full, nocue, cf)
     return MiniWorldGroup(
         group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,
         env_id=card.env_id, seed=int(seed), mission=mission, actions=actions, full=full,
         nocue=nocue, cf=cf, env_kwargs=kwargs, roles=role_idx, validators=validators,
-        reasons=reasons)
+        reasons=reasons, max_episode_steps=card.step_limit)
 
 
 def try_seed(family: str, seed: int) -> SeedOutcome:

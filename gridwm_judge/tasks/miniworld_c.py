@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gridwm_judge.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 from gridwm_judge.prompts import miniworld_c_prompt
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.miniworld_view import StoryboardView
@@ -20,10 +21,10 @@ from gridwm_judge.world import Group, World
 TASK = "MC"
 
 
-VIEW_SIZE = (160, 120)
-"""First-person frame size of MiniWorld storyboards (the world's default view). 224x168 doubles
-the build time and the Parquet size (1.5 GB for the ``miniworld`` profile) and still does not
-make Sign's word legible from the controller's reading point."""
+VIEW_SIZE = _VIEW_SIZE
+"""First-person frame size of MiniWorld storyboards (the world's default view, 160x120): Sign's
+controller reads the sign from a pose where its word is legible at this size. 224x168 would
+double the build time and the Parquet size (1.5 GB for the ``miniworld`` profile)."""
 
 
 def default_world() -> World:

@@ -18,8 +18,6 @@ import numpy as np
 
 from gridwm_judge.miniworld.render import MiniWorldView
 
-_OWNER: dict[int, object] = {}   # id(shared env) -> the LazyFrames whose replay it holds
-
 
 class LazyFrames(Sequence):
     """One frame per state of ``variant`` of ``group``, each rendered on first read."""
@@ -32,20 +30,21 @@ class LazyFrames(Sequence):
         self._cache: dict[int, np.ndarray] = {}
         self._t = -1
         self._env = self._u = None
+        self._resets = -1   # backend.resets(env) right after this sequence's own reset
 
     def __len__(self) -> int:
         return len(self.run.states)
 
     def _seek(self, t: int) -> None:
-        from gridwm_judge.miniworld.backend import reset_env, without_observations
+        from gridwm_judge.miniworld.backend import reset_env, resets, without_observations
         from gridwm_judge.miniworld.cards import get_card
 
-        if self._env is None or _OWNER.get(id(self._env)) is not self or t < self._t:
+        if self._env is None or resets(self._env) != self._resets or t < self._t:
             card = get_card(self.group.family)
             self._env, self._u = reset_env(self.group.env_id, self.group.env_kwargs,
                                            self.group.seed, self.run.intervention,
-                                           card.settable_attrs)
-            _OWNER[id(self._env)] = self
+                                           card.settable_attrs, self.group.max_episode_steps)
+            self._resets = resets(self._env)
             self._t = 0
         with without_observations(self._u):
             while self._t < t:

@@ -26,8 +26,8 @@ def test_profiles_name_only_miniworld_configs():
     from gridwm_judge.miniworld.cards import FAMILIES
 
     assert all(is_miniworld(f) for f in FAMILIES)
-    # Sign stays in the world layer but out of the dataset until its sign is legible
-    assert MINIWORLD_FAMILIES == tuple(f for f in FAMILIES if f != "sign")
+    # every world family is in the dataset, Sign too (its reading frame shows the word)
+    assert MINIWORLD_FAMILIES == FAMILIES and len(FAMILIES) >= 4 and "sign" in FAMILIES
     assert not is_miniworld("doorkey")
     env_ids, default = env_tables()
     assert env_ids["tmaze"] == ("MiniWorld-TMaze-v0",) and default["sign"] == "MiniWorld-Sign-v0"
@@ -37,7 +37,9 @@ def test_profiles_name_only_miniworld_configs():
     assert prof.plan("miniworld_a").n_items >= 100
     c, d = prof.plan("miniworld_c"), prof.plan("miniworld_d")
     assert dict(c.families) == dict.fromkeys(MINIWORLD_FAMILIES, 12)
-    assert c.expected_rows == 36 * 54 and d.expected_rows == 36 * 3 * 4
+    # D: 12 query groups per family; Sign's two missions need two references, so 13 + 1
+    assert dict(d.families) == {**dict.fromkeys(MINIWORLD_FAMILIES, 12), "sign": 13}
+    assert c.expected_rows == 48 * 54 and d.expected_rows == 48 * 3 * 4
     assert [p.shard_by for p in prof.plans] == ["task", "group", "env"]
 
 

@@ -30,6 +30,8 @@ def apply(u, ops):
 
 def replay(rec, variant):
     env = gym.make(rec["env_id"], **rec["env_kwargs"])
+    if "max_episode_steps" in rec:  # Sign: the env's own step limit, raised by the record
+        env.unwrapped.max_episode_steps = rec["max_episode_steps"]
     env.reset(seed=rec["seed"])
     apply(env.unwrapped, rec["variants"][variant].get("intervention", []))
     reward, term, trunc, poses = 0.0, False, False, [list(env.unwrapped.agent.pos)]

@@ -187,3 +187,25 @@ def test_group_has_the_world_seam_members(groups):
     for v in (g.full, g.nocue, g.cf):
         assert {"states", "events", "success", "intervention", "mask"} <= set(dir(v))
         assert all({"t", "type", "obj", "pos"} <= set(e) for e in v.events)
+
+
+def test_putnext_carrying_turns_are_never_refused(tmp_path):
+    """Seed 830003 used to be rejected: a turn right after the pickup swung the red box into
+    another box, MiniWorld refused it and the controller turned in place until the step
+    limit. Now it turns the way round whose swing is clear, and no turn is ever refused."""
+    g = build_group("putnext", 830003)
+    assert g.valid and g.full.success, g.reasons
+    env, u = reset_env(g.env_id, g.env_kwargs, g.seed)
+    refused = 0
+    for a in g.actions:
+        before = u.agent.dir
+        env.step(a)
+        refused += a in (0, 1) and u.agent.dir == before
+    assert refused == 0
+    path = tmp_path / "g.jsonl"
+    path.write_text(dumps_group(g) + "\n")
+    out = subprocess.run([sys.executable, str(Path(__file__).with_name("replay_plain.py")),
+                          str(path)], capture_output=True, text=True, check=True,
+                         timeout=300).stdout
+    row = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    assert row["full"] and row["nocue"] and not row["cf"] and row["full_poses_match"], row

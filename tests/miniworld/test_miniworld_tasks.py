@@ -128,29 +128,72 @@ def test_lazy_view_draws_the_world_views_pixels(groups):
         lazy.frames(g, "full")[len(g.full.states)]
 
 
-def test_a_rows_show_the_map_only_in_the_current_state(groups):
+def test_a_rows_ask_macro_actions_with_distinct_candidates(groups):
+    from gridwm_judge.miniworld.macros import macros
     from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
-    from gridwm_judge.tasks.miniworld_view import StoryboardView
 
-    rows = build_rows("miniworld_a", [groups[0], groups[2]], n_items=6, seed=3)
-    assert len(rows) == 18 and len({r["uid"] for r in rows}) == 18
-    view = StoryboardView(size=VIEW_SIZE)
-    by_id = {g.group_id: g for g in groups}
+    rows = build_rows("miniworld_a", [groups[0], groups[2]], n_items=8, seed=3)
+    assert len(rows) == 24 and len({r["uid"] for r in rows}) == 24
+    texts = {m.text for g in (groups[0], groups[2]) for m in macros(_env(g))}
+    assert len(texts) == 12   # six macros per env, TMaze's and Sign's step sizes differ
     for r in rows:
         assert set(r) == set(COLUMNS) and r["task"] == "MA" and r["uid"].startswith("MA.")
         assert "top-down map" in r["prompt"] and "first-person" in r["prompt"]
         first = r["prompt"].split("\n")[0]
-        assert first == {"orig": f"Action: {r['action']}.", "mask": "Action: unknown."}.get(
-            r["action_condition"], first)
-        if r["action_condition"] == "shuffle":
-            assert first != f"Action: {r['action']}." and first.startswith("Action: ")
+        assert r["action"] in texts
+        if r["action_condition"] == "orig":
+            assert first == f"Action: {r['action']}."
+        elif r["action_condition"] == "mask":
+            assert first == "Action: unknown."
+        else:
+            assert first != f"Action: {r['action']}." and first[len("Action: "):-1] in texts
         order = json.loads(r["candidate_order"])
+        assert len({c["macro"] for c in order}) == 4   # four different actions' views
         gold = next(c for c in order if c["gold"])
-        assert gold["letter"] == r["answer"] and gold["t"] == r["checkpoint"] + 1
-        assert gold["group_id"] == r["group_id"]
-        # the gold candidate is the simulator's next first-person frame, differing from now
-        g = by_id[r["group_id"]]
-        now, nxt = view.frames(g, "full")[r["checkpoint"]], view.frames(g, "full")[gold["t"]]
-        assert not (now == nxt).all()
+        assert gold["letter"] == r["answer"] and gold["macro"] == r["action"]
+        assert all(c["t"] == r["checkpoint"] and c["group_id"] == r["group_id"] for c in order)
         assert r["images"][0].height > 2 * VIEW_SIZE[1]   # current view + map, stacked
-    assert {r["answer"] for r in rows if r["action_condition"] == "orig"} <= set("ABCD")
+    assert {r["answer"] for r in rows if r["action_condition"] == "orig"} == set("ABCD")
+
+
+def _env(g):
+    from gridwm_judge.miniworld.backend import shared_env
+
+    return shared_env(g.env_id, g.env_kwargs, g.max_episode_steps).unwrapped
+
+
+def test_macro_views_are_the_simulators(groups):
+    """Each macro's view is what a fresh env shows after the recorded actions up to t and
+    the macro's primitive actions; the paper's 30/60 degrees and 5/10 steps at 15 deg/0.15 m."""
+    from gridwm_judge.miniworld.backend import make_env
+    from gridwm_judge.miniworld.macros import macros, views_at
+    from gridwm_judge.miniworld.render import first_person
+
+    tm = [(m.action, m.repeats) for m in macros(_env(groups[0]))]
+    assert sorted(tm) == [(0, 2), (0, 4), (1, 2), (1, 4), (2, 5), (2, 10)]
+    assert sorted((m.action, m.repeats) for m in macros(_env(groups[2]))) == [
+        (0, 1), (0, 2), (1, 1), (1, 2), (2, 1), (2, 2)]   # Sign: 45 degrees, 0.7 m steps
+    g, t = groups[0], 7
+    (views,) = views_at(g, [t])
+    for m, frame, pose in views.after[:3:2]:
+        env = make_env(g.env_id, g.env_kwargs, g.max_episode_steps)
+        env.reset(seed=g.seed)
+        for a in list(g.actions[:t]) + list(m.primitives):
+            env.step(a)
+        u = env.unwrapped
+        assert (first_person(u, frame.shape[1::-1]) == frame).all(), m.text
+        assert pose[:2] == (float(u.agent.pos[0]), float(u.agent.pos[2]))
+        env.close()
+
+
+def test_lazy_frames_replay_again_after_another_user_of_the_env(groups):
+    from gridwm_judge.miniworld.macros import views_at
+    from gridwm_judge.miniworld.render import MiniWorldView
+    from gridwm_judge.tasks.miniworld_view import StoryboardView
+
+    g = groups[1]
+    lazy = StoryboardView(size=(64, 48)).frames(g, "full")
+    want = MiniWorldView(size=(64, 48)).frames(g, "full")
+    assert (lazy[5] == want[5]).all()
+    views_at(g, [20])        # steps the same shared env elsewhere
+    assert (lazy[6] == want[6]).all()
