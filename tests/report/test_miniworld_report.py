@@ -18,6 +18,7 @@ pytest.importorskip("pyglet", reason="needs the 3d extra")
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.report import collect  # noqa: E402
+from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
 from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
 from gridwm_judge.report.sections import all_tables  # noqa: E402
 from gridwm_judge.scoring.judge_scores import failure_modes  # noqa: E402
@@ -186,3 +187,11 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     written = write_figures(grid, tmp_path / "figs")
     assert [p.name for p in written] == list(FIGURES)
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(FIGURES)
+
+    # a report of a MiniGrid-only judge beside MiniWorld ones: MiniWorld's figures draw only
+    # the judges asked a MiniWorld task
+    grid_yes, oracle = strip(data.judges[0]), data.judges[1]
+    mixed = dataclasses.replace(data, judges=(grid_yes, oracle))
+    assert [e.label for e in miniworld_judges(mixed).judges] == [oracle.label]
+    written = write_figures(mixed, tmp_path / "mixed")
+    assert [p.name for p in written] == [*FIGURES, *MINIWORLD_FIGURES]
