@@ -20,7 +20,7 @@ from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.report import collect  # noqa: E402
 from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
 from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
-from gridwm_judge.report.sections import all_tables  # noqa: E402
+from gridwm_judge.report.sections import all_figures, all_tables  # noqa: E402
 from gridwm_judge.scoring.judge_scores import failure_modes  # noqa: E402
 from gridwm_judge.task_table import MINIWORLD_TASKS  # noqa: E402
 
@@ -184,7 +184,8 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     assert full_keys[:2] == ["headline", "miniworld_headline"]
     assert [k for k in full_keys if k not in keys] == [
         "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability"]
-    written = write_figures(grid, tmp_path / "figs")
+    assert all_figures(grid).keys() == FIGURES.keys()
+    written = write_figures(grid, tmp_path / "figs", all_figures(grid))
     assert [p.name for p in written] == list(FIGURES)
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(FIGURES)
 
@@ -193,5 +194,6 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     grid_yes, oracle = strip(data.judges[0]), data.judges[1]
     mixed = dataclasses.replace(data, judges=(grid_yes, oracle))
     assert [e.label for e in miniworld_judges(mixed).judges] == [oracle.label]
-    written = write_figures(mixed, tmp_path / "mixed")
+    assert list(all_figures(mixed)) == [*FIGURES, *MINIWORLD_FIGURES]
+    written = write_figures(mixed, tmp_path / "mixed", all_figures(mixed))
     assert [p.name for p in written] == [*FIGURES, *MINIWORLD_FIGURES]
