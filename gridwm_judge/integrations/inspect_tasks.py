@@ -4,6 +4,9 @@ entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 
+MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``; a build of the
+``miniworld`` profile) are tasks of their own, scored by the same recipes as Tasks A, C and D.
+
 Each sample is one dataset row: the row's images as inspect image content in the dataset's
 order, then the prompt unchanged (the order the package's own judges send). Decoding is the
 task table's: temperature 0 and the task's max tokens. The scorer reads the answer with the
@@ -50,10 +53,11 @@ from gridwm_judge.task_table import task_spec
 GRADED_KEY = "gridwm_graded"
 """Score metadata key holding the graded row (what the group metrics are computed from)."""
 SCI_METRICS: dict[str, tuple[str, ...]] = {
-    "C": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
-    "D": ("idr", "p_active", "ns", "jcr"),
+    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
+    "reference_aided": ("idr", "p_active", "ns", "jcr"),
 }
-"""Which group-level metrics a verdict task prints; the other tasks print their figures."""
+"""Which group-level metrics a verdict task prints, by its scoring recipe (C and MiniWorld's
+MC; D and MD); the other tasks print their figures."""
 
 
 def _sample(item: Item) -> Sample:
@@ -145,7 +149,7 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
     if not items:
         raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "
                          f"for representation {representation!r}")
-    names = SCI_METRICS.get(spec.name)
+    names = SCI_METRICS.get(spec.recipe)
     metrics = [_METRIC_FACTORIES[n]() for n in names] if names else [task_metrics()]
     return Task(
         dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
@@ -196,3 +200,21 @@ def task_d(dataset: str, representation: str | None = None) -> Task:
 def task_e(dataset: str, representation: str | None = None) -> Task:
     """Task E: prefix state tracking (JSON label)."""
     return gridwm_task("task_e", dataset, representation)
+
+
+@task
+def miniworld_a(dataset: str, representation: str | None = None) -> Task:
+    """MiniWorld (3D) Task A: next first-person view given the action (A-D choice)."""
+    return gridwm_task("miniworld_a", dataset, representation)
+
+
+@task
+def miniworld_c(dataset: str, representation: str | None = None) -> Task:
+    """MiniWorld (3D) Task C: presentation invariance on first-person storyboards."""
+    return gridwm_task("miniworld_c", dataset, representation)
+
+
+@task
+def miniworld_d(dataset: str, representation: str | None = None) -> Task:
+    """MiniWorld (3D) Task D: reference-aided causal sensitivity on first-person views."""
+    return gridwm_task("miniworld_d", dataset, representation)

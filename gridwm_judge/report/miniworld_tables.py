@@ -1,18 +1,46 @@
-"""MiniWorld (3D) tables: its own section of the report, never pooled with MiniGrid's."""
+"""MiniWorld (3D) tables: a headline beside MiniGrid's and a section of its own, never pooled
+with MiniGrid's; both only when a judge was asked a MiniWorld task."""
 
 from __future__ import annotations
 
-from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.table import Table
+from collections.abc import Sequence
+from dataclasses import replace
+
+from gridwm_judge.report.failures import SHORT, causal_scopes, flags
+from gridwm_judge.report.inputs import JudgeEntry, ReportData
+from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
     _m,
+    _v,
     _with_p,
     coverage_note,
+    family_blocks,
     invalid,
+    stability,
     task_c,
     task_d,
 )
+from gridwm_judge.task_table import MINIWORLD_TASKS
+
+WORLD = "miniworld"
+
+
+def _asked(e: JudgeEntry) -> bool:
+    return any((cov := e.scores.coverage.get(t.name)) is not None and cov.asked
+               for t in MINIWORLD_TASKS)
+
+
+def miniworld_judges(data: ReportData) -> ReportData:
+    """``data`` with only the judges that were asked a MiniWorld task (MiniWorld's figures
+    show those, not MiniGrid-only judges as rows of "not run")."""
+    return replace(data, judges=tuple(e for e in data.judges if _asked(e)))
+
+
+def miniworld_asked(data: ReportData) -> bool:
+    """Whether any judge of the report was asked a MiniWorld task (its tables and figures are
+    drawn only then, so a MiniGrid report stays as it was)."""
+    return any(_asked(e) for e in data.judges)
 
 
 def miniworld_c(data: ReportData) -> Table:
@@ -44,3 +72,69 @@ def miniworld_a(data: ReportData) -> Table:
         (MINIWORLD_NOTE, "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by "
          "question; invalid answers count as incorrect.", *coverage_note(data, ("MA",))),
     )
+
+
+def _min_family(e: JudgeEntry, metric: str, scopes: Sequence[str]) -> float | None:
+    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e, WORLD) if s in scopes]
+    vals = [v for v in vals if v is not None]
+    return min(vals) if vals else None
+
+
+def miniworld_headline(data: ReportData) -> Table:
+    """MiniGrid's headline for MiniWorld: MC composite (else MC split, else MD), with MD's
+    IDR_raw and MA's Acc_A1 beside it and MiniWorld's own failure-mode flags."""
+    rows = []
+    for e in data.judges:
+        scopes = dict(causal_scopes(e, WORLD))
+        scope = next((s for s in ("MC/composite", "MC/split", "MD") if s in scopes), None)
+        a = e.scores.block("MA")
+        if scope is None and a is None:
+            errored = sum(cov.errored for t, cov in e.scores.coverage.items()
+                          if t in {s.name for s in MINIWORLD_TASKS})
+            if errored:  # never answered: shown as such, never diagnosed
+                rows.append((e.label, DASH, *[DASH] * 8, f"no answers ({errored} requests "
+                             "errored)"))
+            continue
+        c = scopes.get(scope) if scope else None
+        p = _m(c, "p_active")
+        md = e.scores.block("MD", "causal")
+        rows.append((
+            e.label,
+            scope or DASH,
+            fnum(_v(c, "jacc_neu"), 2),
+            DASH if p is None else f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
+            fnum(_v(c, "idr_raw"), 2),
+            fnum(_v(c, "acc_cf"), 2),
+            fnum(_min_family(e, "ns", (scope,)), 2),
+            fnum(_min_family(e, "jcr", (scope,)), 2),
+            fnum(_v(md, "idr_raw"), 2) if md else "not run",
+            fnum(_v(a, "acc_a1"), 2) if a else "not run",
+            ", ".join(flags(e, WORLD)) or "none",
+        ))
+    return Table(
+        "miniworld_headline",
+        "MiniWorld (3D) headline: the same question on first-person views",
+        ("judge", "scope", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min",
+         "IDR_raw MD", "Acc_A1 MA", "flags"),
+        tuple(rows),
+        (
+            MINIWORLD_NOTE,
+            "Scope: MC composite (eligible pairs), else MC split, else MD. NS_min / JCR_min: the "
+            "least stable probe family of that scope. IDR_raw MD: reference-aided, all groups. "
+            "Acc_A1 chance = 0.25. Flags: MiniWorld's own failure modes ("
+            + ", ".join(SHORT.values()) + "; see failure_modes.md).",
+            *coverage_note(data, ("MA", "MC", "MD")),
+        ),
+    )
+
+
+def miniworld_summary(data: ReportData) -> tuple[Table, ...]:
+    """The MiniWorld headline, to stand beside MiniGrid's; () when no judge was asked."""
+    return (miniworld_headline(data),) if miniworld_asked(data) else ()
+
+
+def miniworld_section(data: ReportData) -> tuple[Table, ...]:
+    """MiniWorld's own tables (MA, MC, MD, stability); () when no judge was asked."""
+    if not miniworld_asked(data):
+        return ()
+    return (miniworld_a(data), miniworld_c(data), miniworld_d(data), stability(data, WORLD))

@@ -8,6 +8,12 @@
 - ``fig5_controls.png``: local controls (B_Acc@0.90, E_Acc, Acc_A1) beside the judging
   metrics (JAcc_neu, IDR_raw, Task D IDR_raw).
 
+MiniWorld (3D) gets the same figures of its own (``miniworld_*.png``: MC in the activation
+plane and its composite -> split shift, NS / JCR of MC and MD probe families, and IDR_raw of
+MC and MD beside MA's Acc_A1 and its deltas), drawn only when a judge was asked a MiniWorld
+task (:func:`gridwm_judge.report.sections.all_figures`), over those judges only, and never
+pooled with MiniGrid's.
+
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
 point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
 bars carry their value, and a metric a judge was not run on is labelled "not run", never drawn
@@ -16,9 +22,11 @@ as a zero bar.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.miniworld_tables import miniworld_judges
 from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
 
 DPI = 110
@@ -114,11 +122,13 @@ def _activation_plane(n_judges: int):
     return fig, ax, _colors(n_judges)
 
 
-def fig_activation(data: ReportData, path: Path) -> Path:
+def fig_activation(data: ReportData, path: Path, task: str = "C",
+                   title: str = "Task C: activation vs raw intervention detection (Fig. 3a)"
+                   ) -> Path:
     fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         for rep in REPS:
-            c = c_causal(e, rep)
+            c = c_causal(e, rep, task)
             x, xlo, xhi = _value_ci(c, "p_active")
             y, ylo, yhi = _value_ci(c, "idr_raw")
             if x is None or y is None:
@@ -133,17 +143,18 @@ def fig_activation(data: ReportData, path: Path) -> Path:
                 style = {"s": 55, "color": cols[i], "edgecolor": "k"}
             ax.scatter(px, py, marker=MARKERS[rep], zorder=3, label=f"{e.label} ({rep})",
                        **style)
-    ax.set_title("Task C: activation vs raw intervention detection (Fig. 3a)")
+    ax.set_title(title)
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards) so "
                  "each stays visible.")
 
 
-def fig_shift(data: ReportData, path: Path) -> Path:
+def fig_shift(data: ReportData, path: Path, task: str = "C",
+              title: str = "Composite -> split shift per judge (Fig. 3b)") -> Path:
     fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
-                for c in (c_causal(e, "composite"), c_causal(e, "split"))]
+                for c in (c_causal(e, "composite", task), c_causal(e, "split", task))]
         if any(x[0] is None or y[0] is None for x, y in ends):
             continue
         j = _jitter(i, len(data.judges))
@@ -168,14 +179,15 @@ def fig_shift(data: ReportData, path: Path) -> Path:
         [], [], s=70, marker="o", color="w", edgecolor="k", label="composite (arrow to split)"
     )
     ax.scatter([], [], s=160, marker="o", facecolor="none", edgecolor="k", label="ring: no shift")
-    ax.set_title("Composite -> split shift per judge (Fig. 3b)")
+    ax.set_title(title)
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards).")
 
 
-def _bars(ax, labels, series, colors, ylabel, title):
+def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
     """Grouped bars: ``series`` = [(judge, [(value, low, high) or None per label])]. Each bar
-    carries its value (so 0 is visible) and its CI whisker; a missing value says "not run"."""
+    carries its value (so 0 is visible) and its CI whisker; a missing value says "not run".
+    ``ylim`` below 0 makes room for signed values (e.g. Task A's deltas)."""
     import numpy as np
 
     n = len(series)
@@ -197,7 +209,7 @@ def _bars(ax, labels, series, colors, ylabel, title):
                     ha="center", va="bottom", fontsize=5.5, rotation=90)
     ax.set_xticks(x)
     ax.set_xticklabels(labels, fontsize=8)
-    ax.set_ylim(0, 1.15)
+    ax.set_ylim(*ylim)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
@@ -208,11 +220,12 @@ def _cell(block, name):
     return None if v[0] is None else v
 
 
-def fig_stability(data: ReportData, path: Path) -> Path:
+def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
+                  title: str = "by probe family (Fig. 4)") -> Path:
     plt = _plt()
     keys: list[tuple[str, str]] = []
     for e in data.judges:
-        for scope, fam, fb in family_blocks(e):
+        for scope, fam, fb in family_blocks(e, world):
             if len(fb.get("levels", [])) >= 2 and (scope, fam) not in keys:
                 keys.append((scope, fam))
     labels = [f"{fam}\n({scope})" for scope, fam in keys]
@@ -224,17 +237,43 @@ def fig_stability(data: ReportData, path: Path) -> Path:
     ):
         series = []
         for e in data.judges:
-            fbs = {(s, f): fb for s, f, fb in family_blocks(e)}
+            fbs = {(s, f): fb for s, f, fb in family_blocks(e, world)}
             series.append((e.label, [_cell(fbs.get(k), metric) for k in keys]))
-        _bars(ax, labels, series, cols, name, f"{metric.upper()} by probe family (Fig. 4)")
+        _bars(ax, labels, series, cols, name, f"{metric.upper()} {title}")
     axes[0].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     axes[1].set_xlabel("probe family (scope)")
     return _save(fig, path, CI_NOTE)
 
 
-def fig_controls(data: ReportData, path: Path) -> Path:
+def _panels(data: ReportData, path: Path, value, panels, suptitle: str, sharey: bool) -> Path:
+    """Two bar panels side by side, one bar per judge and (label, task, metric) spec: ``panels``
+    = [(specs, title, ylim, dotted lines)]; a panel whose tasks no judge ran says so instead of
+    drawing zeros. ``value(entry, task, metric)`` gives (value, low, high) or None."""
     plt = _plt()
     cols = _colors(len(data.judges))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.0), sharey=sharey)
+    for ax, (spec, title, ylim, lines) in zip(axes, panels, strict=True):
+        series = [(e.label, [value(e, t, m) for _n, t, m in spec]) for e in data.judges]
+        if all(v is None for _j, vals in series for v in vals):
+            tasks = ", ".join(sorted({t.split("/")[0] for _n, t, _m in spec}))
+            ax.text(0.5, 0.5, f"no data: tasks {tasks} were not run\nfor any judge shown",
+                    ha="center", va="center", fontsize=10, color="0.35", transform=ax.transAxes)
+            ax.set_title(title, fontsize=10)
+            ax.set_xticks([])
+            continue
+        _bars(ax, [n for n, _t, _m in spec], series, cols, "score", title, ylim)
+        for y in lines:
+            ax.axhline(y, color="0.4", ls=":", lw=1)
+    handles, names = axes[0].get_legend_handles_labels()
+    if not handles:
+        handles, names = axes[1].get_legend_handles_labels()
+    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   frameon=False)
+    fig.suptitle(suptitle)
+    return _save(fig, path, CI_NOTE)
+
+
+def fig_controls(data: ReportData, path: Path) -> Path:
     judging = (
         ("JAcc_neu (C)", "C", "jacc_neu"),
         ("IDR_raw (C)", "C", "idr_raw"),
@@ -249,29 +288,35 @@ def fig_controls(data: ReportData, path: Path) -> Path:
             return _cell(e.scores.block("D", "causal"), metric)
         return _cell(e.scores.block(task), metric)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5.0), sharey=True)
-    for ax, spec, title in (
-        (axes[0], judging, "judging metrics"),
-        (axes[1], local, "local controls (A1 chance = 0.25)"),
-    ):
-        series = [(e.label, [value(e, t, m) for _n, t, m in spec]) for e in data.judges]
-        if all(v is None for _j, vals in series for v in vals):
-            tasks = ", ".join(sorted({t for _n, t, _m in spec}))
-            ax.text(0.5, 0.5, f"no data: tasks {tasks} were not run\nfor any judge shown",
-                    ha="center", va="center", fontsize=10, color="0.35", transform=ax.transAxes)
-            ax.set_title(title, fontsize=10)
-            ax.set_xticks([])
-            continue
-        _bars(ax, [n for n, _t, _m in spec], series, cols, "score", title)
-        if spec is local:
-            ax.axhline(0.25, color="0.4", ls=":", lw=1)
-    handles, names = axes[0].get_legend_handles_labels()
-    if not handles:
-        handles, names = axes[1].get_legend_handles_labels()
-    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                   frameon=False)
-    fig.suptitle("Local controls beside judging metrics (Fig. 5)")
-    return _save(fig, path, CI_NOTE)
+    return _panels(data, path, value, (
+        (judging, "judging metrics", (0, 1.15), ()),
+        (local, "local controls (A1 chance = 0.25)", (0, 1.15), (0.25,)),
+    ), "Local controls beside judging metrics (Fig. 5)", sharey=True)
+
+
+def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
+    """MiniWorld's IDR_raw per judge for MC (each representation) and MD, beside MA's Acc_A1
+    and its deltas (signed: Acc_orig - Acc_shuffled/masked, so the axis goes below 0)."""
+    judging = (
+        ("JAcc_neu\n(MC composite)", "MC/composite", "jacc_neu"),
+        ("IDR_raw\n(MC composite)", "MC/composite", "idr_raw"),
+        ("IDR_raw\n(MC split)", "MC/split", "idr_raw"),
+        ("IDR_raw\n(MD)", "MD", "idr_raw"),
+    )
+    local = (("Acc_A1", "MA", "acc_a1"), ("Delta_shuffle", "MA", "delta_shuffle"),
+             ("Delta_mask", "MA", "delta_mask"))
+
+    def value(e, task, metric):
+        if task.startswith("MC/"):
+            return _cell(c_causal(e, task.split("/")[1], "MC"), metric)
+        if task == "MD":
+            return _cell(e.scores.block("MD", "causal"), metric)
+        return _cell(e.scores.block(task), metric)
+
+    return _panels(data, path, value, (
+        (judging, "judging metrics (MC, MD)", (0, 1.15), ()),
+        (local, "action use (MA; Acc_A1 chance = 0.25)", (-1.05, 1.15), (0.25, 0.0)),
+    ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 
 FIGURES = {
@@ -280,6 +325,31 @@ FIGURES = {
     "fig4_stability.png": fig_stability,
     "fig5_controls.png": fig_controls,
 }
+
+
+def _miniworld(fn):
+    """``fn`` drawn over the judges that were asked a MiniWorld task only (a MiniGrid-only
+    judge of the same report is not shown as rows of "not run")."""
+    def draw(data: ReportData, path: Path) -> Path:
+        return fn(miniworld_judges(data), path)
+
+    return draw
+
+
+MINIWORLD_FIGURES = {
+    "miniworld_fig3a_activation_idr.png": _miniworld(partial(
+        fig_activation, task="MC", title="MiniWorld (3D) MC: activation vs raw intervention "
+        "detection\n(Fig. 3a counterpart)")),
+    "miniworld_fig3b_composite_split.png": _miniworld(partial(
+        fig_shift, task="MC", title="MiniWorld (3D) MC: composite -> split shift per judge\n"
+        "(Fig. 3b counterpart)")),
+    "miniworld_fig4_stability.png": _miniworld(partial(
+        fig_stability, world="miniworld",
+        title="by probe family, MiniWorld (3D) MC and MD (Fig. 4 counterpart)")),
+    "miniworld_fig5_idr_actions.png": _miniworld(fig_miniworld_controls),
+}
+"""MiniWorld's figures, added by ``sections.all_figures`` when a judge was asked a MiniWorld
+task."""
 
 
 def write_figures(data: ReportData, out: Path, figures=None) -> list[Path]:

@@ -1,5 +1,6 @@
 """Which tables and figures a report holds: MiniGrid's, then MiniWorld's own section when any
-judge was asked a MiniWorld task, then the prompt ablation's when any judge was asked it."""
+judge was asked a MiniWorld task (its headline stands beside MiniGrid's), then the prompt
+ablation's when any judge was asked it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ from pathlib import Path
 
 from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.miniworld_tables import miniworld_a, miniworld_c, miniworld_d
-from gridwm_judge.report.plots import FIGURES
+from gridwm_judge.report.miniworld_tables import (
+    miniworld_asked,
+    miniworld_section,
+    miniworld_summary,
+)
+from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES
 from gridwm_judge.report.table import Table
 from gridwm_judge.report.tables import (
     composite_split,
@@ -19,28 +24,27 @@ from gridwm_judge.report.tables import (
     task_c,
     task_d,
 )
-from gridwm_judge.task_table import MINIWORLD_TASKS
 
 
 def all_tables(data: ReportData) -> tuple[Table, ...]:
     """The MiniGrid tables, then MiniWorld's own section when any judge answered it."""
     tables = (
         headline(data),
+        *miniworld_summary(data),
         task_c(data),
         composite_split(data),
         controls(data),
         task_d(data),
         stability(data),
     )
-    asked = any((cov := e.scores.coverage.get(t.name)) is not None and cov.asked
-                for e in data.judges for t in MINIWORLD_TASKS)
-    tables += ((miniworld_a(data), miniworld_c(data), miniworld_d(data),
-                stability(data, "miniworld")) if asked else ())
+    tables += miniworld_section(data)
     if pa.asked(data):
         tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
     return tables
 
 
 def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:
-    """File name -> figure function: MiniGrid's, then the prompt ablation's when asked."""
-    return {**FIGURES, **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {})}
+    """File name -> figure function: MiniGrid's, then MiniWorld's and the prompt ablation's
+    when asked."""
+    return {**FIGURES, **(MINIWORLD_FIGURES if miniworld_asked(data) else {}),
+            **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {})}

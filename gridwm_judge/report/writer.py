@@ -100,6 +100,8 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
     lines += ["## Failure modes", "", "See [failure_modes.md](failure_modes.md). Flagged:", ""]
     for e in data.judges:
         lines.append(f"- **{e.label}**: {', '.join(failures.flags(e)) or 'none'}")
+    lines += [f"- **{e.label}** (MiniWorld): {', '.join(failures.flags(e, 'miniworld')) or 'none'}"
+              for e in data.judges if failures.has_world(e, "miniworld")]
     lines += ["", "## Figures", ""]
     for f in figures:
         rel = f.relative_to(out).as_posix()
@@ -161,6 +163,6 @@ def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | Non
     figs = write_figures(data, out / "figures", all_figures(data)) if figures else []
     index = out / "index.md"
     index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
-    head = tables[0]
-    headline = f"{head.title}\n\n{head.text()}\n\n" + "\n".join(head.notes)
+    heads = [t for t in tables if t.key in ("headline", "miniworld_headline")]
+    headline = "\n\n".join(f"{h.title}\n\n{h.text()}\n\n" + "\n".join(h.notes) for h in heads)
     return ReportResult(out, index, tuple(written), tuple(figs), headline, data)

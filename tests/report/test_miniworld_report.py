@@ -1,18 +1,38 @@
-"""MiniWorld's failure modes and stability are diagnosed and reported on their own (issue 13):
-a real MiniWorld smoke build, the oracle and always-yes baselines on miniworld_c/miniworld_d,
-score, report; MiniGrid's modes, headline and stability rows are not touched by them."""
+"""MiniWorld's failure modes, stability, headline and figures are diagnosed and reported on
+their own (issue 13): a real MiniWorld smoke build, the oracle and always-yes baselines on
+miniworld_a/_c/_d, score, report; MiniGrid's modes, headline, stability rows and figures are
+not touched by them."""
 
+import contextlib
+import dataclasses
+import io
 import json
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
+from PIL import Image
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.dataset.export import build_dataset  # noqa: E402
+from gridwm_judge.report import collect  # noqa: E402
+from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
+from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
+from gridwm_judge.report.sections import all_figures, all_tables  # noqa: E402
 from gridwm_judge.scoring.judge_scores import failure_modes  # noqa: E402
+from gridwm_judge.task_table import MINIWORLD_TASKS  # noqa: E402
 
 ORACLE, YES = "baseline:oracle", "baseline:always-yes"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class Scored(NamedTuple):
+    scores: dict[str, Any]  # scores.json "judges"
+    report: Path
+    score_dir: Path
+    printed: str  # what `report` printed
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +43,17 @@ def scored(tmp_path_factory):
     runs = []
     for judge in ("oracle", "always-yes"):
         run = root / judge
-        assert main(["eval", "--dataset", str(out), "--tasks", "miniworld_c,miniworld_d",
-                     "--judge", f"baseline:{judge}", "--out", str(run), "--no-progress"]) == 0
+        assert main(["eval", "--dataset", str(out), "--tasks",
+                     "miniworld_a,miniworld_c,miniworld_d", "--judge", f"baseline:{judge}",
+                     "--out", str(run), "--no-progress"]) == 0
         runs.append(str(run / "predictions.jsonl"))
     assert main(["score", "--dataset", str(out), "--predictions", *runs,
                  "--out", str(root / "s"), "--n-resamples", "50"]) == 0
-    assert main(["report", str(root / "s"), "--out", str(root / "r")]) == 0
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["report", str(root / "s"), "--out", str(root / "r")]) == 0
     scores = json.loads((root / "s" / "scores.json").read_text())["judges"]
-    return scores, root / "r"
+    return Scored(scores, root / "r", root / "s", printed.getvalue())
 
 
 def _modes(judge_scores, world):
@@ -39,7 +62,7 @@ def _modes(judge_scores, world):
 
 
 def test_scores_diagnose_miniworld_by_task_scope(scored):
-    scores, _ = scored
+    scores = scored.scores
     oracle, yes = _modes(scores[ORACLE], "miniworld"), _modes(scores[YES], "miniworld")
     assert len(oracle) == len(yes) == 5
     assert not [n for n, m in oracle.items() if m["status"] == "flagged"]
@@ -56,7 +79,7 @@ def test_scores_diagnose_miniworld_by_task_scope(scored):
 def test_minigrid_modes_unchanged_by_miniworld_blocks(scored):
     """The same blocks as MiniGrid's C/D give the same MiniGrid modes whether or not MiniWorld
     blocks sit beside them, and MiniWorld's modes name MC/MD scopes only."""
-    scores, _ = scored
+    scores = scored.scores
     yes, oracle = scores[YES]["tasks"], scores[ORACLE]["tasks"]
     grid = {"C": yes["MC"], "D": yes["MD"]}
     alone = failure_modes(grid)
@@ -71,7 +94,7 @@ def test_minigrid_modes_unchanged_by_miniworld_blocks(scored):
 
 
 def test_report_keeps_miniworld_failures_and_stability_apart(scored):
-    _, report = scored
+    report = scored.report
     md = (report / "failure_modes.md").read_text()
     grid, _, world = md.partition("# MiniWorld (3D) failure modes")
     assert world, "no MiniWorld section"
@@ -99,3 +122,78 @@ def test_report_keeps_miniworld_failures_and_stability_apart(scored):
     assert not grid_stab["rows"]
     headline = json.loads((tables / "headline.json").read_text())
     assert not headline["rows"]  # the headline is MiniGrid's: no MiniGrid answers, no rows
+
+
+def _rows(report, key):
+    return {r["judge"]: r for r in json.loads((report / "tables" / f"{key}.json").read_text())[
+        "rows"]}
+
+
+def test_miniworld_headline_beside_minigrid_and_printed(scored):
+    report = scored.report
+    head = _rows(report, "miniworld_headline")
+    assert set(head) == {ORACLE, YES}
+    oracle, yes = head[ORACLE], head[YES]
+    assert oracle["scope"] == yes["scope"] == "MC/composite"
+    assert (oracle["IDR_raw"], oracle["IDR_raw MD"], oracle["Acc_A1 MA"]) == ("1.00",) * 3
+    assert (yes["IDR_raw"], yes["Acc_cf"], yes["IDR_raw MD"]) == ("0.00",) * 3
+    assert yes["p_active"] == "1.00 (2/2)"  # 2 MC groups in the smoke build
+    assert "success-biased" in yes["flags"] and "misgrounded" in yes["flags"]
+    assert oracle["flags"] == "low-activation"
+    index = (report / "index.md").read_text()
+    # the summary: MiniGrid's headline, then MiniWorld's, before any detail table
+    order = [index.index(f"## {t}") for t in (
+        "Headline: does the judge", "MiniWorld (3D) headline", "Task C: correctness")]
+    assert order == sorted(order)
+    assert f"- **{YES}** (MiniWorld): misgrounded" in index
+    assert f"- **{ORACLE}** (MiniWorld): low-activation" in index
+    printed = scored.printed
+    assert "MiniWorld (3D) headline" in printed and "MC/composite" in printed
+
+
+def test_miniworld_figures_are_drawn_and_listed(scored):
+    report = scored.report
+    index = (report / "index.md").read_text()
+    for name in (*FIGURES, *MINIWORLD_FIGURES):
+        path = report / "figures" / name
+        assert path.read_bytes()[:8] == PNG_MAGIC, name
+        with Image.open(path) as im:
+            im.load()
+            assert im.width >= 600 and im.height >= 400
+            assert len(im.convert("RGB").getcolors(maxcolors=1 << 20) or ()) > 20, name
+        assert f"](figures/{name})" in index
+    assert all(name.startswith("miniworld_") for name in MINIWORLD_FIGURES)
+
+
+def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path):
+    """The same judges with their MiniWorld blocks taken away: no MiniWorld table, headline or
+    figure is written, so a MiniGrid report stays as it was."""
+    data = collect([scored.score_dir], work_dir=tmp_path / "w")
+    mw = {t.name for t in MINIWORLD_TASKS}
+
+    def strip(e):
+        sc = dataclasses.replace(
+            e.scores, coverage={t: c for t, c in e.scores.coverage.items() if t not in mw},
+            tasks={t: b for t, b in e.scores.tasks.items() if t not in mw})
+        return dataclasses.replace(e, scores=sc)
+
+    grid = dataclasses.replace(data, judges=tuple(strip(e) for e in data.judges))
+    full_keys = [t.key for t in all_tables(data)]
+    keys = [t.key for t in all_tables(grid)]
+    assert keys == ["headline", "task_c", "composite_split", "controls", "task_d", "stability"]
+    assert full_keys[:2] == ["headline", "miniworld_headline"]
+    assert [k for k in full_keys if k not in keys] == [
+        "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability"]
+    assert all_figures(grid).keys() == FIGURES.keys()
+    written = write_figures(grid, tmp_path / "figs", all_figures(grid))
+    assert [p.name for p in written] == list(FIGURES)
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(FIGURES)
+
+    # a report of a MiniGrid-only judge beside MiniWorld ones: MiniWorld's figures draw only
+    # the judges asked a MiniWorld task
+    grid_yes, oracle = strip(data.judges[0]), data.judges[1]
+    mixed = dataclasses.replace(data, judges=(grid_yes, oracle))
+    assert [e.label for e in miniworld_judges(mixed).judges] == [oracle.label]
+    assert list(all_figures(mixed)) == [*FIGURES, *MINIWORLD_FIGURES]
+    written = write_figures(mixed, tmp_path / "mixed", all_figures(mixed))
+    assert [p.name for p in written] == [*FIGURES, *MINIWORLD_FIGURES]

@@ -1,5 +1,6 @@
 """lmms-eval hook functions for the GridWM-Judge task YAMLs beside this file
-(``lmms-eval --include_path <this folder> --tasks gridwm_task_c ...``).
+(``lmms-eval --include_path <this folder> --tasks gridwm_task_c ...``; MiniWorld:
+``gridwm_miniworld_c`` etc. over a build of the ``miniworld`` profile).
 
 The model sees the row's images in the dataset's order and the prompt unchanged. Each answer
 is graded by the package's parser and grader (:func:`~gridwm_judge.integrations.items.
@@ -19,18 +20,23 @@ from typing import Any
 from gridwm_judge.integrations.items import grade_response, task_figures
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.score import ROW_COLUMNS
+from gridwm_judge.task_table import MINIWORLD_TASKS, TASKS
 
-FIGURES: dict[str, tuple[str, ...]] = {
-    "A": ("acc_a1", "delta_shuffle", "delta_mask"),
-    "B": ("b_mean_score", "b_acc_090"),
-    "C": ("idr_raw_composite", "idr_raw_split", "p_active_composite", "p_active_split",
-          "ns_temporal_composite", "ns_visual_composite", "ns_framing_composite",
-          "jcr_temporal_composite", "jcr_visual_composite", "jcr_framing_composite", "vcc_rep"),
-    "D": ("idr_raw", "idr_cond", "p_active", "ns_framing", "ns_visual", "jcr_framing",
-          "jcr_visual"),
-    "E": ("e_acc", "e_mean_score"),
+_RECIPE_FIGURES: dict[str, tuple[str, ...]] = {
+    "next_state": ("acc_a1", "delta_shuffle", "delta_mask"),
+    "perception": ("b_mean_score", "b_acc_090"),
+    "presentation_invariance": (
+        "idr_raw_composite", "idr_raw_split", "p_active_composite", "p_active_split",
+        "ns_temporal_composite", "ns_visual_composite", "ns_framing_composite",
+        "jcr_temporal_composite", "jcr_visual_composite", "jcr_framing_composite", "vcc_rep"),
+    "reference_aided": ("idr_raw", "idr_cond", "p_active", "ns_framing", "ns_visual",
+                        "jcr_framing", "jcr_visual"),
+    "state_tracking": ("e_acc", "e_mean_score"),
 }
-"""The figures each task's YAML lists in ``metric_list`` (besides ``accuracy``)."""
+FIGURES: dict[str, tuple[str, ...]] = {
+    t.name: _RECIPE_FIGURES[t.recipe] for t in (*TASKS, *MINIWORLD_TASKS)}
+"""The figures each task's YAML lists in ``metric_list`` (besides ``accuracy``), by its scoring
+recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric functions)."""
 
 
 def doc_to_visual(doc: Mapping[str, Any]) -> list:

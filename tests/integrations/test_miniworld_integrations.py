@@ -1,0 +1,222 @@
+"""MiniWorld's configs in the framework bridges (issue 13): the inspect_ai tasks
+``gridwm_judge/miniworld_a|c|d`` and the lmms-eval YAMLs ``gridwm_miniworld_a|c|d``, on a real
+``miniworld_smoke`` build, print the same metrics as ``gridwm-judge score`` for the same answers.
+Skipped without the ``3d`` extra; the inspect part also without the ``inspect`` extra."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import datasets
+import pytest
+import yaml
+
+pytest.importorskip("pyglet", reason="needs the 3d extra")
+
+from gridwm_judge.cli import main  # noqa: E402
+from gridwm_judge.integrations.items import load_items  # noqa: E402
+from gridwm_judge.integrations.lmms_eval import utils  # noqa: E402
+from gridwm_judge.item_hash import item_digest  # noqa: E402
+from gridwm_judge.records import PredictionRecord, ScoresRecord  # noqa: E402
+from gridwm_judge.scoring.score import load_rows  # noqa: E402
+from gridwm_judge.task_table import MINIWORLD_TASKS, Choice, task_spec  # noqa: E402
+
+FOLDER = Path(utils.__file__).parent
+CONFIGS = [t.config for t in MINIWORLD_TASKS]
+
+
+@pytest.fixture(scope="module")
+def mw_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mwbridge") / "smoke"
+    assert main(["build", "--profile", "miniworld_smoke", "--out", str(out)]) == 0
+    return out
+
+
+def mw_answer(uid: str, audit) -> str:
+    """A deterministic answer in the task's own words: mostly right, some wrong, some CF
+    accepted, some that do not parse (NoCue rows only for verdicts, so the smoke build's two
+    groups keep parseable Full / CF pairs and every metric is defined)."""
+    spec = task_spec(str(audit["task"]))
+    h = int(hashlib.sha256(uid.encode()).hexdigest(), 16) % 10
+    if h == 0 and audit["variant"] in ("", "nocue"):
+        return "I cannot tell from these views."
+    if isinstance(spec.answer, Choice):
+        letters = spec.answer.options
+        gold = str(audit["answer"])
+        return letters[(letters.index(gold) + 1) % len(letters)] if h < 4 else gold
+    success, failure = spec.answer.options
+    if h == 1:
+        return failure if audit["label"] == 1 else success
+    if audit["variant"] == "cf" and h < 5:
+        return f"{success}."
+    return success if audit["label"] == 1 else failure
+
+
+def _write_predictions(path: Path, dataset: Path, config: str, said: dict[str, str | None],
+                       judge: str = "scripted") -> None:
+    digests = {r["uid"]: r["item_digest"] for r in load_rows(str(dataset), [config])}
+    task = task_spec(config).name
+    with path.open("w") as fh:
+        for uid, raw in said.items():
+            fh.write(json.dumps(PredictionRecord(
+                uid=uid, judge=judge, task=task, raw=raw, status="ok", request_hash="",
+                item_digest=digests[uid]).to_json()) + "\n")
+
+
+def _score(dataset: Path, predictions: Path, out: Path, judge: str):
+    assert main(["score", "--dataset", str(dataset), "--predictions", str(predictions),
+                 "--out", str(out), "--n-resamples", "100", "--no-les"]) == 0
+    return ScoresRecord.read(out / "scores.json").judges[judge]
+
+
+def expected_figures(judge, task: str) -> dict[str, float]:
+    """score's point estimates under the bridges' flat names (see items.task_figures)."""
+    spec = task_spec(task)
+    out: dict[str, float | None] = {}
+    if spec.recipe == "next_state":
+        for m in ("acc_a1", "delta_shuffle", "delta_mask"):
+            out[m] = judge.metric(task, m).value
+    elif spec.recipe == "presentation_invariance":
+        out["vcc_rep"] = judge.metric(task, "vcc", "vcc_rep").value
+        for rep in ("composite", "split"):
+            for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
+                out[f"{m}_{rep}"] = judge.metric(task, "representations", rep, "causal", m).value
+            for fam in judge.block(task, "representations", rep, "families"):
+                for m in ("ns", "jcr"):
+                    out[f"{m}_{fam}_{rep}"] = judge.metric(
+                        task, "representations", rep, "families", fam, m).value
+    else:
+        for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
+            out[m] = judge.metric(task, "causal", m).value
+        for fam in judge.block(task, "families"):
+            for m in ("ns", "jcr"):
+                out[f"{m}_{fam}"] = judge.metric(task, "families", fam, m).value
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# --- lmms-eval ------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor(
+    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
+
+
+def test_lmms_eval_yaml_per_miniworld_config_follows_the_task_table():
+    for spec in MINIWORLD_TASKS:
+        doc = yaml.load((FOLDER / f"gridwm_{spec.config}.yaml").read_text(), Loader=_Loader)
+        assert doc["include"] == "_default_template_yaml"
+        assert (doc["task"], doc["dataset_name"]) == (f"gridwm_{spec.config}", spec.config)
+        gen = doc["generation_kwargs"]
+        assert (gen["max_new_tokens"], gen["temperature"], gen["do_sample"]) == (
+            spec.max_tokens, 0, False)
+        names = [m["metric"] for m in doc["metric_list"]]
+        assert names == ["accuracy", *utils.FIGURES[spec.name]]
+        # the same metrics as MiniGrid's task of the same recipe
+        (twin,) = [n for n, r in (("A", "next_state"), ("C", "presentation_invariance"),
+                                  ("D", "reference_aided")) if r == spec.recipe]
+        assert utils.FIGURES[spec.name] == utils.FIGURES[twin]
+        for m in doc["metric_list"]:
+            assert m["aggregation"] == ("function", f"utils.agg_{m['metric']}")
+            assert callable(getattr(utils, f"agg_{m['metric']}"))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_lmms_eval_hooks_on_miniworld_rows_equal_score(mw_build, tmp_path, config):
+    docs = datasets.load_dataset(str(mw_build), config, split="test")
+    per_metric: dict[str, list] = {}
+    said = {}
+    for doc in docs:
+        visuals = utils.doc_to_visual(doc)
+        assert len(visuals) == len(doc["images"]) > 0
+        assert all(v.mode == "RGB" for v in visuals)
+        assert utils.doc_to_text(doc) == doc["prompt"]
+        said[doc["uid"]] = mw_answer(doc["uid"], doc)
+        for name, value in utils.process_results(doc, [said[doc["uid"]]]).items():
+            per_metric.setdefault(name, []).append(json.loads(json.dumps(value)))
+    task = task_spec(config).name
+    assert sorted(per_metric) == sorted(["accuracy", *utils.FIGURES[task]])
+    _write_predictions(tmp_path / "p.jsonl", mw_build, config, said)
+    judge = _score(mw_build, tmp_path / "p.jsonl", tmp_path / "s", "scripted")
+    aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
+    expected = expected_figures(judge, task)
+    shown = {k: v for k, v in expected.items() if k in utils.FIGURES[task]}
+    assert shown, "no figure to compare"
+    assert {k: aggregated[k] for k in shown} == pytest.approx(shown)
+    # NaN exactly where score has no value (e.g. a probe family the smoke build lacks)
+    for name, value in aggregated.items():
+        if math.isnan(value):
+            assert name not in expected, name
+    cov = judge.coverage[task]
+    assert aggregated["accuracy"] == pytest.approx(
+        sum(r["correct"] for r in per_metric["accuracy"]) / cov.answered)
+
+
+# --- inspect_ai -----------------------------------------------------------------------------
+
+
+def _mock(dataset, config):
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    items = load_items(str(dataset), config)
+    table: dict[str, tuple[str, str]] = {}
+    for i in items:  # an item held under two uids gets one answer, the first uid's
+        table.setdefault(i.item_digest, (i.uid, mw_answer(i.uid, i.audit)))
+    seen = []
+
+    def outputs(messages, tools, tool_choice, config):
+        images, texts = [], []
+        for part in messages[-1].content:
+            if part.type == "image":
+                images.append(base64.b64decode(part.image.partition(";base64,")[2]))
+            else:
+                texts.append(part.text)
+        uid, raw = table[item_digest(items[0].task, texts[0], images)]
+        seen.append((uid, config.temperature, config.max_tokens))
+        out = ModelOutput.from_content(model="mockllm", content=raw)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=outputs), items, seen
+
+
+def test_inspect_has_a_task_per_miniworld_config():
+    pytest.importorskip("inspect_ai")
+    from gridwm_judge.integrations import inspect_tasks
+
+    for spec in MINIWORLD_TASKS:
+        assert callable(getattr(inspect_tasks, spec.config)), spec.config
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_inspect_eval_of_miniworld_equals_score(mw_build, tmp_path, config):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+
+    spec = task_spec(config)
+    model, items, seen = _mock(mw_build, config)
+    [log] = inspect_eval(f"gridwm_judge/{config}", model=model,
+                         task_args={"dataset": str(mw_build)}, log_dir=str(tmp_path / "logs"),
+                         display="none")
+    assert log.status == "success" and len(log.samples) == len(items)
+    assert {(s[1], s[2]) for s in seen} == {(0.0, spec.max_tokens)}
+    printed = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
+
+    run, out = tmp_path / "run", tmp_path / "scores"
+    assert main(["import-inspect", log.location, "--out", str(run)]) == 0
+    judge = _score(mw_build, run / "predictions.jsonl", out, "inspect/mockllm/model")
+    expected = expected_figures(judge, spec.name)
+    assert len(expected) >= 3 and len(set(expected.values())) >= 2  # not a constant judge
+    assert expected and {k: printed[k] for k in expected} == pytest.approx(expected)
+    said = {i.item_digest: mw_answer(i.uid, i.audit) for i in reversed(items)}
+    correct = sum(said[i.item_digest].rstrip(".") == str(i.audit["answer"]) for i in items)
+    assert printed["accuracy"] == pytest.approx(correct / len(items))
+    assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "tables" / "miniworld_headline.md").exists()
