@@ -92,7 +92,8 @@ def grade_response(raw: str | None, audit: Mapping[str, Any], *, truncated: bool
     task): status, the one parser, the task's grader, as ``score`` does."""
     spec = task_spec(str(audit["task"]))
     status = status_for(raw, truncated)
-    parsed = parse_answer(spec.name, raw, truncated=status == "truncated")
+    parsed = parse_answer(spec.name, raw, truncated=status == "truncated",
+                          style=str(audit.get("prompt_style") or ""))
     grade = recipe_for(spec).grade(parsed.value, audit)
     return graded_row(judge, audit, status, parsed.mode, parsed.value, grade)
 

@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from gridwm_judge.miniworld.interventions import apply_ops
 
 INSTALL_HINT = 'MiniWorld support needs the 3d extra: pip install "gridwm-judge[3d]"'
+SYSTEM_HINT = ("it renders through EGL with Mesa: on Debian/Ubuntu, apt-get install libegl1 "
+               "libegl-mesa0 libgl1 libgl1-mesa-dri libglu1-mesa")
 
 
 class MissingExtraError(ImportError, ValueError):
@@ -30,7 +32,11 @@ def require_miniworld():
     try:
         import miniworld
     except ImportError as exc:
-        raise MissingExtraError(INSTALL_HINT) from exc
+        if exc.name in ("miniworld", "pyglet", "gymnasium"):
+            raise MissingExtraError(INSTALL_HINT) from exc
+        # the extra is there; pyglet could not load a system library (Library "EGL" not found)
+        raise MissingExtraError(f"MiniWorld could not start its headless renderer ({exc}); "
+                                f"{SYSTEM_HINT}") from exc
     return miniworld
 
 

@@ -97,7 +97,9 @@ def register(subparsers) -> None:
             dest=f"max_tokens_{t}",
             type=int,
             default=spec.max_tokens,
-            help=f"max new tokens for task {spec.name}",
+            help=f"max new tokens for task {spec.name}" + "".join(
+                f"; {style} rows get {st.budget_factor}x" for style, st in spec.styles.items()
+                if st.budget_factor != 1),
         )
     p.add_argument(
         "--reask",

@@ -209,3 +209,21 @@ def test_putnext_carrying_turns_are_never_refused(tmp_path):
                          timeout=300).stdout
     row = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
     assert row["full"] and row["nocue"] and not row["cf"] and row["full_poses_match"], row
+
+
+def test_missing_system_egl_names_the_system_packages_not_the_extra(tmp_path):
+    """pyglet's 'Library "EGL" not found' is an ImportError too; with the extra installed it
+    must point at the system libraries, not at pip."""
+    fake = tmp_path / "fake" / "miniworld"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('Library \"EGL\" not found.')\n")
+    code = (f"import sys; sys.path.insert(0, r'{tmp_path / 'fake'}')\n"
+            "from gridwm_judge.cli import main\n"
+            f"sys.exit(main(['groups', '--family', 'miniworld', '--n', '1', '--out', "
+            f"r'{tmp_path / 'x.jsonl'}']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert 'Library "EGL" not found' in line and "apt-get install libegl1" in line
+    assert "3d extra" not in line
