@@ -40,7 +40,9 @@ never a default answer). Two rule sets (:data:`RULES`, versions in :data:`PARSER
 
 B/E (both rule sets): strict when the answer is one JSON object; recovered from code fences,
 surrounding text, trailing commas, single quotes, Python literals or a cut-off tail. E needs a
-non-empty string ``answer``, returned lower-cased. Every parser is linear in the text's length.
+non-empty string ``answer``, returned lower-cased; the Oracle-State staged answer needs an
+object holding ``task_type``, ``objective`` and ``verdict`` (values read by its grader). Every
+parser is linear in the text's length.
 """
 
 from __future__ import annotations
@@ -89,4 +91,5 @@ def parse_answer(
         return parse_choice(raw, fmt.options, rules=rules, truncated=truncated)
     if isinstance(fmt, Verdict):
         return parse_verdict(raw, fmt.words, rules=rules, truncated=truncated)
-    return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated)
+    return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated,
+                             required_keys=fmt.fields)

@@ -16,6 +16,7 @@ from gridwm_judge.tasks import (
     miniworld_a,
     miniworld_c,
     miniworld_d,
+    oracle_state,
     task_a,
     task_b,
     task_c,
@@ -32,6 +33,7 @@ TASK_MODULES: dict[str, ModuleType] = {
     "miniworld_a": miniworld_a,
     "miniworld_c": miniworld_c,
     "miniworld_d": miniworld_d,
+    "oracle_state": oracle_state,
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
