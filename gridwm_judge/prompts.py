@@ -11,7 +11,7 @@ model-facing text changes; it is recorded in every row and every run.
 
 from __future__ import annotations
 
-from gridwm_judge.task_table import OS_TASK_TYPES
+from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
 
 PROMPT_VERSION = "gwj-prompts-v3"
 
@@ -226,7 +226,7 @@ OS_QUESTION = (
     "task types and copy it exactly:\n{task_types}\n"
     "2. objective: the object the reference trajectory's task ends at (the last object it had "
     "to reach, pick up or open), as <type>_<color>, e.g. ball_purple "
-    "(types: goal, key, ball, box, door; colors: red, green, blue, purple, yellow, grey).\n"
+    "(types: {types}; colors: {colors}).\n"
     "3. verdict: does the query trajectory also complete the same task goal as the reference "
     "trajectory? Success or Fail.\n"
     'Answer using JSON only: {{"task_type": "<task type>", "objective": "<type>_<color>", '
@@ -249,5 +249,6 @@ def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: s
         parts += [OS_TABLE_NOTE, f"Reference trajectory state table:\n{reference_table}",
                   f"Query trajectory state table:\n{query_table}"]
     types = "\n".join(f"- {t}" for t in OS_TASK_TYPES)
-    parts.append(OS_QUESTION.format(task_types=types))
+    parts.append(OS_QUESTION.format(task_types=types, types=", ".join(OS_OBJECT_TYPES),
+                                    colors=", ".join(OS_COLORS)))
     return "\n".join(parts)

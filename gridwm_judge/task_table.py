@@ -189,6 +189,9 @@ OS_TASK_TYPES: tuple[str, ...] = (
 )
 """The task types an Oracle-State answer chooses from: the causal chains of the six core env
 cards (``sim.cards``), in card order (a test keeps them equal to the cards' text)."""
+OS_OBJECT_TYPES: tuple[str, ...] = ("goal", "key", "ball", "box", "door")
+OS_COLORS: tuple[str, ...] = ("red", "green", "blue", "purple", "yellow", "grey")
+"""An objective's label is ``<type>_<color>`` over these (MiniGrid's names; Task E's form)."""
 OS_VERDICTS: tuple[str, str] = ("Success", "Fail")
 OS_FIELDS: tuple[str, ...] = ("task_type", "objective", "verdict")
 STAGED_SCHEMA: Mapping[str, Any] = {

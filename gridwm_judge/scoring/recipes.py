@@ -19,6 +19,7 @@ from gridwm_judge.scoring.grading import (
     grade_perception,
     grade_verdict,
 )
+from gridwm_judge.scoring.oracle_state import grade_staged, score_oracle_state
 from gridwm_judge.task_table import TaskSpec
 
 TaskScorer = Callable[[Sequence[GradedRow], task_scores.Batch, TaskSpec], dict]
@@ -36,6 +37,7 @@ RECIPES: dict[str, Recipe] = {
     "presentation_invariance": Recipe(grade_verdict, task_scores.score_task_c),
     "reference_aided": Recipe(grade_verdict, task_scores.score_task_d),
     "state_tracking": Recipe(grade_label, task_scores.score_task_e),
+    "oracle_state": Recipe(grade_staged, score_oracle_state),
 }
 
 
