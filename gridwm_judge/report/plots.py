@@ -5,6 +5,8 @@
   impossible region IDR_raw > p_active greyed out.
 - ``fig3b_composite_split.png``: composite -> split shift arrows in the same plane.
 - ``fig4_stability.png``: NS and JCR by probe family, one bar per judge.
+- ``fig_oracle_state_differences.png`` (only when a judge was asked Oracle-State): the paired
+  evidence-arm differences of joint accuracy and IDR_raw, group and environment CIs.
 - ``fig5_controls.png``: local controls (B_Acc@0.90, E_Acc, Acc_A1) beside the judging
   metrics (JAcc_neu, IDR_raw, Task D IDR_raw).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gridwm_judge.report import oracle_state
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
 
@@ -276,14 +279,56 @@ def fig_controls(data: ReportData, path: Path) -> Path:
     return _save(fig, path, CI_NOTE)
 
 
+def fig_oracle_state(data: ReportData, path: Path) -> Path | None:
+    """Paired differences (State - Pixel, Pixel+State - Pixel) per judge, joint accuracy and
+    IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
+    if not oracle_state.asked(data):
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    judges = [e for e in data.judges if e.scores.block(oracle_state.TASK, "differences")]
+    cols = _colors(len(judges))
+    keys = ("state-pixel", "pixel_state-pixel")
+    for ax, (metric, label) in zip(axes, oracle_state.DIFF_METRICS, strict=True):
+        for i, e in enumerate(judges):
+            diffs = e.scores.block(oracle_state.TASK, "differences") or {}
+            for k, key in enumerate(keys):
+                m = (diffs.get(key) or {}).get(metric)
+                if not m or m.get("value") is None:
+                    continue
+                y = k + (i - (len(judges) - 1) / 2) * 0.12
+                v = m["value"]
+                for ci, lw in ((m.get("ci_env"), 1.0), (m.get("ci"), 3.0)):
+                    if ci and ci[0] is not None:
+                        ax.plot(ci, [y, y], color=cols[i], lw=lw, alpha=0.8,
+                                solid_capstyle="butt")
+                ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
+                           label=e.label if (k == 0 and metric == "joint") else None)
+        ax.axvline(0, color="0.4", lw=0.8, ls="--")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_title(f"delta {label}")
+        ax.grid(alpha=0.3, axis="x")
+    axes[0].set_yticks(range(len(keys)))
+    axes[0].set_yticklabels(["State - Pixel", "Pixel+State - Pixel"])
+    axes[0].set_ylim(-0.6, len(keys) - 0.4)
+    handles, names = axes[0].get_legend_handles_labels()
+    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   frameon=False)
+    fig.suptitle("Oracle-State: paired evidence-arm differences")
+    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin: "
+                 "environment-level CI. Right of 0: the arm beats Pixel.")
+
+
 FIGURES = {
     "fig3a_activation_idr.png": fig_activation,
     "fig3b_composite_split.png": fig_shift,
     "fig4_stability.png": fig_stability,
     "fig5_controls.png": fig_controls,
+    "fig_oracle_state_differences.png": fig_oracle_state,
 }
 
 
 def write_figures(data: ReportData, out: Path) -> list[Path]:
+    """Every figure of ``FIGURES``; a section's figure returns None when it has nothing to show."""
     out.mkdir(parents=True, exist_ok=True)
-    return [fn(data, out / name) for name, fn in FIGURES.items()]
+    return [p for p in (fn(data, out / name) for name, fn in FIGURES.items()) if p is not None]

@@ -207,6 +207,7 @@ def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> d
                                   [r.group_id for r in sub])
         out["arms"][arm] = {
             "n_rows": len(sub),
+            "n_invalid": sum(r.parse_mode == "invalid" for r in sub),
             "stages": {"metrics": s.block(ratios, clusters=envs)},
             "causal": _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True),
         }
