@@ -228,7 +228,9 @@ OS_QUESTION = (
     "to reach, pick up or open), as <type>_<color>, e.g. ball_purple "
     "(types: {types}; colors: {colors}).\n"
     "3. verdict: does the query trajectory also complete the same task goal as the reference "
-    "trajectory? Success or Fail.\n"
+    "trajectory? The query comes from another seed of the same environment, so its layout, "
+    "colours and the object its task ends at may differ from the reference's: judge whether it "
+    "completes its own instance of the same task. Success or Fail.\n"
     'Answer using JSON only: {{"task_type": "<task type>", "objective": "<type>_<color>", '
     '"verdict": "Success" or "Fail"}}.'
 )
