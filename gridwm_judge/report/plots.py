@@ -324,11 +324,16 @@ FIGURES = {
     "fig3b_composite_split.png": fig_shift,
     "fig4_stability.png": fig_stability,
     "fig5_controls.png": fig_controls,
+}
+SECTION_FIGURES = {
     "fig_oracle_state_differences.png": fig_oracle_state,
 }
+"""Figures of a report section, drawn only when a judge was asked its config (None else)."""
 
 
 def write_figures(data: ReportData, out: Path) -> list[Path]:
-    """Every figure of ``FIGURES``; a section's figure returns None when it has nothing to show."""
+    """Every figure of ``FIGURES``, then the ``SECTION_FIGURES`` that have something to show."""
     out.mkdir(parents=True, exist_ok=True)
-    return [p for p in (fn(data, out / name) for name, fn in FIGURES.items()) if p is not None]
+    paths = [fn(data, out / name) for name, fn in FIGURES.items()]
+    sections = (fn(data, out / name) for name, fn in SECTION_FIGURES.items())
+    return paths + [p for p in sections if p is not None]
