@@ -298,9 +298,9 @@ def fig_oracle_state(data: ReportData, path: Path) -> Path | None:
                     continue
                 y = k + (i - (len(judges) - 1) / 2) * 0.12
                 v = m["value"]
-                for ci, lw in ((m.get("ci_env"), 1.0), (m.get("ci"), 3.0)):
-                    if ci and ci[0] is not None:
-                        ax.plot(ci, [y, y], color=cols[i], lw=lw, alpha=0.8,
+                for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
+                    if ci and ci[0] is not None:  # the env CI just below the group CI
+                        ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
                                 solid_capstyle="butt")
                 ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
                            label=e.label if (k == 0 and metric == "joint") else None)
@@ -315,7 +315,7 @@ def fig_oracle_state(data: ReportData, path: Path) -> Path | None:
     axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                    frameon=False)
     fig.suptitle("Oracle-State: paired evidence-arm differences")
-    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin: "
+    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin, just below: "
                  "environment-level CI. Right of 0: the arm beats Pixel.")
 
 
