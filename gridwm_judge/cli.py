@@ -1,14 +1,15 @@
 """The `gridwm-judge` command line.
 
 Each part of the pipeline owns its sub-commands in its own module, which exposes
-``register(subparsers)``; this file only lists those modules, and sets what every command
-shares:
+``register(subparsers)`` and adds each command with :func:`gridwm_judge.command_line.add_command`;
+this file only lists those modules, and sets what every command shares:
 
 - ``--help`` shows each option's default (added here once, not in each ``register``);
 - an unknown flag prints the sub-command's usage, not the top-level one;
-- a ``ValueError``/``FileExistsError``/``FileNotFoundError`` raised for bad input is one
-  clear line (exit 2), any other ``OSError`` (a full disk, no permission) one line saying
-  what failed where (exit 1), and Ctrl-C one line (exit 130) instead of a traceback.
+- a ``ValueError``/``FileExistsError``/``FileNotFoundError`` raised for bad input, or an
+  exception the command declares ``refused``, is one clear line (exit 2), any other
+  ``OSError`` (a full disk, no permission) one line saying what failed where (exit 1), and
+  Ctrl-C one line saying what is kept (exit 130) instead of a traceback.
   Commands write files to a temporary name and rename them, so neither leaves anything
   half-written;
 - worker processes forked while a command runs die with it (:mod:`gridwm_judge.workers`).
@@ -22,6 +23,7 @@ import importlib
 import sys
 
 from gridwm_judge import __version__
+from gridwm_judge.command_line import INTERRUPTED
 from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
@@ -35,6 +37,8 @@ COMMAND_MODULES = (
     "gridwm_judge.integrations.commands",
 )
 EXIT_BAD_INPUT, EXIT_OS_ERROR, EXIT_INTERRUPTED = 2, 1, 130
+BAD_INPUT = (ValueError, FileExistsError, FileNotFoundError)
+"""Raised for bad input: one line, exit 2 (as is what a command's ``refused`` names)."""
 
 
 class _ShowDefaults:
@@ -114,7 +118,7 @@ def os_error_line(exc: OSError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    prefix = "gridwm-judge"
+    prefix, args = "gridwm-judge", None
     try:
         parser = build_parser()
         args, extra = parser.parse_known_args(argv)
@@ -125,14 +129,17 @@ def main(argv: list[str] | None = None) -> int:
         with workers_die_with_parent():
             return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        print(f"{prefix}: interrupted; nothing half-written is left", file=sys.stderr)
+        print(f"{prefix}: interrupted; {getattr(args, 'interrupted', INTERRUPTED)}",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (ValueError, FileExistsError, FileNotFoundError) as exc:
-        print(f"{prefix}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(f"{prefix}: error: {os_error_line(exc)}", file=sys.stderr)
-        return EXIT_OS_ERROR
+    except Exception as exc:
+        if isinstance(exc, (*BAD_INPUT, *getattr(args, "refused", ()))):
+            print(f"{prefix}: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if isinstance(exc, OSError):
+            print(f"{prefix}: error: {os_error_line(exc)}", file=sys.stderr)
+            return EXIT_OS_ERROR
+        raise
 
 
 if __name__ == "__main__":

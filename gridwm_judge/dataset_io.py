@@ -127,7 +127,9 @@ def load_task(dataset: str, config: str):
 
     with _bars_only_on_a_terminal(datasets):
         if path.is_dir():
-            return datasets.load_dataset(str(path), config, split=SPLIT)
+            return datasets.load_dataset(
+                str(path), config, split=SPLIT, cache_dir=_content_cache_dir(path, config)
+            )
         return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
 
 
@@ -163,20 +165,38 @@ def dataset_provenance(dataset: str) -> dict:
     return {k: meta[k] for k in keys if k in meta}
 
 
+def _content_hash(root: Path, files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for f in sorted(files):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        with f.open("rb") as fh:
+            for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _content_cache_dir(path: Path, config: str) -> str:
+    """Where ``datasets`` keeps its Arrow copy of a local config: a folder named by the
+    content of the config's files and the card. ``datasets`` keys its own cache on the folder
+    name and reuses a stale copy when a folder is rebuilt with other rows (huggingface/datasets
+    #2956), which would have the judge asked, and scored on, the previous build's items."""
+    import datasets
+
+    data = path / "data" / config
+    files = [f for f in (data if data.is_dir() else path / "data").rglob("*") if f.is_file()]
+    files += [path / "README.md"] if (path / "README.md").is_file() else []
+    key = _content_hash(path, files)[:32]
+    return str(Path(datasets.config.HF_DATASETS_CACHE) / "gridwm-judge" / key)
+
+
 def dataset_fingerprint(dataset: str) -> str:
     """A content hash of a local dataset folder, or the commit sha of a Hub dataset repo."""
     path = Path(dataset)
     if path.is_dir():
         files = sorted(path.glob("data/**/*.parquet"))
         files += [path / name for name in _FINGERPRINT_FILES if (path / name).is_file()]
-        h = hashlib.sha256()
-        for f in sorted(files):
-            h.update(f.relative_to(path).as_posix().encode() + b"\0")
-            with f.open("rb") as fh:
-                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                    h.update(chunk)
-            h.update(b"\0")
-        return f"sha256:{h.hexdigest()}"
+        return f"sha256:{_content_hash(path, files)}"
     from huggingface_hub import HfApi
 
     return f"hub:{dataset}@{_from_hub(dataset, HfApi().dataset_info, dataset).sha}"

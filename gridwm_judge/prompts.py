@@ -192,6 +192,32 @@ MINIWORLD_A = (
 )
 
 
+# --- Prompt-structure ablation (ours, issue 14; the paper gives no wording) -----------------
+# The three styles ask Task D's clean-neutral question over the same images; they differ only
+# in the answer instruction, which replaces Task D's in the same place (``direct`` is Task D's
+# prompt exactly). The structured formats are the JSON objects of ``task_table.PA_STYLES``.
+TASK_D_ANSWER = "Answer with ONLY: Success or Fail."
+PA_ANSWER = {
+    "direct": TASK_D_ANSWER,
+    "structured_verdict": (
+        'Answer with ONLY a JSON object and no other text: {"verdict": "<Success or Fail>"}.'
+    ),
+    "structured_rationale": (
+        "Answer with ONLY a JSON object and no other text: first a short rationale (one or two "
+        "sentences on what the query trajectory shows), then the verdict: "
+        '{"rationale": "<one or two sentences>", "verdict": "<Success or Fail>"}.'
+    ),
+}
+
+
+def prompt_ablation_prompt(style: str) -> str:
+    """The prompt ablation's prompt in ``style``: Task D's clean-neutral prompt with the
+    style's answer instruction in place of Task D's."""
+    if style not in PA_ANSWER:
+        raise ValueError(f"unknown prompt style {style!r}; expected one of {', '.join(PA_ANSWER)}")
+    base = task_d_prompt("neutral")
+    assert base.count(TASK_D_ANSWER) == 1  # the one sentence a style replaces
+    return base.replace(TASK_D_ANSWER, PA_ANSWER[style])
 # --- Oracle-State (ours, issue 14; paper App. D.4 gives no wording): evidence arms ---------
 OS_OPENING = (
     "Below are two trajectories from the same MiniGrid environment. "

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.records import PREDICTIONS_FILE
 from gridwm_judge.report.writer import write_report
@@ -159,8 +160,8 @@ def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | 
 
 
 def register(subparsers) -> None:
-    q = subparsers.add_parser(
-        "quickstart",
+    q = add_command(
+        subparsers, "quickstart", lambda args: main(args.out),
         help="build a small dataset, run the 5 baseline judges, score and report (~1-2 min)",
         description="No downloads: builds the 'quickstart' profile, runs always-yes, always-no, "
         "random, pixel-heuristic and oracle, scores them, writes the report and prints the "
@@ -171,4 +172,3 @@ def register(subparsers) -> None:
         default=None,
         help="new folder for everything (default: ./gwj-quickstart-<UTC timestamp>)",
     )
-    q.set_defaults(handler=lambda args: main(args.out))

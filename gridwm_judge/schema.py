@@ -24,73 +24,65 @@ E_STATUSES = ("holding", "dropped", "reacquired_and_holding")
 EVIDENCE = ("pixel", "state", "pixel_state")
 PROMPT_STYLES = ("direct", "structured_verdict", "structured_rationale")
 
-# name -> (datasets dtype, meaning). Model-facing: prompt, images. Everything else is audit.
-COLUMNS: dict[str, tuple[str, str]] = {
-    "uid": (
-        "string",
-        "stable unique id, e.g. C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral"
-        ".composite",
-    ),
-    "task": ("string", "A..E"),
-    "family": (
-        "string",
-        "env family: doorkey, keycorridor, redbluedoor, lavagap, memory, multiroom, "
-        "unlockpickup, blockedunlockpickup",
-    ),
-    "env_id": ("string", "registered MiniGrid id"),
-    "group_id": ("string", "trajectory group; CIs resample these"),
-    "seed": ("int64", "env.reset seed of the group"),
-    "item_id": (
-        "string",
-        "id shared by the rows that are conditions of one question (A action conditions, C/D "
-        "presentations of one group+variant); pairs rows for paired metrics",
-    ),
-    "prompt": ("string", "model-facing text"),
-    "images": ("list_image", "model-facing images, in order"),
-    "answer": (
-        "string",
-        "gold answer as text: A-D letter (A), JSON (B), Yes/No (C), Success/Fail (D), "
-        'JSON {"answer": label} (E)',
-    ),
-    "label": ("int64", "C/D: 1 trajectory succeeded, 0 failed; -1 elsewhere"),
-    "variant": ("string", "full / nocue / cf (C, D); '' elsewhere"),
-    "temporal": ("string", "orig / rev"),
-    "visual": ("string", "clean / noisy / style"),
-    "framing": ("string", "neutral / positive / negative"),
-    "representation": ("string", "composite / split"),
-    "probe_family": (
-        "string",
-        "C/D: the presentation set this row belongs to (C: grid = temporal x visual, framing; "
-        "D: baseline, framing, visual; '' elsewhere)",
-    ),
-    "action_condition": ("string", "A: orig / shuffle / mask; '' elsewhere"),
-    "action": ("string", "A: the true action name; '' elsewhere"),
-    "question": ("string", "E: identity / status; B: 'perception'; '' elsewhere"),
-    "candidate_order": ("string", "A: JSON list of candidate sources, gold marked; '' elsewhere"),
-    "frame_indices": ("string", "JSON list of trajectory state indices shown, in shown order"),
-    "checkpoint": ("int64", "B/E/A: state index the question is about; -1 elsewhere"),
-    "reference_group_id": (
-        "string",
-        "D: group of the successful reference trajectory; '' elsewhere",
-    ),
-    "intervention": ("string", "JSON list of CF operations ('[]' when none)"),
-    "mask": ("string", "JSON NoCue mask spec ('[]' when none)"),
-    "validators": ("string", "JSON {gate: bool} of the source group"),
-    "evidence": (
-        "string",
-        "oracle_state: pixel (storyboards) / state (text table of observable facts) / "
-        "pixel_state (both); '' elsewhere",
-    ),
-    "prompt_style": (
-        "string",
-        "prompt_ablation: direct / structured_verdict / structured_rationale; '' elsewhere",
-    ),
-    "mission": (
-        "string",
-        "oracle_state: the env's mission text, audit only (never in the prompt); '' elsewhere",
-    ),
-    "prompt_version": ("string", "version of the prompt templates"),
-}
+# The dataset row, one column a line: name, `datasets` dtype, meaning (an indented line goes on
+# with the meaning above). Model-facing: prompt, images. Everything else is audit.
+_COLUMN_TABLE = """\
+uid                string stable unique id, e.g.
+                          C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral.composite
+task               string A..E
+family             string env family: doorkey, keycorridor, redbluedoor, lavagap, memory, multiroom,
+                          unlockpickup, blockedunlockpickup
+env_id             string registered MiniGrid id
+group_id           string trajectory group; CIs resample these
+seed               int64  env.reset seed of the group
+item_id            string id shared by the rows that are conditions of one question (A action
+                          conditions, C/D presentations of one group+variant); pairs rows for
+                          paired metrics
+prompt             string model-facing text
+images             list_image model-facing images, in order
+answer             string gold answer as text: A-D letter (A), JSON (B), Yes/No (C), Success/Fail
+                          (D), JSON {"answer": label} (E)
+label              int64  C/D: 1 trajectory succeeded, 0 failed; -1 elsewhere
+variant            string full / nocue / cf (C, D); '' elsewhere
+temporal           string orig / rev
+visual             string clean / noisy / style
+framing            string neutral / positive / negative
+representation     string composite / split
+probe_family       string C/D: the presentation set this row belongs to (C: grid = temporal x
+                          visual, framing; D: baseline, framing, visual; '' elsewhere)
+action_condition   string A: orig / shuffle / mask; '' elsewhere
+action             string A: the true action name; '' elsewhere
+question           string E: identity / status; B: 'perception'; '' elsewhere
+candidate_order    string A: JSON list of candidate sources, gold marked; '' elsewhere
+frame_indices      string JSON list of trajectory state indices shown, in shown order
+checkpoint         int64  B/E/A: state index the question is about; -1 elsewhere
+reference_group_id string D: group of the successful reference trajectory; '' elsewhere
+intervention       string JSON list of CF operations ('[]' when none)
+mask               string JSON NoCue mask spec ('[]' when none)
+validators         string JSON {gate: bool} of the source group
+evidence           string oracle_state: pixel (storyboards) / state (text table of observable
+                          facts) / pixel_state (both); '' elsewhere
+prompt_style       string prompt_ablation: direct / structured_verdict / structured_rationale;
+                          '' elsewhere
+mission            string oracle_state: the env's mission text, audit only (never in the
+                          prompt); '' elsewhere
+prompt_version     string version of the prompt templates
+"""
+
+
+def _read_table(table: str) -> dict[str, tuple[str, str]]:
+    """name -> (dtype, meaning), in the table's order; a continued meaning is joined by a space."""
+    rows: list[list[str]] = []
+    for line in table.splitlines():
+        if line[:1].isspace():
+            rows[-1][2] += " " + line.strip()
+        else:
+            rows.append(line.split(None, 2))
+    return {name: (dtype, meaning) for name, dtype, meaning in rows}
+
+
+COLUMNS: dict[str, tuple[str, str]] = _read_table(_COLUMN_TABLE)
+"""name -> (datasets dtype, meaning), in row order."""
 
 MODEL_FACING = ("prompt", "images")
 

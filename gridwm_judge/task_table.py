@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 PROTOCOLS = ("all_groups", "eligible_pairs")
@@ -75,7 +75,61 @@ class JsonObject:
         return {"json": json.dumps(self.schema)}
 
 
-AnswerFormat = Choice | Verdict | JsonObject
+@dataclass(frozen=True)
+class JsonVerdict:
+    """A success / failure verdict given as a JSON object: string ``fields`` in the order asked,
+    the last of them ``"verdict"`` holding one of ``verdict``'s words; the others are free text
+    (the prompt ablation's short ``rationale``). Parsed to "success" / "failure" like a
+    :class:`Verdict`, so it is graded and scored as one."""
+
+    verdict: Verdict
+    fields: tuple[str, ...] = ("verdict",)
+
+    def __post_init__(self) -> None:
+        if not self.fields or self.fields[-1] != "verdict" or len(set(self.fields)) != len(
+                self.fields):
+            raise ValueError(f"JsonVerdict fields must be distinct and end with 'verdict', "
+                             f"got {self.fields!r}")
+
+    @property
+    def options(self) -> tuple[str, str]:
+        return self.verdict.options
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {f: {"type": "string"} for f in self.fields}
+        props["verdict"] = {"enum": list(self.verdict.options)}
+        return {"type": "object", "properties": props, "required": list(self.fields),
+                "additionalProperties": False}
+
+    def structured(self) -> dict[str, Any]:
+        return {"json": json.dumps(self.schema)}
+
+    def text(self, word: str, **free: str) -> str:
+        """A strict answer giving ``word``, the free fields from ``free`` ("" when not given)."""
+        if word not in self.verdict.options:
+            raise ValueError(f"verdict {word!r} is not one of {self.verdict.options}")
+        extra = sorted(set(free) - set(self.fields[:-1]))
+        if extra:
+            raise ValueError(f"unknown JSON field(s) {extra}; expected {self.fields[:-1]}")
+        return json.dumps({f: free.get(f, "") for f in self.fields[:-1]} | {"verdict": word})
+
+
+AnswerFormat = Choice | Verdict | JsonObject | JsonVerdict
+
+
+@dataclass(frozen=True)
+class Style:
+    """One prompt style of a config whose items are asked in several (the prompt ablation):
+    its answer format and its token budget as a multiple of the task's."""
+
+    answer: AnswerFormat
+    budget_factor: int = 1
+
+    def __post_init__(self) -> None:
+        if self.budget_factor < 1:
+            raise ValueError(f"budget_factor must be >= 1, got {self.budget_factor}")
+
 
 PERCEPTION_SCHEMA: Mapping[str, Any] = {
     "type": "object",
@@ -131,7 +185,10 @@ class TaskSpec:
 
     ``name`` is the short task name rows and predictions carry ("C"); ``config`` the dataset
     config ("task_c"); ``recipe`` the scoring recipe's name; ``protocol`` how a verdict task
-    counts invalid answers (None for non-verdict tasks).
+    counts invalid answers (None for non-verdict tasks). ``styles``, when given, names the
+    prompt styles its rows are asked in (a row's ``prompt_style`` column): each has its own
+    answer format and budget, which :meth:`for_style` resolves; ``answer`` and ``max_tokens``
+    are then those of a row with no style.
     """
 
     name: str
@@ -141,6 +198,7 @@ class TaskSpec:
     max_tokens: int
     recipe: str
     protocol: str | None = None
+    styles: Mapping[str, Style] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.protocol is not None and self.protocol not in PROTOCOLS:
@@ -151,6 +209,19 @@ class TaskSpec:
     def structured_output(self) -> dict[str, Any]:
         """Keyword arguments of vLLM's ``StructuredOutputsParams`` for this answer format."""
         return self.answer.structured()
+
+    def for_style(self, style: str) -> TaskSpec:
+        """This entry as a row of prompt style ``style`` is asked: the style's answer format and
+        budget (``max_tokens`` x its factor). ``""`` (no style) is the entry itself; a style the
+        entry does not have is a ValueError naming the valid ones."""
+        if not style:
+            return self
+        if style not in self.styles:
+            valid = ", ".join(self.styles) or "none: its rows have no prompt_style"
+            raise ValueError(f"task {self.name} has no prompt style {style!r}; expected {valid}")
+        st = self.styles[style]
+        return replace(self, answer=st.answer, max_tokens=self.max_tokens * st.budget_factor,
+                       styles={})
 
 
 TASKS: tuple[TaskSpec, ...] = (
@@ -178,6 +249,17 @@ MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
 """MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
 recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
 not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them."""
+
+D_VERDICT = Verdict("Success", "Fail")
+PA_STYLES: Mapping[str, Style] = {
+    "direct": Style(D_VERDICT),
+    "structured_verdict": Style(JsonVerdict(D_VERDICT, ("verdict",))),
+    "structured_rationale": Style(JsonVerdict(D_VERDICT, ("rationale", "verdict")),
+                                  budget_factor=4),
+}
+"""The prompt ablation's styles (issue 14): Task D's bare word, a JSON verdict, and a JSON
+object with a short rationale first (4 x the budget: room for the rationale, so a cut-off
+answer is rare; one that is cut off before its verdict is invalid)."""
 
 OS_TASK_TYPES: tuple[str, ...] = (
     "pick up key -> unlock door -> reach goal",
@@ -207,6 +289,9 @@ STAGED_SCHEMA: Mapping[str, Any] = {
 Task E's label form), then the query's verdict."""
 
 CONTROL_TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("PA", "prompt_ablation", "prompt-structure ablation of Task D (direct / "
+             "structured verdict / structured rationale)", D_VERDICT, 256, "prompt_ablation",
+             "all_groups", styles=PA_STYLES),
     TaskSpec("OS", "oracle_state", "Oracle-State evidence arms: staged task type, objective "
              "and verdict from pixels, a state table or both (JSON)",
              JsonObject(STAGED_SCHEMA, fields=OS_FIELDS), 512, "oracle_state", "all_groups"),
@@ -236,6 +321,12 @@ def _valid_names() -> str:
 def is_task(name: str) -> bool:
     """Whether ``name`` names a task or config of the table."""
     return isinstance(name, str) and name.strip() in _BY_KEY
+
+
+def answer_spec(task: str, style: str = "") -> TaskSpec:
+    """The entry a row of ``task`` in prompt ``style`` is asked and parsed by (its format and
+    budget): ``task_spec(task).for_style(style)``."""
+    return task_spec(task).for_style(style)
 
 
 def task_spec(name: str) -> TaskSpec:

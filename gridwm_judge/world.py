@@ -41,7 +41,7 @@ Contracts a newcomer must keep (the consumers rely on them, not on the member ty
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gridwm_judge.schema import VARIANTS
@@ -49,7 +49,7 @@ from gridwm_judge.schema import VARIANTS
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["VARIANTS", "Group", "Rollout", "World", "check_world", "rollout_of"]
+__all__ = ["VARIANTS", "Group", "Rollout", "World", "check_world", "checked_groups", "rollout_of"]
 
 
 @runtime_checkable
@@ -151,3 +151,14 @@ def check_world(group: Group, world: World) -> None:
     if group.world != world.name:
         raise ValueError(f"group {group.group_id} is a {group.world!r} group; it cannot be "
                          f"rendered by the {world.name!r} world")
+
+
+def checked_groups(groups: Iterable[Group], world: World, task: str) -> list[Group]:
+    """``groups`` as a list, each made by ``world``; no group at all is a ValueError naming
+    ``task`` (e.g. "Task B")."""
+    groups = list(groups)
+    if not groups:
+        raise ValueError(f"{task} needs at least one trajectory group")
+    for g in groups:
+        check_world(g, world)
+    return groups

@@ -48,3 +48,17 @@ def test_fingerprint_tracks_content(smoke, tmp_path):
     assert dataset_fingerprint(str(other)) == first  # same bytes, other folder
     (other / "validation.json").write_text('{"changed": true}')
     assert dataset_fingerprint(str(other)) != first
+
+
+def test_a_rebuilt_folder_is_read_afresh_not_from_a_stale_cache(tmp_path):
+    """datasets keys its cache on the folder name (huggingface/datasets#2956): a folder
+    rebuilt with other rows must give the new rows, never the previous build's."""
+    root = write_smoke_dataset(tmp_path / "smoke", configs=("task_c",))
+    first = load_task(str(root), "task_c")
+    assert len(first) == 8
+    part = root / "data" / "task_c" / "test-00000-of-00001.parquet"
+    first.select(range(3)).to_parquet(str(part))
+    again = load_task(str(root), "task_c")
+    assert len(again) == 3 and again["uid"] == first["uid"][:3]
+    # an unchanged folder reuses its cache (same Arrow files, no rebuild)
+    assert load_task(str(root), "task_c").cache_files == again.cache_files

@@ -20,7 +20,7 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "task_table", "schema", "records", "item_hash", "resources", "world", "prompts",
-     "parsing", "atomic", "redact", "workers"),
+     "parsing", "atomic", "redact", "workers", "command_line"),
     ("sim", "miniworld"),
     ("render",),
     ("tasks",),

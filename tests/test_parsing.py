@@ -527,3 +527,25 @@ def test_one_megabyte_json_and_choice_inputs_parse():
         assert parse_answer("B", "{a:}" * 250_000, rules=rules).mode == "invalid"
         assert parse_answer("A", "A " * 500_000, rules=rules).mode in PARSE_MODES
     assert parse_answer("A", "A " * 500_000 + "\nAnswer: D").value == "D"
+
+
+# --- a lead verdict its own sentence contradicts commits to neither --------------------------
+@pytest.mark.parametrize(
+    ("task", "raw", "expected"),
+    [
+        ("C", "Yes, but ultimately the agent failed.", NONE),
+        ("C", "No, it succeeded.", NONE),
+        ("D", "Success, but the agent failed to reach the goal.", NONE),
+        ("C", "I can't say it failed.", NONE),
+        ("D", "It is hard to say whether it succeeded.", NONE),
+        # agreeing or hedged rest: the lead stands
+        ("C", "Yes - it did not fail.", (S, "recovered")),
+        ("D", "Success, although it almost failed.", (S, "recovered")),
+        ("C", "No, the agent did not succeed.", (F, "recovered")),
+        # a later committed answer still decides
+        ("C", "Yes, but it failed.\n\nAnswer: No", (F, "recovered")),
+    ],
+)
+def test_contradicted_lead_is_invalid(task, raw, expected):
+    got = parse_answer(task, raw)
+    assert (got.value, got.mode) == expected

@@ -51,6 +51,10 @@ _DESCRIPTIONS = {
     "miniworld_a": "MA: Task A on MiniWorld (first-person view + map -> next first-person view)",
     "miniworld_c": "MC: Task C on MiniWorld first-person 3D storyboards (Yes/No)",
     "miniworld_d": "MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
+    "prompt_ablation": "PA: prompt-structure ablation of Task D's clean-neutral Full and CF "
+                       "items, each asked in three prompt styles (prompt_style): direct "
+                       "(Success/Fail), structured_verdict (JSON {\"verdict\"}) and "
+                       "structured_rationale (JSON {\"rationale\", \"verdict\"})",
     "oracle_state": "OS: Oracle-State control, Task D's items in three evidence arms (pixel "
                     "storyboards, a text state table of the shown keyframes: agent cell, heading "
                     "and carried object, objects with type, colour, cell and door state; no "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
+from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.profiles import PROFILES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 
@@ -17,8 +17,9 @@ def _configs(text: str) -> list[str]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    b = subparsers.add_parser(
-        "build", help="build the benchmark into the Hugging Face Hub layout (Parquet + card)",
+    b = add_command(
+        subparsers, "build", _build,
+        help="build the benchmark into the Hugging Face Hub layout (Parquet + card)",
         description="Generate the trajectory groups, build the task configs and write "
                     "DIR/data/<config>/test-*.parquet, DIR/README.md and DIR/validation.json.",
     )
@@ -36,10 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--configs", type=_configs, default=None,
                    help="comma-separated subset of task_a,task_b,task_c,task_d,task_e")
     b.add_argument("--overwrite", action="store_true", help="replace a non-empty --out folder")
-    b.set_defaults(handler=_build)
 
-    p = subparsers.add_parser(
-        "push", help="upload a built folder to the Hugging Face Hub (one commit)",
+    p = add_command(
+        subparsers, "push", _push, refused=(PermissionError,),  # the Hub refused the token
+        help="upload a built folder to the Hugging Face Hub (one commit)",
         description="Create the dataset repo if needed and upload DIR in one commit. The token "
                     "comes from HF_TOKEN or `hf auth login`.",
     )
@@ -47,7 +48,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--repo-id", required=True, help="USER/NAME or ORG/NAME")
     p.add_argument("--private", action="store_true", help="create the repo as private")
     p.add_argument("--revision", default=None, help="branch to commit to (created if missing)")
-    p.set_defaults(handler=_push)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -65,11 +65,7 @@ def _build(args: argparse.Namespace) -> int:
 def _push(args: argparse.Namespace) -> int:
     from gridwm_judge.dataset.push import push_folder
 
-    try:
-        res = push_folder(args.dir, args.repo_id, private=args.private, revision=args.revision)
-    except PermissionError as exc:
-        print(f"gridwm-judge push: error: {exc}", file=sys.stderr)
-        return 2
+    res = push_folder(args.dir, args.repo_id, private=args.private, revision=args.revision)
     rev = f" (revision {res.revision})" if res.revision else ""
     print(f"pushed {args.dir} to {res.url}{rev}")
     return 0

@@ -16,22 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
+from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
 
 
-@dataclass(frozen=True)
-class Draw:
-    """The result of one ``generate_groups`` call."""
-
-    family: str
-    env_id: str
-    seed: int
-    groups: tuple[Any, ...]
-    n_drawn: int
-    rejects: dict[str, int]
-
-
-def _generate(family: str, env_id: str, n: int, seed: int) -> Draw:
+def _generate(family: str, env_id: str, n: int, seed: int) -> GenerationResult:
     if is_miniworld(family):
         from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
 
@@ -44,8 +33,7 @@ def _generate(family: str, env_id: str, n: int, seed: int) -> Draw:
         raise RuntimeError(
             f"generate_groups({family!r}, {n}, {seed}) gave {len(res.groups)} groups"
         )
-    return Draw(family, env_id, seed, tuple(res.groups), int(res.n_drawn),
-                {str(k): int(v) for k, v in dict(res.rejects).items()})
+    return res
 
 
 def is_miniworld(family: str) -> bool:
@@ -73,7 +61,7 @@ class GroupPool:
     """Validated groups per (family, env_id) from consecutive seeds starting at ``seed``."""
 
     seed: int
-    draws: dict[tuple[str, str], Draw] = field(default_factory=dict)
+    draws: dict[tuple[str, str], GenerationResult] = field(default_factory=dict)
     used: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def requests(self, plan: TaskPlan) -> list[tuple[str, str, int]]:
@@ -93,8 +81,8 @@ class GroupPool:
                 if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
         main = [t for t in todo if is_miniworld(t[0])]
         todo = [t for t in todo if not is_miniworld(t[0])]
-        for d in (_generate(f, e, n, self.seed) for f, e, n in main):
-            self.draws[(d.family, d.env_id)] = d
+        for f, e, n in main:
+            self.draws[(f, e)] = _generate(f, e, n, self.seed)
         if num_proc > 1 and len(todo) > 1:
             ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
             try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
@@ -106,8 +94,8 @@ class GroupPool:
             ex.shutdown()
         else:
             draws = [_generate(f, e, n, self.seed) for f, e, n in todo]
-        for d in draws:
-            self.draws[(d.family, d.env_id)] = d
+        for (f, e, _), d in zip(todo, draws, strict=True):
+            self.draws[(f, e)] = d
 
     def groups(self, plan: TaskPlan) -> list[Any]:
         """The plan's groups, in request order (family order, then env order, then seed)."""

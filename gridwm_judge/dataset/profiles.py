@@ -144,6 +144,13 @@ env batch plus one reference group; ``oracle_state`` and ``prompt_ablation`` sha
 CONTROL_GROUPS_SMOKE = env_plan(("MiniGrid-DoorKey-8x8-v0", "MiniGrid-LavaGapS7-v0"), 2)
 
 
+def _prompt_ablation(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
+    """The prompt ablation over ``envs``' query groups: Full and CF x three prompt styles."""
+    n_queries = sum(n for _, _, n in envs)
+    return TaskPlan("prompt_ablation", family_totals(envs), n_queries * 2 * 3, extra_per_env=1,
+                    shard_by="env", envs=envs)
+
+
 _C_FULL = (("probe_sets", ("grid", "framing")),)
 _OS_ROWS_PER_GROUP = 3 * 3  # full / nocue / cf x pixel / state / pixel_state
 
@@ -160,14 +167,16 @@ PROFILES: dict[str, Profile] = {
     "base": Profile(
         "base",
         "the paper's base release; A 309 rows = 103 questions x 3 action conditions, B 144, "
-        "C 972 = 486 per representation, D 144, E 325; controlled analyses: oracle_state 882 = "
-        "98 query groups x 3 variants x 3 evidence arms",
+        "C 972 = 486 per representation, D 144, E 325; controlled analyses over 98 query groups: "
+        "prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state 882 = 3 variants x 3 "
+        "evidence arms",
         (
             TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
             _B,
             TaskPlan("task_c", _each(TASK_C_FAMILIES, 6), 972, shard_by="group", options=_C_FULL),
             TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
             _E,
+            _prompt_ablation(CONTROL_GROUPS),
             _oracle_state(CONTROL_GROUPS),
         ),
     ),
@@ -198,6 +207,7 @@ PROFILES: dict[str, Profile] = {
             TaskPlan("task_d", _each(("lavagap", "redbluedoor"), 1), 24, extra_per_env=1,
                      shard_by="env"),
             TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
+            _prompt_ablation(CONTROL_GROUPS_SMOKE),
             _oracle_state(CONTROL_GROUPS_SMOKE),
         ),
     ),

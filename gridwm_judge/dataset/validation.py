@@ -15,7 +15,8 @@ from typing import Any
 from gridwm_judge.task_table import task_spec
 
 AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
-              "representation", "probe_family", "prompt", "label", "images", "evidence")
+              "representation", "probe_family", "prompt_style", "prompt", "label", "images",
+              "evidence")
 TEXT_ONLY_EVIDENCE = "state"
 """Oracle-State's state arm is text only: its rows must have no image, every other row some."""
 
@@ -48,7 +49,7 @@ def d3_prompt_gate(cols: dict[str, list]) -> dict[str, Any]:
     variants: dict[tuple, set[str]] = defaultdict(set)
     for i in range(len(cols["uid"])):
         key = (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
-               cols["framing"][i], cols["representation"][i])
+               cols["framing"][i], cols["representation"][i], cols["prompt_style"][i])
         by_key[key].add(cols["prompt"][i])
         variants[key].add(cols["variant"][i])
     bad = [list(k) for k, prompts in by_key.items() if len(prompts) > 1]
@@ -74,7 +75,7 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
                                    if n == 0 and e != TEXT_ONLY_EVIDENCE),
     }
     recipe = task_spec(config).recipe
-    if recipe in ("presentation_invariance", "reference_aided"):   # C, D and MiniWorld's
+    if recipe in ("presentation_invariance", "reference_aided", "prompt_ablation"):
         report["d3_prompts_identical_across_variants"] = d3_prompt_gate(cols)
         report["labels"] = {str(k): v for k, v in sorted(Counter(cols["label"]).items())}
         report["by_variant_label"] = {

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from gridwm_judge.command_line import add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    i = subparsers.add_parser(
-        "import-inspect", help="turn an inspect_ai log of a gridwm-judge task into a run folder",
+    i = add_command(
+        subparsers, "import-inspect", _import_inspect,
+        help="turn an inspect_ai log of a gridwm-judge task into a run folder",
         description="Write RUN_DIR/predictions.jsonl and RUN_DIR/run.json from an inspect log "
                     "(inspect eval gridwm_judge/task_c ...), ready for `gridwm-judge score`.",
     )
     i.add_argument("log", help="an inspect log file (.eval or .json)")
     i.add_argument("--out", required=True, help="run folder to write")
     i.add_argument("--overwrite", action="store_true", help="replace predictions in --out")
-    i.set_defaults(handler=_import_inspect)
 
-    p = subparsers.add_parser(
-        "push-metrics", help="publish the evaluate metric modules as Hub Spaces",
+    p = add_command(
+        subparsers, "push-metrics", _push_metrics, refused=(PermissionError,),  # no Hub login
+        help="publish the evaluate metric modules as Hub Spaces",
         description="One Space per metric module (NAMESPACE/idr, ...), so that "
                     "evaluate.load('NAMESPACE/idr') works.",
     )
@@ -26,7 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--only", default=None, help="comma list of modules (default: all)")
     p.add_argument("--private", action="store_true", help="create the Spaces as private")
     p.add_argument("--dry-run", action="store_true", help="print what would be uploaded")
-    p.set_defaults(handler=_push_metrics)
 
 
 def _import_inspect(args: argparse.Namespace) -> int:
@@ -45,11 +46,6 @@ def _push_metrics(args: argparse.Namespace) -> int:
             print(f"would create Space {up.repo_id} (sdk {hub_metrics.SPACE_KEYS['sdk']}) "
                   f"from {up.source}: {', '.join(up.files)}")
         return 0
-    try:
-        pushed = hub_metrics.push_metrics(args.namespace, names=names, private=args.private)
-    except PermissionError as exc:
-        print(f"gridwm-judge push-metrics: error: {exc}", file=sys.stderr)
-        return 2
-    for res in pushed:
+    for res in hub_metrics.push_metrics(args.namespace, names=names, private=args.private):
         print(f"pushed {res.repo_id}: {res.url}  (evaluate.load({res.repo_id!r}))")
     return 0

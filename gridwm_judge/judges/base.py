@@ -28,7 +28,9 @@ class JudgeRequest:
     for backends that can send them as they are. ``gold`` is filled by the runner only for
     judges that declare ``needs_gold`` (the oracle sanity judge); every real judge gets ``None``.
     ``request_hash`` identifies what was asked (see ``runner.evaluate.request_hash``); it
-    travels with the request so the prediction record can carry it.
+    travels with the request so the prediction record can carry it. ``style`` is the row's
+    prompt style ("" for tasks without styles): with the task it names the answer format
+    (``task_table.answer_spec``) that structured outputs and the baseline judges follow.
     """
 
     uid: str
@@ -38,6 +40,7 @@ class JudgeRequest:
     max_tokens: int
     gold: str | None = None
     request_hash: str = ""
+    style: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@
   from the current frame. B/E: a fixed-guess JSON. It fails in explainable ways: goals that
   are not a green tile (KeyCorridor objects, RedBlueDoor doors) always read as failure.
 
-Answers are in each task's own format, so they go through the same parser as any model's.
+Answers are in each task's own format (a row's prompt style's, for the prompt ablation: a
+verdict asked as JSON is the same verdict as a strict JSON object), so they go through the
+same parser as any model's.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from gridwm_judge.task_table import (
     AnswerFormat,
     Choice,
     JsonObject,
+    JsonVerdict,
     Verdict,
+    answer_spec,
     task_spec,
 )
 
@@ -63,6 +67,8 @@ _E_LABELS = {
     ),
     "status": ("holding", "dropped", "reacquired_and_holding"),
 }
+REFERENCE_AIDED = ("reference_aided", "prompt_ablation")
+"""Recipes whose items show a reference storyboard before the query (Task D's layout)."""
 FIXED_OBJECTIVE = "goal_green"
 _OBJECTIVES = tuple(f"{t}_{c}" for t in OS_OBJECT_TYPES for c in OS_COLORS)
 _QUERY_TABLE = re.compile(r"Query trajectory state table:\n((?:\d+\..*(?:\n|$))+)")
@@ -155,9 +161,14 @@ class BaselineJudge:
             if req.gold is None:
                 raise ValueError(f"oracle judge got no gold answer for {req.uid!r}")
             return req.gold
-        fmt = task_spec(req.task).answer
+        fmt = answer_spec(req.task, req.style).answer
         if isinstance(fmt, JsonObject) and fmt.fields:
             return self._staged_answer(req, fmt)
+        if isinstance(fmt, JsonVerdict):  # the verdict word it would give, as a strict object
+            return fmt.text(self._answer(req, fmt.verdict))
+        return self._answer(req, fmt)
+
+    def _answer(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         if self.name in ("always-yes", "always-no"):
             if isinstance(fmt, Verdict):
                 return fmt.success if self.name == "always-yes" else fmt.failure
@@ -213,7 +224,7 @@ def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
     only that image (the eval runner hands images over still encoded).
     """
     images = images if isinstance(images, Sequence) else list(images)
-    if recipe == "reference_aided":
+    if recipe in REFERENCE_AIDED:
         m = _QUERY_SPLIT.search(prompt)
         if m and 0 < int(m.group(1)) <= len(images):
             return _Arrays(images, len(images) - int(m.group(1)))

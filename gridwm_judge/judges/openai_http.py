@@ -46,7 +46,7 @@ from gridwm_judge.judges.http_deadline import Connections
 from gridwm_judge.judges.images import png_data_url
 from gridwm_judge.parsing import split_reasoning
 from gridwm_judge.redact import redact
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import answer_spec
 
 API_KEY_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -81,7 +81,7 @@ def chat_body(
     if seed is not None:
         body["seed"] = seed
     if structured:
-        body["structured_outputs"] = task_spec(req.task).structured_output()
+        body["structured_outputs"] = answer_spec(req.task, req.style).structured_output()
     return body
 
 

@@ -29,19 +29,20 @@ from gridwm_judge.judges.base import (
 from gridwm_judge.judges.decoding import GREEDY, vllm_sampling_kwargs
 from gridwm_judge.judges.images import fit_pixels
 from gridwm_judge.parsing import split_reasoning
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import answer_spec
 
 CHUNK = 64
 """Requests per ``llm.chat`` call: big enough to keep the GPU busy, small enough that a
 crash loses little (each chunk's responses are persisted before the next is sent)."""
 
 
-def structured_spec(task: str) -> dict[str, Any]:
-    """Keyword arguments of ``StructuredOutputsParams`` for a task's answer format."""
-    return task_spec(task).structured_output()
+def structured_spec(task: str, style: str = "") -> dict[str, Any]:
+    """Keyword arguments of ``StructuredOutputsParams`` for a task's (prompt style's) format."""
+    return answer_spec(task, style).structured_output()
 
 
-def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, seed: int = 0) -> dict:
+def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, seed: int = 0,
+                    style: str = "") -> dict:
     """``SamplingParams`` keyword arguments: greedy, the task's budget, optional constraint.
 
     ``structured_outputs`` holds the plain kwargs of ``StructuredOutputsParams``; the engine
@@ -49,7 +50,7 @@ def sampling_kwargs(task: str, max_tokens: int, *, structured: bool = False, see
     """
     out: dict[str, Any] = {**vllm_sampling_kwargs(max_tokens, GREEDY), "seed": seed}
     if structured:
-        out["structured_outputs"] = structured_spec(task)
+        out["structured_outputs"] = structured_spec(task, style)
     return out
 
 
@@ -170,7 +171,8 @@ class VLLMJudge:
     def _run(self, chunk: list[JudgeRequest]) -> Iterator[JudgeResponse]:
         params = [
             sampling_kwargs(
-                r.task, r.max_tokens, structured=self.options.structured, seed=self.options.seed
+                r.task, r.max_tokens, structured=self.options.structured, seed=self.options.seed,
+                style=r.style,
             )
             for r in chunk
         ]

@@ -11,14 +11,8 @@ intervention is the op list of ``miniworld.interventions``. Replayable with plai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from gridwm_judge.sim.records import (
-    Rollout,
-    gates_passed,
-    trajectory_record,
-    variants_from_record,
-)
+from gridwm_judge.sim.records import AuditedGroup
 
 WORLD = "miniworld"
 # MiniWorldEnv.Actions, in id order (miniworld 2.1); Sign's id 3 is its own "end episode".
@@ -27,28 +21,17 @@ ACTION_NAMES: tuple[str, ...] = ("turn_left", "turn_right", "move_forward", "mov
 
 
 @dataclass(frozen=True)
-class MiniWorldGroup:
-    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids."""
+class MiniWorldGroup(AuditedGroup):
+    """A MiniWorld group: the shared group fields plus the env's constructor arguments and the
+    entity roles."""
 
-    group_id: str
-    family: str
-    env_id: str
-    seed: int
-    mission: str
-    actions: tuple[int, ...]
-    full: Rollout
-    nocue: Rollout
-    cf: Rollout
+    ACTION_NAMES = ACTION_NAMES
+    RECORD_HEAD = ("world", "group_id", "family", "env_id", "env_kwargs", "seed", "mission",
+                   "plan", "roles")
     env_kwargs: dict = field(default_factory=dict)
     roles: dict = field(default_factory=dict)
-    validators: dict[str, bool] = field(default_factory=dict)
-    reasons: dict[str, str] = field(default_factory=dict)
     world: str = WORLD
     plan: str = "controller"
-
-    @property
-    def action_names(self) -> tuple[str, ...]:
-        return tuple(ACTION_NAMES[a] for a in self.actions)
 
     @property
     def first_pickup(self) -> dict | None:
@@ -58,34 +41,10 @@ class MiniWorldGroup:
         ent = self.full.states[0]["entities"][e["entity"]]
         return {"type": ent["kind"], "color": ent["color"]}
 
-    @property
-    def valid(self) -> bool:
-        return gates_passed(self.validators)
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "world": self.world,
-            "group_id": self.group_id,
-            "family": self.family,
-            "env_id": self.env_id,
-            "env_kwargs": dict(self.env_kwargs),
-            "seed": self.seed,
-            "mission": self.mission,
-            "plan": self.plan,
-            "roles": dict(self.roles),
-            **trajectory_record(self),
-        }
-
     @classmethod
     def from_record(cls, d: dict) -> MiniWorldGroup:
         if d.get("world") != WORLD:
             raise ValueError(f"record {d.get('group_id')!r} is not a MiniWorld group "
                              f"(world={d.get('world')!r})")
-        actions = tuple(int(a) for a in d["actions"])
-        return cls(
-            group_id=d["group_id"], family=d["family"], env_id=d["env_id"],
-            seed=int(d["seed"]), mission=d["mission"], actions=actions,
-            **variants_from_record(d["variants"], actions),
-            env_kwargs=dict(d.get("env_kwargs", {})), roles=dict(d.get("roles", {})),
-            validators=dict(d.get("validators", {})), plan=d.get("plan", "controller"),
-        )
+        return cls(**cls.shared_from_record(d), env_kwargs=dict(d.get("env_kwargs", {})),
+                   roles=dict(d.get("roles", {})), plan=d.get("plan", "controller"))

@@ -38,6 +38,11 @@ never a default answer). Two rule sets (:data:`RULES`, versions in :data:`PARSER
   polarities occur and a success and a failure word lie within 15 characters, Fail (compound);
   else the last keyword wins; ``thoughtSuccess`` is split at the case boundary.
 
+Verdicts asked as a JSON object (the prompt ablation's structured styles): the ``verdict``
+field read as a verdict answer; strict when the whole answer is the asked object and the field
+is exactly a format word (:mod:`.json_verdict`). A row's format is its task's, or its prompt
+style's when the task has styles (``style=``, the row's ``prompt_style``).
+
 B/E (both rule sets): strict when the answer is one JSON object; recovered from code fences,
 surrounding text, trailing commas, single quotes, Python literals or a cut-off tail. E needs a
 non-empty string ``answer``, returned lower-cased; the Oracle-State staged answer needs an
@@ -59,9 +64,10 @@ from gridwm_judge.parsing.base import (
 )
 from gridwm_judge.parsing.choice import parse_choice
 from gridwm_judge.parsing.json_answer import parse_json_answer
+from gridwm_judge.parsing.json_verdict import parse_json_verdict
 from gridwm_judge.parsing.reasoning import split_reasoning
 from gridwm_judge.parsing.verdict import COMPOUND_WINDOW, parse_verdict
-from gridwm_judge.task_table import Choice, Verdict, task_spec
+from gridwm_judge.task_table import Choice, JsonVerdict, Verdict, answer_spec
 
 __all__ = [
     "COMPOUND_WINDOW",
@@ -75,21 +81,27 @@ __all__ = [
     "parse_answer",
     "parse_choice",
     "parse_json_answer",
+    "parse_json_verdict",
     "parse_verdict",
     "split_reasoning",
 ]
 
 def parse_answer(
-    task: str, raw: str | None, *, rules: str = "committed", truncated: bool = False
+    task: str, raw: str | None, *, rules: str = "committed", truncated: bool = False,
+    style: str = "",
 ) -> ParsedAnswer:
     """Parse one raw response for ``task`` (a task or config name of the task table) under
-    ``rules``, in the answer format the table gives it; ``truncated`` says the model hit its
-    token limit. Never raises on any text (or None); a bad task or rules name raises."""
-    fmt = task_spec(task).answer
+    ``rules``, in the answer format the table gives it (``style``: the row's prompt style, for
+    a task whose styles have their own formats); ``truncated`` says the model hit its token
+    limit. Never raises on any text (or None); a bad task, style or rules name raises."""
+    fmt = answer_spec(task, style).answer
     check_rules(rules)
     if isinstance(fmt, Choice):
         return parse_choice(raw, fmt.options, rules=rules, truncated=truncated)
     if isinstance(fmt, Verdict):
         return parse_verdict(raw, fmt.words, rules=rules, truncated=truncated)
+    if isinstance(fmt, JsonVerdict):
+        return parse_json_verdict(raw, fmt.verdict.words, fmt.fields, rules=rules,
+                                  truncated=truncated)
     return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated,
                              required_keys=fmt.fields)

@@ -10,7 +10,7 @@ ParseMode = Literal["strict", "recovered", "invalid"]
 PARSE_MODES = ("strict", "recovered", "invalid")
 VERDICTS = ("success", "failure")
 RULES = ("committed", "paper")
-PARSER_VERSIONS: dict[str, str] = {"committed": "committed/1", "paper": "paper-f4/1"}
+PARSER_VERSIONS: dict[str, str] = {"committed": "committed/2", "paper": "paper-f4/1"}
 """Recorded in the scores, so a parse can be traced to the rules that made it."""
 
 

@@ -73,7 +73,7 @@ _CLAUSE_WORD = re.compile(
 )
 _HEDGE = re.compile(
     r"\?|\b(?:if|whether|unless|so far|seems?|appears?|looks? like|maybe|perhaps|unclear"
-    r"|uncertain|unsure|not sure)\b",
+    r"|uncertain|unsure|not sure|(?:can(?:no|')t|hard to|difficult to|impossible to) say)\b",
     re.IGNORECASE,
 )
 _CLAUSE_NEG = re.compile(
@@ -105,6 +105,14 @@ def read_clause(clause: str) -> str | None:
             pol = "failure" if pol == "success" else "success"
         found.add(pol)
     return found.pop() if len(found) == 1 else None
+
+
+def _contradicts(text: str, end: int, lead: str) -> bool:
+    """Whether the rest of a lead verdict's sentence states the other verdict ("Yes, but the
+    agent failed.", "No, it succeeded."): such an answer commits to neither."""
+    dot = _SENTENCE_END.search(text, end)
+    rest = read_clause(text[end : dot.end() if dot else len(text)])
+    return rest is not None and rest != lead
 
 
 def _plain_sentence(text: str) -> str | None:
@@ -144,15 +152,19 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
                 cands.append((1, pos, stop, p))
     cands += [(2, m.start(), m.end(2), pol(m)) for m in res["pure"].finditer(text)]
     first, last = edge_lines(text)
+    contradicted = False
     for tier, at in ((2, first), (3, last)):
         m = res["lead"].match(text, at)
         if m:
-            cands.append((tier, at, m.end(2), pol(m)))
+            if _contradicts(text, m.end(), pol(m)):
+                contradicted = True
+            else:
+                cands.append((tier, at, m.end(2), pol(m)))
     cands += closing_candidates(text, res["closing"], res["tail"], lambda m: (m.end(2), pol(m)))
     won = pick(cands, len(text), truncated)
     if won:
         return ParsedAnswer(won, "recovered")
-    sentence = None if truncated else _plain_sentence(text)
+    sentence = None if truncated or contradicted else _plain_sentence(text)
     p = read_clause(sentence) if sentence else None
     return ParsedAnswer(p, "recovered") if p else INVALID
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from gridwm_judge.command_line import add_command
 from gridwm_judge.report.writer import write_report
 
 
@@ -21,8 +22,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "report",
+    p = add_command(
+        subparsers, "report", _report,
         help="tables, plots and failure modes of one or more eval runs",
         description="Read each RUN_DIR (run.json + predictions.jsonl from `eval`, and "
         "scores.json from `score` if present, else score against the dataset in run.json) "
@@ -45,4 +46,3 @@ def register(subparsers) -> None:
         help="when a run is scored here: score it even if its predictions answered items other "
         "than its dataset's (written into the report)",
     )
-    p.set_defaults(handler=_report)

@@ -6,8 +6,7 @@
   group and environment CIs, IDR_cond, and VCC_oracle (State vs Pixel verdicts).
 - ``oracle_state_differences``: State - Pixel and Pixel+State - Pixel of joint accuracy and
   IDR_raw with paired CIs (group; environment) and McNemar's test on joint correctness.
-- ``fig_oracle_state_differences.png`` (drawn in :mod:`.plots`): those paired differences with
-  their CIs.
+- ``fig_oracle_state_differences.png``: those paired differences with their CIs.
 
 Every number is read from the scores' ``OS`` block; nothing is computed here.
 """
@@ -15,14 +14,17 @@ Every number is read from the scores' ``OS`` block; nothing is computed here.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
 from gridwm_judge.schema import EVIDENCE
 
 TASK = "OS"
+FIGURE = "fig_oracle_state_differences.png"
 ARM_LABEL = {"pixel": "Pixel", "state": "State", "pixel_state": "Pixel+State"}
 STAGE_COLUMNS = (("task_type", "task type"), ("objective", "objective"),
                  ("verdict", "verdict"), ("joint", "joint"))
@@ -120,3 +122,41 @@ def differences(data: ReportData) -> Table:
 def tables(data: ReportData) -> tuple[Table, ...]:
     """The section's tables, or none when no judge was asked Oracle-State."""
     return (stages(data), idr(data), differences(data)) if asked(data) else ()
+
+
+def fig_differences(data: ReportData, path: Path) -> Path:
+    """Paired differences (State - Pixel, Pixel+State - Pixel) per judge, joint accuracy and
+    IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    judges = [e for e in data.judges if e.scores.block(TASK, "differences")]
+    cols = _colors(len(judges))
+    keys = ("state-pixel", "pixel_state-pixel")
+    for ax, (metric, label) in zip(axes, DIFF_METRICS, strict=True):
+        for i, e in enumerate(judges):
+            diffs = e.scores.block(TASK, "differences") or {}
+            for k, key in enumerate(keys):
+                m = (diffs.get(key) or {}).get(metric)
+                if not m or m.get("value") is None:
+                    continue
+                y = k + (i - (len(judges) - 1) / 2) * 0.12
+                v = m["value"]
+                for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
+                    if ci and ci[0] is not None:  # the env CI just below the group CI
+                        ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
+                                solid_capstyle="butt")
+                ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
+                           label=e.label if (k == 0 and metric == "joint") else None)
+        ax.axvline(0, color="0.4", lw=0.8, ls="--")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_title(f"delta {label}")
+        ax.grid(alpha=0.3, axis="x")
+    axes[0].set_yticks(range(len(keys)))
+    axes[0].set_yticklabels(["State - Pixel", "Pixel+State - Pixel"])
+    axes[0].set_ylim(-0.6, len(keys) - 0.4)
+    handles, names = axes[0].get_legend_handles_labels()
+    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   frameon=False)
+    fig.suptitle("Oracle-State: paired evidence-arm differences")
+    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin, just below: "
+                 "environment-level CI. Right of 0: the arm beats Pixel.")

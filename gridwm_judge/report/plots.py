@@ -5,8 +5,6 @@
   impossible region IDR_raw > p_active greyed out.
 - ``fig3b_composite_split.png``: composite -> split shift arrows in the same plane.
 - ``fig4_stability.png``: NS and JCR by probe family, one bar per judge.
-- ``fig_oracle_state_differences.png`` (only when a judge was asked Oracle-State): the paired
-  evidence-arm differences of joint accuracy and IDR_raw, group and environment CIs.
 - ``fig5_controls.png``: local controls (B_Acc@0.90, E_Acc, Acc_A1) beside the judging
   metrics (JAcc_neu, IDR_raw, Task D IDR_raw).
 
@@ -20,7 +18,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gridwm_judge.report import oracle_state
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
 
@@ -84,7 +81,10 @@ def _save(fig, path: Path, note: str | None = None) -> Path:
 CI_NOTE = "Whiskers: 95% group-bootstrap CIs."
 
 
-def _shade(ax) -> None:
+def _activation_plane(n_judges: int):
+    """(figure, axes, one colour per judge) of a new plot on the activation plane, p_active x
+    IDR_raw, with its regions shaded: the canvas of Fig. 3a and 3b."""
+    fig, ax = _plt().subplots(figsize=(8.5, 6.4))
     ax.axvspan(
         -0.05, 0.1, color="#d62728", alpha=0.12, lw=0, label="all-fail region (p_active < 0.1)"
     )
@@ -111,13 +111,11 @@ def _shade(ax) -> None:
     ax.set_xlabel("p_active: share of groups whose Full is judged a success")
     ax.set_ylabel("IDR_raw: Full accepted and its CF rejected")
     ax.grid(alpha=0.3)
+    return fig, ax, _colors(n_judges)
 
 
 def fig_activation(data: ReportData, path: Path) -> Path:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.4))
-    _shade(ax)
-    cols = _colors(len(data.judges))
+    fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         for rep in REPS:
             c = c_causal(e, rep)
@@ -142,10 +140,7 @@ def fig_activation(data: ReportData, path: Path) -> Path:
 
 
 def fig_shift(data: ReportData, path: Path) -> Path:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8.5, 6.4))
-    _shade(ax)
-    cols = _colors(len(data.judges))
+    fig, ax, cols = _activation_plane(len(data.judges))
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
                 for c in (c_causal(e, "composite"), c_causal(e, "split"))]
@@ -279,61 +274,15 @@ def fig_controls(data: ReportData, path: Path) -> Path:
     return _save(fig, path, CI_NOTE)
 
 
-def fig_oracle_state(data: ReportData, path: Path) -> Path | None:
-    """Paired differences (State - Pixel, Pixel+State - Pixel) per judge, joint accuracy and
-    IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
-    if not oracle_state.asked(data):
-        return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
-    judges = [e for e in data.judges if e.scores.block(oracle_state.TASK, "differences")]
-    cols = _colors(len(judges))
-    keys = ("state-pixel", "pixel_state-pixel")
-    for ax, (metric, label) in zip(axes, oracle_state.DIFF_METRICS, strict=True):
-        for i, e in enumerate(judges):
-            diffs = e.scores.block(oracle_state.TASK, "differences") or {}
-            for k, key in enumerate(keys):
-                m = (diffs.get(key) or {}).get(metric)
-                if not m or m.get("value") is None:
-                    continue
-                y = k + (i - (len(judges) - 1) / 2) * 0.12
-                v = m["value"]
-                for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
-                    if ci and ci[0] is not None:  # the env CI just below the group CI
-                        ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
-                                solid_capstyle="butt")
-                ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
-                           label=e.label if (k == 0 and metric == "joint") else None)
-        ax.axvline(0, color="0.4", lw=0.8, ls="--")
-        ax.set_xlim(-1.05, 1.05)
-        ax.set_title(f"delta {label}")
-        ax.grid(alpha=0.3, axis="x")
-    axes[0].set_yticks(range(len(keys)))
-    axes[0].set_yticklabels(["State - Pixel", "Pixel+State - Pixel"])
-    axes[0].set_ylim(-0.6, len(keys) - 0.4)
-    handles, names = axes[0].get_legend_handles_labels()
-    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                   frameon=False)
-    fig.suptitle("Oracle-State: paired evidence-arm differences")
-    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin, just below: "
-                 "environment-level CI. Right of 0: the arm beats Pixel.")
-
-
 FIGURES = {
     "fig3a_activation_idr.png": fig_activation,
     "fig3b_composite_split.png": fig_shift,
     "fig4_stability.png": fig_stability,
     "fig5_controls.png": fig_controls,
 }
-SECTION_FIGURES = {
-    "fig_oracle_state_differences.png": fig_oracle_state,
-}
-"""Figures of a report section, drawn only when a judge was asked its config (None else)."""
 
 
-def write_figures(data: ReportData, out: Path) -> list[Path]:
-    """Every figure of ``FIGURES``, then the ``SECTION_FIGURES`` that have something to show."""
+def write_figures(data: ReportData, out: Path, figures=None) -> list[Path]:
+    """Write ``figures`` (file name -> function; default :data:`FIGURES`) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    paths = [fn(data, out / name) for name, fn in FIGURES.items()]
-    sections = (fn(data, out / name) for name, fn in SECTION_FIGURES.items())
-    return paths + [p for p in sections if p is not None]
+    return [fn(data, out / name) for name, fn in (figures or FIGURES).items()]

@@ -20,7 +20,7 @@ from gridwm_judge.atomic import check_out_dir, replace_dir
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
-from gridwm_judge.report.sections import all_tables
+from gridwm_judge.report.sections import all_figures, all_tables
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | Non
     (out / "failure_modes.json").write_text(
         json.dumps(failures.json_obj(data.judges), indent=1) + "\n", encoding="utf-8"
     )
-    figs = write_figures(data, out / "figures") if figures else []
+    figs = write_figures(data, out / "figures", all_figures(data)) if figures else []
     index = out / "index.md"
     index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
     head = tables[0]

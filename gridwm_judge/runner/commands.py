@@ -7,6 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from gridwm_judge.command_line import add_command, options_of
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
@@ -28,8 +29,10 @@ eval exits 1 while errored requests remain and prints the command that asks them
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "eval",
+    p = add_command(
+        subparsers, "eval", run,
+        refused=(MissingDependencyError,),  # the judge's backend is not installed
+        interrupted="finished requests are saved, rerun to resume",
         help="run a judge over dataset tasks (resumable predictions.jsonl)",
         description="Run a judge over task configs of a dataset; writes RUN_DIR/predictions.jsonl "
         "(one line per uid, fsynced) and RUN_DIR/run.json.",
@@ -104,23 +107,14 @@ def register(subparsers) -> None:
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     options = JudgeOptions(
-        base_url=args.base_url,
-        workers=args.workers,
-        rps=args.rps,
         timeout_s=args.timeout,
-        retries=args.retries,
-        batch_size=args.batch_size,
-        seed=args.seed,
-        structured=args.structured,
-        max_model_len=args.max_model_len,
-        max_pixels=args.max_pixels,
-        tensor_parallel_size=args.tensor_parallel_size,
-        device=args.device,
+        **options_of(args, "base_url", "workers", "rps", "retries", "batch_size", "seed",
+                     "structured", "max_model_len", "max_pixels", "tensor_parallel_size",
+                     "device"),
     )
     cfg = EvalConfig(
         dataset=args.dataset,
@@ -134,17 +128,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
     )
-    try:
-        summary = run_eval(cfg)
-    except MissingDependencyError as exc:
-        print(f"gridwm-judge eval: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(
-            "gridwm-judge eval: interrupted; finished requests are saved, rerun to resume",
-            file=sys.stderr,
-        )
-        return 130
+    summary = run_eval(cfg)
     if summary.dropped_partial_bytes:
         print(
             f"note: dropped a partial trailing line ({summary.dropped_partial_bytes} bytes) "

@@ -62,9 +62,12 @@ class EvalConfig:
     progress: bool = True
     reask: tuple[str, ...] = ()
 
-    def budget(self, task: str) -> int:
-        """The token budget of ``task``: the user's, else the task table's."""
-        return int(self.max_tokens.get(task, task_spec(task).max_tokens))
+    def budget(self, task: str, style: str = "") -> int:
+        """The token budget of ``task`` (of its rows in prompt ``style``): the user's, else the
+        task table's; a style's budget is its factor (``task_table.Style``) times the task's."""
+        spec = task_spec(task)
+        base = int(self.max_tokens.get(task, spec.max_tokens))
+        return base * spec.for_style(style).max_tokens // spec.max_tokens
 
     def check(self) -> None:
         split_spec(self.judge)  # bad specs fail before any data is read
@@ -143,7 +146,9 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
     manifest = run_manifest(
         judge=cfg.judge,
         judge_options=identity_options(cfg.options),
-        budgets={t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
+        budgets={**{t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
+                 **{f"{t}/{s}": cfg.budget(t, s) for t in cfg.tasks for s in task_spec(t).styles
+                    if cfg.budget(t, s) != cfg.budget(t)}},
         representation=cfg.representation,
         seed=cfg.options.seed,
         dataset=cfg.dataset,
@@ -238,11 +243,14 @@ def _requests(needs_gold: bool, tables, pending, cfg: EvalConfig, identity
         indices = [p.index for p in pending if p.task == task]
         if not indices:
             continue
-        cols = ["uid", "prompt", "images"] + (["answer"] if needs_gold else [])
+        styled = bool(task_spec(task).styles)  # its rows' prompt_style names their format
+        cols = (["uid", "prompt", "images"] + (["answer"] if needs_gold else [])
+                + (["prompt_style"] if styled else []))
         rows = ds.select(indices).select_columns(cols).with_format("arrow")
-        budget = cfg.budget(task)
         for batch in rows.iter(batch_size=_BATCH):
             for row in batch.to_pylist():
+                style = row["prompt_style"] if styled else ""
+                budget = cfg.budget(task, style)
                 encoded = [stored_image_bytes(im, row["uid"]) for im in row["images"] or ()]
                 digest = item_digest(task, row["prompt"], encoded)
                 yield _Asked(JudgeRequest(
@@ -253,6 +261,7 @@ def _requests(needs_gold: bool, tables, pending, cfg: EvalConfig, identity
                     budget,
                     gold=row["answer"] if needs_gold else None,
                     request_hash=request_hash(identity, budget, digest),
+                    style=style,
                 ), digest)
 
 
@@ -294,7 +303,7 @@ def prediction_record(judge_spec: str, req: JudgeRequest, digest: str, resp: Jud
     """The predictions.jsonl record of one response (errors carry no parse)."""
     answered = resp.status != "error"
     parsed = parse_answer(req.task, resp.raw if answered else None,
-                          truncated=resp.status == "truncated")
+                          truncated=resp.status == "truncated", style=req.style)
     return PredictionRecord(
         uid=resp.uid,
         judge=judge_spec,

@@ -50,6 +50,15 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                                                           compares answers actually given)
           "E": {"metrics": {e_acc, e_mean_score: M},
                 "by_question": {q: {e_acc, e_mean_score: M}}},
+          "PA": {"protocol": "all_groups", "styles": {style: CB (M with "ci_env") +
+                                                            {"answered", "invalid", "strict"}},
+                 "paired": {"n_groups" (matched: Full and CF answered in every style),
+                            "groups_left_out", "holm_family": [pair],
+                            "pairs": {"structured_verdict-direct"|...: {"a", "b",
+                              "metrics": {idr_raw, acc_full, acc_cf: {"value": a - b, "ci",
+                                          "a", "b"[, "ci_env"]}},
+                              "mcnemar": T + {"n10", "n01", "p_holm"}}}}},
+                 (prompt_ablation module: McNemar on per-group discrimination A_g C_g)
           "OS": {"protocol": "all_groups",   (Oracle-State, module ``oracle_state``)
                  "arms": {"pixel"|"state"|"pixel_state": {"n_rows", "n_invalid",
                           "stages": {"metrics": {task_type, objective, verdict, joint: M}},
@@ -77,7 +86,7 @@ the coverage and is in no metric's denominator.
 rows.jsonl: one line per (judge, answered dataset row): :class:`grading.GradedRow` fields
 (uid, judge, task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
 representation, probe_family, action_condition, question, status, parse_mode, parsed, gold,
-verdict, correct, score, evidence).
+verdict, correct, score, prompt_style, evidence).
 
 Importing this package never imports ``evaluate`` (only the modules under ``metrics/`` do).
 """

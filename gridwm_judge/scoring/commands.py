@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gridwm_judge.command_line import add_command
 from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import SCORES_FILE, TaskCoverage
 from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
@@ -46,8 +47,8 @@ def _handler(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "score",
+    p = add_command(
+        subparsers, "score", _handler,
         help="score judge predictions against a dataset (scores.json + rows.jsonl)",
         description="Join predictions to dataset rows by uid, check they answered the items "
         "the dataset holds, parse the raw answers, compute every metric per task with "
@@ -81,4 +82,3 @@ def register(subparsers) -> None:
         help="score even when predictions answered items other than the dataset's (or cannot "
         "be checked); the override is written into scores.json",
     )
-    p.set_defaults(handler=_handler)

@@ -26,6 +26,7 @@ AUDIT = (
     "probe_family",
     "action_condition",
     "question",
+    "prompt_style",
     "evidence",
 )
 """The audit columns a graded row carries (besides uid and task)."""
@@ -73,6 +74,7 @@ class GradedRow:
     verdict: int | None
     correct: bool
     score: float | None
+    prompt_style: str = ""  # the prompt ablation's style ("" elsewhere)
     evidence: str = ""
 
     def to_json(self) -> dict:

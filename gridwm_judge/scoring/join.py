@@ -71,7 +71,8 @@ def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[Prediction
             unanswered.setdefault(task, []).append(uid)
             continue
         spec = task_spec(task)
-        parsed = parse_answer(task, rec.raw, rules=rules, truncated=rec.status == "truncated")
+        parsed = parse_answer(task, rec.raw, rules=rules, truncated=rec.status == "truncated",
+                              style=str(row.get("prompt_style") or ""))
         grade = recipe_for(spec).grade(parsed.value, row)
         graded.append(graded_row(judge, row, rec.status, parsed.mode, parsed.value, grade))
         per_task.setdefault(task, []).append((rec.status, parsed.mode))

@@ -20,6 +20,7 @@ from gridwm_judge.scoring.grading import (
     grade_verdict,
 )
 from gridwm_judge.scoring.oracle_state import grade_staged, score_oracle_state
+from gridwm_judge.scoring.prompt_ablation import score_prompt_ablation
 from gridwm_judge.task_table import TaskSpec
 
 TaskScorer = Callable[[Sequence[GradedRow], task_scores.Batch, TaskSpec], dict]
@@ -37,6 +38,7 @@ RECIPES: dict[str, Recipe] = {
     "presentation_invariance": Recipe(grade_verdict, task_scores.score_task_c),
     "reference_aided": Recipe(grade_verdict, task_scores.score_task_d),
     "state_tracking": Recipe(grade_label, task_scores.score_task_e),
+    "prompt_ablation": Recipe(grade_verdict, score_prompt_ablation),
     "oracle_state": Recipe(grade_staged, score_oracle_state),
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from gridwm_judge.command_line import add_command, options_of
 from gridwm_judge.miniworld import audit as miniworld_audit
 from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
 from gridwm_judge.miniworld.cards import FAMILY_GROUP as MINIWORLD
@@ -17,8 +18,8 @@ from gridwm_judge.sim.cards import FAMILIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "groups",
+    p = add_command(
+        subparsers, "groups", _run,
         help="generate validated Full/NoCue/CF trajectory groups (audit JSONL)",
         description=(
             "Draw consecutive seeds from --seed until --n valid groups per family pass every "
@@ -36,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output .jsonl path")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.add_argument("--num-proc", type=int, default=1, help="worker processes (same output)")
-    p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -47,14 +47,6 @@ def _run(args: argparse.Namespace) -> int:
         )
     in_3d = args.family in (*MINIWORLD_FAMILIES, MINIWORLD)
     write = miniworld_audit.write_groups_jsonl if in_3d else write_groups_jsonl
-    summary = write(
-        family=args.family,
-        n=args.n,
-        seed=args.seed,
-        out=args.out,
-        env_id=args.env_id,
-        overwrite=args.overwrite,
-        num_proc=args.num_proc,
-    )
-    print(summary)
+    print(write(**options_of(args, "family", "n", "seed", "out", "env_id", "overwrite",
+                             "num_proc")))
     return 0

@@ -12,6 +12,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 from gridwm_judge.sim.cards import check_env_id, check_family_env_id, env_short, get_card
 from gridwm_judge.sim.counterfactual import cf_ops
@@ -21,8 +22,8 @@ from gridwm_judge.sim.holding import first_pickup
 from gridwm_judge.sim.nocue import build_mask, target_specs
 from gridwm_judge.sim.planner import PlanError, plan_actions
 from gridwm_judge.sim.plans import legs_for, plan_variant
-from gridwm_judge.sim.records import ACTION_NAMES, GenerationResult, Rollout, TrajectoryGroup
-from gridwm_judge.sim.rollout import rollout, run_states
+from gridwm_judge.sim.records import GenerationResult, TrajectoryGroup
+from gridwm_judge.sim.rollout import reroll, rollout
 from gridwm_judge.world import Group
 
 MAX_DRAWS_FACTOR = 20
@@ -57,12 +58,9 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     mask = build_mask(full.states, full.events, specs, card.nocue_budget)
     # NoCue is re-rolled independently (gate D6 compares its states with Full's); its events
     # are a function of its states, so they equal Full's exactly when the states do.
-    states, run = run_states(env_id, seed, actions)
-    nocue = Rollout(actions=actions, states=states,
-                    events=full.events if states == full.states else (),
-                    reward=run.reward, terminated=run.terminated, truncated=run.truncated,
-                    success=run.terminated and not run.truncated and run.reward > 0,
-                    steps=run.steps, mask=mask)
+    nocue = reroll(env_id, seed, actions, mask=mask)
+    if nocue.states == full.states:
+        nocue = replace(nocue, events=full.events)
     cf = rollout(env_id, seed, actions, intervention=ops)
     validators, reasons = run_gates(card, full, nocue, cf, specs, width, height)
     first = first_pickup(full)
@@ -73,7 +71,6 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
         seed=int(seed),
         mission=mission,
         actions=actions,
-        action_names=tuple(ACTION_NAMES[a] for a in actions),
         full=full,
         nocue=nocue,
         cf=cf,

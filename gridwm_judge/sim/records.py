@@ -86,78 +86,72 @@ def gates_passed(validators: dict[str, bool]) -> bool:
     return bool(validators) and all(validators.values())
 
 
-def trajectory_record(group) -> dict[str, Any]:
-    """The keys every world's group record ends with, in this order: the shared action ids,
-    the first pickup, the three variants (each rollout under its name) and the gate report."""
-    return {
-        "actions": list(group.actions),
-        "action_names": list(group.action_names),
-        "first_pickup": group.first_pickup,
-        "variants": {v: getattr(group, v).to_record(v) for v in VARIANTS},
-        "validators": dict(group.validators),
-    }
-
-
-def variants_from_record(variants: dict, actions: tuple[int, ...]) -> dict[str, Rollout]:
-    """The record's ``variants`` block read back: the ``full``, ``nocue``, ``cf`` kwargs."""
-    return {v: Rollout.from_record(variants[v], actions) for v in VARIANTS}
-
-
 @dataclass(frozen=True)
-class TrajectoryGroup:
-    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids.
+class AuditedGroup:
+    """Full / NoCue / CF rollouts of one (env id, seed) under the same action ids: the fields
+    every world's group has, its validity and its audit record. A world subclasses it with its
+    own fields, its ``ACTION_NAMES`` and its ``RECORD_HEAD``: the attributes its record starts
+    with, in that order; every record ends with the shared action ids, the first pickup, the
+    three variants (each rollout under its name) and the gate report."""
 
-    Satisfies ``gridwm_judge.world.Group`` (what render and tasks read from a group).
-    """
-
-    world: ClassVar[str] = "minigrid"
+    ACTION_NAMES: ClassVar[tuple[str, ...]]
+    RECORD_HEAD: ClassVar[tuple[str, ...]]
     group_id: str
     family: str
     env_id: str
     seed: int
     mission: str
     actions: tuple[int, ...]
-    action_names: tuple[str, ...]
     full: Rollout
     nocue: Rollout
     cf: Rollout
     validators: dict[str, bool] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
-    plan: str = "direct"
-    first_pickup: dict | None = None
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(self.ACTION_NAMES[a] for a in self.actions)
 
     @property
     def valid(self) -> bool:
         return gates_passed(self.validators)
 
     def to_record(self) -> dict[str, Any]:
-        """The audit JSON line (issue 2): replayable with gymnasium + minigrid alone."""
+        """The audit JSON line: replayable with the world's own simulator package alone."""
+        head = {k: getattr(self, k) for k in self.RECORD_HEAD}
         return {
-            "group_id": self.group_id,
-            "family": self.family,
-            "env_id": self.env_id,
-            "seed": self.seed,
-            "mission": self.mission,
-            "plan": self.plan,
-            **trajectory_record(self),
+            **{k: dict(v) if isinstance(v, dict) else v for k, v in head.items()},
+            "actions": list(self.actions),
+            "action_names": list(self.action_names),
+            "first_pickup": self.first_pickup,
+            "variants": {v: getattr(self, v).to_record(v) for v in VARIANTS},
+            "validators": dict(self.validators),
         }
+
+    @staticmethod
+    def shared_from_record(d: dict) -> dict[str, Any]:
+        """The fields above read back from a record (the kwargs a subclass adds its own to)."""
+        actions = tuple(int(a) for a in d["actions"])
+        return {"group_id": d["group_id"], "family": d["family"], "env_id": d["env_id"],
+                "seed": int(d["seed"]), "mission": d["mission"], "actions": actions,
+                **{v: Rollout.from_record(d["variants"][v], actions) for v in VARIANTS},
+                "validators": dict(d.get("validators", {}))}
+
+
+@dataclass(frozen=True)
+class TrajectoryGroup(AuditedGroup):
+    """A MiniGrid group; satisfies ``gridwm_judge.world.Group`` (what render and tasks read)."""
+
+    world: ClassVar[str] = "minigrid"
+    ACTION_NAMES = ACTION_NAMES
+    RECORD_HEAD = ("group_id", "family", "env_id", "seed", "mission", "plan")  # issue 2
+    plan: str = "direct"
+    first_pickup: dict | None = None
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:
-        actions = tuple(int(a) for a in d["actions"])
-        return cls(
-            group_id=d["group_id"],
-            family=d["family"],
-            env_id=d["env_id"],
-            seed=int(d["seed"]),
-            mission=d["mission"],
-            actions=actions,
-            action_names=tuple(ACTION_NAMES[a] for a in actions),
-            **variants_from_record(d["variants"], actions),
-            validators=dict(d.get("validators", {})),
-            plan=d.get("plan", "direct"),
-            first_pickup=d.get("first_pickup"),
-        )
+        return cls(**cls.shared_from_record(d), plan=d.get("plan", "direct"),
+                   first_pickup=d.get("first_pickup"))
 
 
 @dataclass(frozen=True)
@@ -167,7 +161,7 @@ class GenerationResult:
     family: str
     env_id: str
     seed: int
-    groups: tuple[TrajectoryGroup, ...]
+    groups: tuple[AuditedGroup, ...]
     n_drawn: int
     rejects: dict[str, int]
     rejected_seeds: tuple[tuple[int, tuple[str, ...]], ...] = ()

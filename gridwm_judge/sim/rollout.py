@@ -8,7 +8,6 @@ truncated).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from gridwm_judge.sim.envs import make_env
 from gridwm_judge.sim.events import extract_events
@@ -53,17 +52,6 @@ def env_context(env) -> dict:
     return ctx
 
 
-@dataclass(frozen=True)
-class RawRun:
-    states: tuple[dict, ...]
-    visible: tuple[frozenset, ...]
-    context: dict
-    reward: float
-    terminated: bool
-    truncated: bool
-    steps: int
-
-
 def _play(step: Callable, actions: Sequence[int],
           record: Callable[[dict], None]) -> tuple[float, bool, bool, int]:
     """Step ``actions`` until the episode ends, ``record(obs)`` after each step; returns
@@ -79,9 +67,30 @@ def _play(step: Callable, actions: Sequence[int],
     return reward, bool(terminated), bool(truncated), steps
 
 
-def run_actions(env_id: str, seed: int, actions: Sequence[int],
-                intervention: Sequence[dict] = ()) -> RawRun:
-    """Reset(seed), apply the intervention, step every action until the episode ends."""
+def _recorded(actions: Sequence[int], states: list[dict], events: tuple[dict, ...],
+              outcome: tuple[float, bool, bool, int], intervention: Sequence[dict],
+              mask: Sequence[dict]) -> Rollout:
+    """The ``Rollout`` of a run that ended with ``outcome`` (see ``_play``); success is the
+    env's own predicate: terminated with a positive reward, not truncated."""
+    reward, terminated, truncated, steps = outcome
+    return Rollout(
+        actions=tuple(int(a) for a in actions),
+        states=tuple(states),
+        events=events,
+        reward=reward,
+        terminated=terminated,
+        truncated=truncated,
+        success=bool(terminated and not truncated and reward > 0),
+        steps=steps,
+        mask=tuple(mask),
+        intervention=tuple(intervention),
+    )
+
+
+def rollout(env_id: str, seed: int, actions: Sequence[int],
+            intervention: Sequence[dict] = (), mask: Sequence[dict] = ()) -> Rollout:
+    """A recorded ``Rollout`` of ``actions``: reset(seed), apply the intervention (if any),
+    step every action until the episode ends; events are read from states and observations."""
     env = make_env(env_id)
     obs, _ = env.reset(seed=int(seed))
     u = env.unwrapped
@@ -96,39 +105,16 @@ def run_actions(env_id: str, seed: int, actions: Sequence[int],
         visible.append(visible_cells(u, obs))
 
     outcome = _play(env.step, actions, record)
-    return RawRun(tuple(states), tuple(visible), context, *outcome)
+    events = extract_events(tuple(states), tuple(visible), context)
+    return _recorded(actions, states, events, outcome, intervention, mask)
 
 
-def run_states(env_id: str, seed: int, actions: Sequence[int],
-               intervention: Sequence[dict] = ()) -> tuple[tuple[dict, ...], RawRun]:
-    """Re-roll for the states and outcome only (no observations, hence no events)."""
+def reroll(env_id: str, seed: int, actions: Sequence[int],
+           intervention: Sequence[dict] = (), mask: Sequence[dict] = ()) -> Rollout:
+    """Re-roll for the states and outcome only: no observations, hence no events (``()``)."""
     u = make_env(env_id, role="dynamics").unwrapped
     u.reset(seed=int(seed))
     apply_intervention(u, intervention)
     states = [snapshot(u)]
     outcome = _play(u.step, actions, lambda _obs: states.append(snapshot(u)))
-    run = RawRun(tuple(states), (), env_context(u), *outcome)
-    return run.states, run
-
-
-def rollout(env_id: str, seed: int, actions: Sequence[int],
-            intervention: Sequence[dict] = (), mask: Sequence[dict] = ()) -> Rollout:
-    """A recorded ``Rollout`` of ``actions`` (optionally under an intervention)."""
-    run = run_actions(env_id, seed, actions, intervention)
-    return rollout_from_run(run, actions, intervention=intervention, mask=mask)
-
-
-def rollout_from_run(run: RawRun, actions: Sequence[int], *, intervention=(), mask=()) -> Rollout:
-    success = run.terminated and not run.truncated and run.reward > 0
-    return Rollout(
-        actions=tuple(int(a) for a in actions),
-        states=run.states,
-        events=extract_events(run.states, run.visible, run.context),
-        reward=run.reward,
-        terminated=run.terminated,
-        truncated=run.truncated,
-        success=bool(success),
-        steps=run.steps,
-        mask=tuple(mask),
-        intervention=tuple(intervention),
-    )
+    return _recorded(actions, states, (), outcome, intervention, mask)

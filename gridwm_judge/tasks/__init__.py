@@ -17,6 +17,7 @@ from gridwm_judge.tasks import (
     miniworld_c,
     miniworld_d,
     oracle_state,
+    prompt_ablation,
     task_a,
     task_b,
     task_c,
@@ -33,6 +34,7 @@ TASK_MODULES: dict[str, ModuleType] = {
     "miniworld_a": miniworld_a,
     "miniworld_c": miniworld_c,
     "miniworld_d": miniworld_d,
+    "prompt_ablation": prompt_ablation,
     "oracle_state": oracle_state,
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gridwm_judge.prompts import miniworld_c_prompt
-from gridwm_judge.schema import REPRESENTATIONS, VARIANTS
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.miniworld_view import StoryboardView
 from gridwm_judge.world import Group, World
@@ -49,22 +48,12 @@ def rename(row: dict, source: str, task: str) -> dict:
 
 
 def build_rows(
-    groups: Sequence[Group],
-    *,
-    n_items: int | None = None,
-    seed: int = 0,
-    probe_sets: Sequence[str] = ("grid", "framing"),
-    representations: Sequence[str] = REPRESENTATIONS,
-    variants: Sequence[str] = VARIANTS,
-    max_frames: int | None = None,
-    world: World | None = None,
+    groups: Sequence[Group], *, n_items: int | None = None, world: World | None = None, **options
 ) -> list[dict]:
-    """MiniWorld Task C rows (order and options as :func:`task_c.build_rows`)."""
-    rows = task_c.build_rows(
-        groups, seed=seed, probe_sets=probe_sets, representations=representations,
-        variants=variants, max_frames=max_frames, world=world or default_world(),
-        families=miniworld_families(),
-    )
+    """MiniWorld Task C rows: ``options`` (seed, probe sets, representations, variants, frames)
+    and the row order are :func:`task_c.build_rows`'s."""
+    rows = task_c.build_rows(groups, world=world or default_world(),
+                             families=miniworld_families(), **options)
     missions = {g.group_id: g.mission for g in groups}
     for row in rows:
         rename(row, "C", TASK)

@@ -43,3 +43,12 @@ def variant_row(group: Group, variant: str) -> dict[str, Any]:
         mask=json.dumps(list(ro.mask) if variant == "nocue" else [], sort_keys=True),
     )
     return row
+
+
+def checkpoint_row(group: Group, task: str, t: int, *uid_tail: str, **columns: Any) -> dict:
+    """``base_row`` of a question about state ``t`` that is asked once (Tasks B and E): uid
+    ``<task>.<group_id>.t<t>[.<tail>...]`` and item id alike; ``columns`` fill the task's own."""
+    uid = ".".join((task, group.group_id, f"t{t:03d}", *uid_tail))
+    row = base_row(group)
+    row.update(uid=uid, task=task, item_id=uid, checkpoint=int(t), **columns)
+    return row

@@ -32,7 +32,7 @@ from gridwm_judge.render import MINIGRID, choice_panel, rng_from_key
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.tasks.rows import base_row
-from gridwm_judge.world import Group, World, check_world
+from gridwm_judge.world import Group, World, checked_groups
 
 LETTERS = ("A", "B", "C", "D")
 NEAREST_POOL = 5
@@ -161,11 +161,7 @@ def build_rows(
             f"bad action_conditions {bad or list(action_conditions)!r}; "
             f"expected a non-empty subset of {', '.join(ACTION_CONDITIONS)}"
         )
-    groups = list(groups)
-    if not groups:
-        raise ValueError("Task A needs at least one trajectory group")
-    for g in groups:
-        check_world(g, world)
+    groups = checked_groups(groups, world, "Task A")
     fr = _Frames(groups, world)
     chosen = _select(groups, fr, n_items, seed)
     gold_slots = np.resize(np.arange(4), len(chosen))

@@ -41,8 +41,8 @@ from gridwm_judge.sim.grid import door_state, objects
 from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.sim.interventions import replay_envs
 from gridwm_judge.sim.records import TrajectoryGroup
-from gridwm_judge.tasks.rows import base_row
-from gridwm_judge.world import check_world
+from gridwm_judge.tasks.rows import checkpoint_row
+from gridwm_judge.world import checked_groups
 
 DIR_NAMES = ("right", "down", "left", "up")
 _REDRAWS = 16
@@ -102,11 +102,7 @@ def build_rows(
     seed: int = SAMPLING_SEED,
 ) -> list[dict]:
     """``n_items`` rows (default 2 per group), round-robin over ``groups``."""
-    groups = list(groups)
-    if not groups:
-        raise ValueError("Task B needs at least one trajectory group")
-    for g in groups:
-        check_world(g, MINIGRID)
+    groups = checked_groups(groups, MINIGRID, "Task B")
     if n_items is None:
         n_items = 2 * len(groups)
     if n_items < 0:
@@ -134,19 +130,13 @@ def build_rows(
                     painter = GridPainter(tile_size_for(env.grid.width, env.grid.height))
                 frames[t], golds[t] = painter.paint(env), gold_state(env)
         for t in sorted(ts):
-            uid = f"B.{g.group_id}.t{t:03d}"
-            row = base_row(g)
-            row.update(
-                uid=uid,
-                task="B",
-                item_id=uid,
+            rows.append(checkpoint_row(
+                g, "B", t,
                 prompt=TASK_B,
                 images=[Image.fromarray(frames[t])],
                 answer=json.dumps(golds[t], sort_keys=True),
                 visual="clean",
                 question="perception",
                 frame_indices=json.dumps([t]),
-                checkpoint=int(t),
-            )
-            rows.append(row)
+            ))
     return rows

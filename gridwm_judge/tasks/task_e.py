@@ -30,8 +30,8 @@ from gridwm_judge.render import MINIGRID, composite, keyframes, panel_size, rng_
 from gridwm_judge.schema import E_QUESTIONS, E_STATUSES
 from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.sim.holding import first_pickup, identity_label, status_at
-from gridwm_judge.tasks.rows import base_row
-from gridwm_judge.world import Group, World, check_world
+from gridwm_judge.tasks.rows import checkpoint_row
+from gridwm_judge.world import Group, World, checked_groups
 
 PAPER_SHARE = (136, 325)
 """Identity questions in the paper's base release: 136 of 325."""
@@ -108,11 +108,7 @@ def build_rows(
 
     Frames come from ``world`` (default MiniGrid); the gold from the groups' pickup / drop events.
     """
-    groups = list(groups)
-    if not groups:
-        raise ValueError("Task E needs at least one trajectory group")
-    for g in groups:
-        check_world(g, world)
+    groups = checked_groups(groups, world, "Task E")
     if n_items is None:
         total = sum(len(eligible(g)) for g in groups)
         n_items, n_identity = 2 * total, total
@@ -139,12 +135,8 @@ def build_rows(
             label = identity_label(first_pickup(g.full)["obj"])
         else:
             label = status_at(g.full, t)
-        uid = f"E.{g.group_id}.t{t:03d}.{question}"
-        row = base_row(g)
-        row.update(
-            uid=uid,
-            task="E",
-            item_id=uid,
+        rows.append(checkpoint_row(
+            g, "E", t, question,
             prompt=TASK_E[question],
             images=[image],
             answer=json.dumps({"answer": label}),
@@ -153,7 +145,5 @@ def build_rows(
             representation="composite",
             question=question,
             frame_indices=json.dumps(list(idx)),
-            checkpoint=int(t),
-        )
-        rows.append(row)
+        ))
     return rows

@@ -44,9 +44,10 @@ def test_hub_layout_card_and_validation(built):
     meta = yaml.safe_load(text.split("---\n")[1])
     assert meta["license"] == "apache-2.0" and meta["pretty_name"] == "GridWM-Judge"
     assert meta["task_categories"] and meta["size_categories"] == ["n<1K"]
+    # datasets lists the configs sorted by name: the smoke profile's are A-E + prompt_ablation
     assert [c["config_name"] for c in meta["configs"]] == sorted(get_profile("smoke").configs)
-    files = {c["config_name"]: c["data_files"] for c in meta["configs"]}
-    assert files["task_c"] == [{"split": "test", "path": "data/task_c/test-*"}]
+    by_name = {c["config_name"]: c for c in meta["configs"]}
+    assert by_name["task_c"]["data_files"] == [{"split": "test", "path": "data/task_c/test-*"}]
     info = {i["config_name"]: i for i in meta["dataset_info"]}
     assert info["task_d"]["splits"][0]["num_examples"] == 24
     assert info["task_c"]["splits"][0]["num_bytes"] > 0

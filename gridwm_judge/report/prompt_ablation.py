@@ -1,0 +1,153 @@
+"""The prompt-structure ablation's section of the report (config ``prompt_ablation``), shown
+only when a judge answered it: paper Table 20 (per judge and prompt style: Full accept, CF
+reject, IDR_raw with its group CI, IDR_cond), the paired style differences with their tests,
+and a figure of the IDR_raw differences with their paired CIs. Read from scores.json's ``PA``
+block only (:mod:`gridwm_judge.scoring.prompt_ablation` computes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.plots import _colors, _plt, _save
+from gridwm_judge.report.table import DASH, Table
+from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.schema import PROMPT_STYLES
+
+TASK = "PA"
+STYLE_NAMES = {
+    "direct": "Direct",
+    "structured_verdict": "Structured verdict",
+    "structured_rationale": "Structured rationale",
+}
+FIGURE = "fig_prompt_ablation_paired.png"
+
+
+def asked(data: ReportData) -> bool:
+    """Whether any judge was asked the prompt ablation (its section is shown then)."""
+    return any((cov := e.scores.coverage.get(TASK)) is not None and cov.asked
+               for e in data.judges)
+
+
+def _pair_label(pair: Mapping[str, Any]) -> str:
+    return f"{STYLE_NAMES[pair['a']]} - {STYLE_NAMES[pair['b']]}"
+
+
+def _invalid(block: Mapping[str, Any]) -> str:
+    return f"{block.get('invalid', 0)}/{block.get('answered', 0)}"
+
+
+def prompt_ablation(data: ReportData) -> Table:
+    """Paper Table 20: one row per judge and prompt style."""
+    rows = []
+    for e in data.judges:
+        for style in PROMPT_STYLES:
+            c = e.scores.block(TASK, "styles", style)
+            if c is None:
+                continue
+            rows.append((e.label, STYLE_NAMES[style], _m(c, "acc_full"), _m(c, "acc_cf"),
+                         _m(c, "idr_raw"), _idr_cond(c), _invalid(c)))
+    return Table(
+        "prompt_ablation",
+        "Paired Task-D prompt ablation (paper Table 20; config prompt_ablation)",
+        ("judge", "prompt", "Full accept", "CF reject", "IDR_raw", "IDR_cond", "invalid"),
+        tuple(rows),
+        ("The three prompts ask the same groups with the same images and image order; only the "
+         "answer instruction differs (Direct: Success/Fail; Structured verdict: JSON "
+         '{"verdict"}; Structured rationale: JSON {"rationale", "verdict"}). Task D protocol: '
+         "all groups, an invalid answer is incorrect. Brackets: 95% group-bootstrap CI; env: "
+         "environment-level bootstrap.",
+         *coverage_note(data, (TASK,))),
+    )
+
+
+def _diff(m: Mapping[str, Any] | None) -> dict | None:
+    """A paired difference as a table metric cell (value and CIs, no denominator)."""
+    if not m:
+        return None
+    cell = {"value": m.get("value"), "num": None, "den": None, "ci": m.get("ci")}
+    if "ci_env" in m:
+        cell["ci_env"] = m["ci_env"]
+    return cell
+
+
+def _p(x: float | None) -> str:
+    return DASH if x is None else f"{x:.3g}"
+
+
+def prompt_ablation_paired(data: ReportData) -> Table:
+    """Paired differences between prompt styles, with McNemar tests and Holm's correction."""
+    rows = []
+    for e in data.judges:
+        paired = e.scores.block(TASK, "paired")
+        if paired is None:
+            continue
+        for pair in paired.get("pairs", {}).values():
+            t, m = pair["mcnemar"], pair["metrics"]
+            rows.append((e.label, _pair_label(pair), _diff(m.get("acc_full")),
+                         _diff(m.get("acc_cf")), _diff(m.get("idr_raw")),
+                         f"{t['n10']}/{t['n01']}", f"{_p(t['p_value'])} ({t['method']})",
+                         _p(t.get("p_holm")), paired["n_groups"]))
+    return Table(
+        "prompt_ablation_paired",
+        "Prompt ablation: paired differences between prompt styles (a - b)",
+        ("judge", "a - b", "Delta Full accept", "Delta CF reject", "Delta IDR_raw",
+         "n10/n01", "McNemar p", "Holm p", "groups"),
+        tuple(rows),
+        ("Differences over the matched groups (Full and CF answered in every style), with 95% "
+         "paired group-bootstrap CIs (one draw of groups recomputes both styles; env: "
+         "environments resampled). McNemar on per-group discrimination (Full accepted and CF "
+         "rejected): n10 groups discriminate under a only, n01 under b only; exact binomial "
+         "below 25 discordant groups, else chi2 with continuity correction. Holm: across the "
+         "three comparisons of each judge.",
+         *coverage_note(data, (TASK,))),
+    )
+
+
+def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
+    """Delta IDR_raw per style pair and judge, with group (thick) and environment (thin)
+    paired CIs, against the zero line."""
+    plt = _plt()
+    judges = [(e, e.scores.block(TASK, "paired")) for e in data.judges]
+    judges = [(e, p) for e, p in judges if p and p.get("pairs")]
+    pairs = [(a, b) for e, p in judges[:1] for a, b in
+             ((x["a"], x["b"]) for x in p["pairs"].values())]
+    fig, ax = plt.subplots(figsize=(8.5, 1.2 + 1.1 * max(len(pairs), 1) + 0.15 * len(judges)))
+    cols = _colors(len(judges))
+    n = len(judges)
+    reach = 0.25  # the x range covers every value and interval end, at least +-0.25
+    for i, (e, p) in enumerate(judges):
+        for k, pair in enumerate(p["pairs"].values()):
+            m = pair["metrics"]["idr_raw"]
+            if m.get("value") is None:
+                continue
+            y = k + (i - (n - 1) / 2) * (0.6 / max(n, 1))
+            v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]
+            reach = max([reach, abs(v)] + [abs(x) for x in (*ci, *env) if x is not None])
+            if env[0] is not None:
+                ax.plot(env, [y + 0.07, y + 0.07], color=cols[i], lw=1, alpha=0.8,
+                        marker="|", markersize=6)
+            if ci[0] is not None:
+                ax.plot(ci, [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
+            ax.scatter([v], [y], s=55, color=cols[i], edgecolor="k", zorder=3,
+                       label=e.label if k == 0 else None)
+            ax.annotate(f"{v:+.3f}", (v, y), textcoords="offset points", xytext=(0, 6),
+                        ha="center", fontsize=7)
+    ax.axvline(0.0, color="0.4", lw=0.9, ls="--")
+    ax.set_yticks(range(len(pairs)))
+    ax.set_yticklabels([f"{STYLE_NAMES[a]}\n- {STYLE_NAMES[b]}" for a, b in pairs], fontsize=8)
+    ax.set_ylim(-0.6, len(pairs) - 0.4)
+    ax.invert_yaxis()
+    ax.set_xlim(-1.2 * reach, 1.2 * reach)
+    ax.set_xlabel("Delta IDR_raw (a - b), paired over the matched groups")
+    ax.set_title("Prompt ablation: paired IDR_raw differences between styles (Table 20)")
+    ax.grid(axis="x", alpha=0.3)
+    if judges:
+        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    else:
+        ax.text(0, (len(pairs) - 1) / 2, "no judge answered every style", ha="center")
+    return _save(fig, path, "Thick bars: 95% paired group-bootstrap CI; thin bars just below: "
+                 "environment-level CI. Dashed: no difference.")
