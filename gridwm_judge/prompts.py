@@ -11,6 +11,8 @@ model-facing text changes; it is recorded in every row and every run.
 
 from __future__ import annotations
 
+from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
+
 PROMPT_VERSION = "gwj-prompts-v3"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
@@ -216,3 +218,65 @@ def prompt_ablation_prompt(style: str) -> str:
     base = task_d_prompt("neutral")
     assert base.count(TASK_D_ANSWER) == 1  # the one sentence a style replaces
     return base.replace(TASK_D_ANSWER, PA_ANSWER[style])
+# --- Oracle-State (ours, issue 14; paper App. D.4 gives no wording): evidence arms ---------
+OS_OPENING = (
+    "Below are two trajectories from the same MiniGrid environment. "
+    "Reference trajectory: This trajectory is a known successful example of completing the "
+    "task in this environment. Query trajectory: a separate trajectory in the same environment."
+)
+OS_EVIDENCE = {
+    "pixel": (
+        "The first image is the reference trajectory's storyboard; the second image is the "
+        "query trajectory's storyboard. Each storyboard shows numbered keyframes in time order."
+    ),
+    "state": (
+        "Each trajectory is given as a state table: one numbered line per keyframe, in time "
+        "order, with the agent's cell and heading, what it carries, and the objects on the grid "
+        "with their type, colour, cell and door state."
+    ),
+    "pixel_state": (
+        "The first image is the reference trajectory's storyboard; the second image is the "
+        "query trajectory's storyboard. Each storyboard shows numbered keyframes in time order. "
+        "The state tables below describe the same numbered keyframes as text: the agent's cell "
+        "and heading, what it carries, and the objects on the grid with their type, colour, cell "
+        "and door state."
+    ),
+}
+OS_TABLE_NOTE = (
+    "Cells are (column, row), counted from (0, 0) at the top-left cell of the storyboard frame; "
+    "walls are not listed; a hidden cell is covered in its keyframe and its content is unknown."
+)
+OS_QUESTION = (
+    "Answer three questions.\n"
+    "1. task_type: which task does the reference trajectory carry out? Choose one of these "
+    "task types and copy it exactly:\n{task_types}\n"
+    "2. objective: the object the reference trajectory's task ends at (the last object it had "
+    "to reach, pick up or open), as <type>_<color>, e.g. ball_purple "
+    "(types: {types}; colors: {colors}).\n"
+    "3. verdict: does the query trajectory also complete the same task goal as the reference "
+    "trajectory? The query comes from another seed of the same environment, so its layout, "
+    "colours and the object its task ends at may differ from the reference's: judge whether it "
+    "completes its own instance of the same task. Success or Fail.\n"
+    'Answer using JSON only: {{"task_type": "<task type>", "objective": "<type>_<color>", '
+    '"verdict": "Success" or "Fail"}}.'
+)
+
+
+def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: str = "") -> str:
+    """Oracle-State prompt of one evidence arm: the opening, what the evidence is, the state
+    tables (state / pixel_state arms: both tables must be given, pixel: neither), then the
+    staged question listing the task types (``task_table.OS_TASK_TYPES``)."""
+    if evidence not in OS_EVIDENCE:
+        raise ValueError(f"unknown evidence {evidence!r}; expected one of {', '.join(OS_EVIDENCE)}")
+    tables = bool(reference_table) and bool(query_table)
+    if tables != (evidence != "pixel") or bool(reference_table) != bool(query_table):
+        raise ValueError(f"evidence {evidence!r} takes {'no' if evidence == 'pixel' else 'both'} "
+                         "state tables")
+    parts = [OS_OPENING, OS_EVIDENCE[evidence]]
+    if tables:
+        parts += [OS_TABLE_NOTE, f"Reference trajectory state table:\n{reference_table}",
+                  f"Query trajectory state table:\n{query_table}"]
+    types = "\n".join(f"- {t}" for t in OS_TASK_TYPES)
+    parts.append(OS_QUESTION.format(task_types=types, types=", ".join(OS_OBJECT_TYPES),
+                                    colors=", ".join(OS_COLORS)))
+    return "\n".join(parts)

@@ -63,10 +63,13 @@ class Verdict:
 @dataclass(frozen=True)
 class JsonObject:
     """A JSON object following ``schema``; ``required`` names a string field that must be
-    present (its value is the answer, e.g. Task E's label), or None to keep the whole object."""
+    present (its value is the answer, e.g. Task E's label), or None to keep the whole object.
+    ``fields`` (whole-object answers) names keys the object must hold to count as an answer
+    (the Oracle-State staged answer); an object without one of them is no answer."""
 
     schema: Mapping[str, Any] = field(repr=False)
     required: str | None = None
+    fields: tuple[str, ...] = ()
 
     def structured(self) -> dict[str, Any]:
         return {"json": json.dumps(self.schema)}
@@ -258,10 +261,40 @@ PA_STYLES: Mapping[str, Style] = {
 object with a short rationale first (4 x the budget: room for the rationale, so a cut-off
 answer is rare; one that is cut off before its verdict is invalid)."""
 
+OS_TASK_TYPES: tuple[str, ...] = (
+    "pick up key -> unlock door -> reach goal",
+    "pick up colour-matched key -> unlock locked door -> drop key -> pick up target",
+    "open red door -> open blue door",
+    "find the gap -> cross without lava -> reach goal",
+    "see cue -> walk the corridor -> choose the matching end object",
+    "open doors room by room -> enter goal room -> reach goal",
+)
+"""The task types an Oracle-State answer chooses from: the causal chains of the six core env
+cards (``sim.cards``), in card order (a test keeps them equal to the cards' text)."""
+OS_OBJECT_TYPES: tuple[str, ...] = ("goal", "key", "ball", "box", "door")
+OS_COLORS: tuple[str, ...] = ("red", "green", "blue", "purple", "yellow", "grey")
+"""An objective's label is ``<type>_<color>`` over these (MiniGrid's names; Task E's form)."""
+OS_VERDICTS: tuple[str, str] = ("Success", "Fail")
+OS_FIELDS: tuple[str, ...] = ("task_type", "objective", "verdict")
+STAGED_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "task_type": {"enum": list(OS_TASK_TYPES)},
+        "objective": {"type": "string"},
+        "verdict": {"enum": list(OS_VERDICTS)},
+    },
+    "required": list(OS_FIELDS),
+}
+"""Oracle-State's staged answer: the reference's task type and objective (``<type>_<color>``,
+Task E's label form), then the query's verdict."""
+
 CONTROL_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("PA", "prompt_ablation", "prompt-structure ablation of Task D (direct / "
              "structured verdict / structured rationale)", D_VERDICT, 256, "prompt_ablation",
              "all_groups", styles=PA_STYLES),
+    TaskSpec("OS", "oracle_state", "Oracle-State evidence arms: staged task type, objective "
+             "and verdict from pixels, a state table or both (JSON)",
+             JsonObject(STAGED_SCHEMA, fields=OS_FIELDS), 512, "oracle_state", "all_groups"),
 )
 """The controlled analyses (issue 14: Oracle-State evidence arms, prompt-structure ablation):
 Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""

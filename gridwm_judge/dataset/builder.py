@@ -55,6 +55,11 @@ _DESCRIPTIONS = {
                        "items, each asked in three prompt styles (prompt_style): direct "
                        "(Success/Fail), structured_verdict (JSON {\"verdict\"}) and "
                        "structured_rationale (JSON {\"rationale\", \"verdict\"})",
+    "oracle_state": "OS: Oracle-State control, Task D's items in three evidence arms (pixel "
+                    "storyboards, a text state table of the shown keyframes: agent cell, heading "
+                    "and carried object, objects with type, colour, cell and door state; no "
+                    "mission, objective, reward, outcome or intervention; or both), answered "
+                    "as JSON task_type / objective / verdict",
 }
 
 _CITATION = """\

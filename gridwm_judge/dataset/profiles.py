@@ -152,6 +152,14 @@ def _prompt_ablation(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
 
 
 _C_FULL = (("probe_sets", ("grid", "framing")),)
+_OS_ROWS_PER_GROUP = 3 * 3  # full / nocue / cf x pixel / state / pixel_state
+
+
+def _oracle_state(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
+    """Oracle-State over the controlled analyses' groups: a reference per env batch."""
+    return TaskPlan("oracle_state", family_totals(envs), sum(n for *_, n in envs)
+                    * _OS_ROWS_PER_GROUP, extra_per_env=1, shard_by="env", envs=envs)
+
 _B = TaskPlan("task_b", _each(CORE, 12), 144, n_items=144)
 _E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
 
@@ -159,7 +167,9 @@ PROFILES: dict[str, Profile] = {
     "base": Profile(
         "base",
         "the paper's base release; A 309 rows = 103 questions x 3 action conditions, B 144, "
-        "C 972 = 486 per representation, D 144, E 325",
+        "C 972 = 486 per representation, D 144, E 325; controlled analyses over 98 query groups: "
+        "prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state 882 = 3 variants x 3 "
+        "evidence arms",
         (
             TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
             _B,
@@ -167,6 +177,7 @@ PROFILES: dict[str, Profile] = {
             TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
             _E,
             _prompt_ablation(CONTROL_GROUPS),
+            _oracle_state(CONTROL_GROUPS),
         ),
     ),
     "scale2": Profile(
@@ -197,6 +208,7 @@ PROFILES: dict[str, Profile] = {
                      shard_by="env"),
             TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
             _prompt_ablation(CONTROL_GROUPS_SMOKE),
+            _oracle_state(CONTROL_GROUPS_SMOKE),
         ),
     ),
 }

@@ -15,7 +15,10 @@ from typing import Any
 from gridwm_judge.task_table import task_spec
 
 AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
-              "representation", "probe_family", "prompt_style", "prompt", "label", "images")
+              "representation", "probe_family", "prompt_style", "prompt", "label", "images",
+              "evidence")
+TEXT_ONLY_EVIDENCE = "state"
+"""Oracle-State's state arm is text only: its rows must have no image, every other row some."""
 
 
 def read_columns(folder: Path, config: str,
@@ -67,7 +70,9 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
         "duplicate_uids": dup[:5],
         "groups": len(set(cols["group_id"])),
         "images": sum(cols["n_images"]),
-        "rows_without_images": sum(1 for n in cols["n_images"] if n == 0),
+        "rows_without_images": sum(1 for n, e in zip(cols["n_images"], cols["evidence"],
+                                                     strict=True)
+                                   if n == 0 and e != TEXT_ONLY_EVIDENCE),
     }
     recipe = task_spec(config).recipe
     if recipe in ("presentation_invariance", "reference_aided", "prompt_ablation"):
@@ -77,9 +82,29 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
             f"{v}:{lab}": n for (v, lab), n in sorted(Counter(zip(cols["variant"], cols["label"],
                                                                    strict=True)).items())
         }
+    if recipe == "oracle_state":
+        report.update(oracle_state_checks(cols))
     if recipe == "presentation_invariance":
         report["by_representation"] = dict(sorted(Counter(cols["representation"]).items()))
     return report
+
+
+def oracle_state_checks(cols: dict[str, list]) -> dict[str, Any]:
+    """Oracle-State: rows per arm, text-only state rows, the D3 gate on the pixel arm (the
+    state tables differ across variants by design), labels by variant."""
+    ev = cols["evidence"]
+    pixel = {k: [v for v, e in zip(vals, ev, strict=True) if e == "pixel"]
+             for k, vals in cols.items()}
+    return {
+        "by_evidence": dict(sorted(Counter(ev).items())),
+        "state_rows_with_images": sum(1 for n, e in zip(cols["n_images"], ev, strict=True)
+                                      if n and e == TEXT_ONLY_EVIDENCE),
+        "d3_prompts_identical_across_variants": d3_prompt_gate(pixel),
+        "by_variant_label": {
+            f"{v}:{lab}": n for (v, lab), n in sorted(Counter(zip(cols["variant"], cols["label"],
+                                                                   strict=True)).items())
+        },
+    }
 
 
 def problems(report: dict[str, Any]) -> list[str]:
@@ -92,6 +117,8 @@ def problems(report: dict[str, Any]) -> list[str]:
             out.append(f"{config}: duplicate uids {r['duplicate_uids']}")
         if r["rows_without_images"]:
             out.append(f"{config}: {r['rows_without_images']} rows without images")
+        if r.get("state_rows_with_images"):
+            out.append(f"{config}: {r['state_rows_with_images']} state-arm rows with images")
         d3 = r.get("d3_prompts_identical_across_variants")
         if d3 and not d3["ok"]:
             out.append(f"{config}: D3 prompt gate failed for {d3['examples']}")

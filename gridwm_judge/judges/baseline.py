@@ -4,6 +4,11 @@
   A, B and E they give the fixed guess below (they have no verdict to hold constant there).
 - ``random``: a verdict / letter / label drawn from a generator seeded by (seed, uid), so the
   same run gives the same answers whatever the order or number of workers.
+- Staged answers (Oracle-State, a JSON object with ``task_type`` / ``objective`` /
+  ``verdict``): always-yes / always-no give the first task type listed, the objective
+  ``goal_green`` and their constant verdict; random draws each field; pixel-heuristic gives the
+  fixed stages and its goal verdict on the query storyboard (the last image) or, for a
+  text-only item, on the query state table's last line (agent on the goal's cell).
 - ``oracle``: returns the item's gold ``answer``. An UPPER-BOUND SANITY JUDGE, not a model: it
   checks the scorer end to end and must never be reported as a result.
 - ``pixel-heuristic``: reads only ``prompt`` and ``images``. C/D: Yes/Success iff the agent
@@ -31,6 +36,8 @@ from gridwm_judge.judges import did_you_mean, pixels
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
 from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import (
+    OS_COLORS,
+    OS_OBJECT_TYPES,
     AnswerFormat,
     Choice,
     JsonObject,
@@ -62,6 +69,11 @@ _E_LABELS = {
 }
 REFERENCE_AIDED = ("reference_aided", "prompt_ablation")
 """Recipes whose items show a reference storyboard before the query (Task D's layout)."""
+FIXED_OBJECTIVE = "goal_green"
+_OBJECTIVES = tuple(f"{t}_{c}" for t in OS_OBJECT_TYPES for c in OS_COLORS)
+_QUERY_TABLE = re.compile(r"Query trajectory state table:\n((?:\d+\..*(?:\n|$))+)")
+_AGENT_CELL = re.compile(r"agent (\(\d+, \d+\))")
+_GOAL_CELL = re.compile(r"goal \w+ (\(\d+, \d+\))")
 _QUERY_SPLIT = re.compile(r"the next (\d+) images are the query trajectory", re.IGNORECASE)
 
 
@@ -76,6 +88,37 @@ def _fixed(answer: AnswerFormat, prompt: str) -> str:
     if isinstance(answer, JsonObject) and answer.required:
         return json.dumps({answer.required: FIXED_E[_e_question(prompt)]})
     return FIXED_B
+
+
+def _staged(fmt: JsonObject, verdict: str, rng: np.random.Generator | None = None) -> str:
+    """A staged answer: each enum field its first value (or a draw from ``rng``), the
+    objective ``FIXED_OBJECTIVE`` (or a drawn label), the verdict as given."""
+    out = {}
+    for key, prop in fmt.schema["properties"].items():
+        if key == "verdict":
+            out[key] = verdict
+        elif "enum" in prop:
+            out[key] = prop["enum"][0] if rng is None else prop["enum"][int(rng.integers(
+                len(prop["enum"])))]
+        else:
+            out[key] = FIXED_OBJECTIVE if rng is None else _OBJECTIVES[int(rng.integers(
+                len(_OBJECTIVES)))]
+    return json.dumps(out)
+
+
+def _verdicts(fmt: JsonObject) -> tuple[str, str]:
+    success, failure = fmt.schema["properties"]["verdict"]["enum"]
+    return success, failure
+
+
+def table_agent_on_goal(prompt: str) -> bool:
+    """Whether the query state table's last line puts the agent on a goal's cell."""
+    m = _QUERY_TABLE.search(prompt)
+    if not m:
+        return False
+    last = m.group(1).strip().splitlines()[-1]
+    agent = _AGENT_CELL.search(last)
+    return agent is not None and agent.group(1) in _GOAL_CELL.findall(last)
 
 
 class BaselineJudge:
@@ -119,6 +162,8 @@ class BaselineJudge:
                 raise ValueError(f"oracle judge got no gold answer for {req.uid!r}")
             return req.gold
         fmt = answer_spec(req.task, req.style).answer
+        if isinstance(fmt, JsonObject) and fmt.fields:
+            return self._staged_answer(req, fmt)
         if isinstance(fmt, JsonVerdict):  # the verdict word it would give, as a strict object
             return fmt.text(self._answer(req, fmt.verdict))
         return self._answer(req, fmt)
@@ -132,9 +177,25 @@ class BaselineJudge:
             return self._random(req, fmt)
         return self._pixel(req, fmt)
 
-    def _random(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
+    def _staged_answer(self, req: JudgeRequest, fmt: JsonObject) -> str:
+        success, failure = _verdicts(fmt)
+        if self.name in ("always-yes", "always-no"):
+            return _staged(fmt, success if self.name == "always-yes" else failure)
+        if self.name == "random":
+            rng = self._rng(req)
+            return _staged(fmt, (success, failure)[int(rng.integers(2))], rng)
+        if req.images:
+            on_goal = pixels.agent_on_goal(pixels.panels(req.images[-1])[-1])
+        else:
+            on_goal = table_agent_on_goal(req.prompt)
+        return _staged(fmt, success if on_goal else failure)
+
+    def _rng(self, req: JudgeRequest) -> np.random.Generator:
         digest = int(hashlib.sha256(req.uid.encode()).hexdigest()[:12], 16)
-        rng = np.random.default_rng([self.seed, digest])
+        return np.random.default_rng([self.seed, digest])
+
+    def _random(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
+        rng = self._rng(req)
         if isinstance(fmt, (Verdict, Choice)):
             return fmt.options[int(rng.integers(len(fmt.options)))]
         if fmt.required:

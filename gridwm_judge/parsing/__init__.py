@@ -45,7 +45,9 @@ style's when the task has styles (``style=``, the row's ``prompt_style``).
 
 B/E (both rule sets): strict when the answer is one JSON object; recovered from code fences,
 surrounding text, trailing commas, single quotes, Python literals or a cut-off tail. E needs a
-non-empty string ``answer``, returned lower-cased. Every parser is linear in the text's length.
+non-empty string ``answer``, returned lower-cased; the Oracle-State staged answer needs an
+object holding ``task_type``, ``objective`` and ``verdict`` (values read by its grader). Every
+parser is linear in the text's length.
 """
 
 from __future__ import annotations
@@ -101,4 +103,5 @@ def parse_answer(
     if isinstance(fmt, JsonVerdict):
         return parse_json_verdict(raw, fmt.verdict.words, fmt.fields, rules=rules,
                                   truncated=truncated)
-    return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated)
+    return parse_json_answer(raw, fmt.required, rules=rules, truncated=truncated,
+                             required_keys=fmt.fields)

@@ -89,16 +89,19 @@ def _repairs(span: str) -> Iterator[str]:
     yield _PY_LITERAL.sub(lambda m: _PY_LITERALS[m.group(1)], quoted)
 
 
-def _may_accept(span: str, field: str | None) -> bool:
+def _may_accept(span: str, field: str | None, keys: tuple[str, ...] = ()) -> bool:
     """False only when no repair of ``span`` can be accepted: a non-empty object needs a ':'
-    and a required field must appear as a quoted key ("answer" or 'answer', or escaped)."""
+    and a required field (or key) must appear as a quoted key ("answer" or 'answer', or
+    escaped)."""
+    if "\\" not in span and not all(f'"{k}"' in span or f"'{k}'" in span for k in keys):
+        return False
     if field is not None:
         return f'"{field}"' in span or f"'{field}'" in span or "\\" in span
     return ":" in span or not span[1:-1].replace(",", "").strip()
 
 
-def _accept(obj, field: str | None):
-    if not isinstance(obj, dict):
+def _accept(obj, field: str | None, keys: tuple[str, ...] = ()):
+    if not isinstance(obj, dict) or any(k not in obj for k in keys):
         return None
     if field is None:
         return obj
@@ -106,28 +109,29 @@ def _accept(obj, field: str | None):
     return ans.strip().lower() if isinstance(ans, str) and ans.strip() else None
 
 
-def _search(text: str, field: str | None, close_tail: bool) -> ParsedAnswer:
+def _search(text: str, field: str | None, close_tail: bool, keys: tuple[str, ...] = ()
+            ) -> ParsedAnswer:
     obj = _loads(text.strip())
-    if obj is not _MISSING and _accept(obj, field) is not None:
-        return ParsedAnswer(_accept(obj, field), "strict")
+    if obj is not _MISSING and _accept(obj, field, keys) is not None:
+        return ParsedAnswer(_accept(obj, field, keys), "strict")
     tried: set[str] = set()
     for source in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
-        if field is not None and not _may_accept(source, field):
+        if (field is not None or keys) and not _may_accept(source, field, keys):
             continue
         for span in _object_spans(source, close_tail):
-            if span in tried or not _may_accept(span, field):
+            if span in tried or not _may_accept(span, field, keys):
                 continue
             tried.add(span)
             obj = _loads(span)
             if obj is not _MISSING:  # valid JSON: repairs could only change string contents
-                value = _accept(obj, field)
+                value = _accept(obj, field, keys)
                 if value is not None:
                     return ParsedAnswer(value, "recovered")
                 continue
             previous = span
             for candidate in _repairs(span):
                 if candidate != previous:
-                    value = _accept(_loads(candidate), field)
+                    value = _accept(_loads(candidate), field, keys)
                     if value is not None:
                         return ParsedAnswer(value, "recovered")
                 previous = candidate
@@ -140,17 +144,20 @@ def parse_json_answer(
     *,
     rules: str = "committed",
     truncated: bool = False,
+    required_keys: tuple[str, ...] = (),
 ) -> ParsedAnswer:
-    """A JSON object (Task B), or the lower-cased, stripped non-empty string in its
+    """A JSON object (Task B; with ``required_keys``, one holding each of them: the
+    Oracle-State staged answer), or the lower-cased, stripped non-empty string in its
     ``required_field`` (Task E: "answer"). Committed rules read the answer after
     ``<think>`` blocks and, when ``truncated``, only objects closed before the cut."""
     if required_field is not None and not (isinstance(required_field, str) and required_field):
         raise ValueError(f"required_field must be a non-empty string or None: {required_field!r}")
+    keys = tuple(required_keys)
     if rules == "paper":
-        return guarded(raw, rules, lambda text: _search(text, required_field, True))
+        return guarded(raw, rules, lambda text: _search(text, required_field, True, keys))
 
     def committed(text: str) -> ParsedAnswer:
         answer = split_text(text)[1]
-        return _search(answer, required_field, not truncated) if answer.strip() else INVALID
+        return _search(answer, required_field, not truncated, keys) if answer.strip() else INVALID
 
     return guarded(raw, rules, committed)

@@ -1,12 +1,13 @@
 """Which tables and figures a report holds: MiniGrid's, then MiniWorld's own section when any
 judge was asked a MiniWorld task (its headline stands beside MiniGrid's), then the prompt
-ablation's when any judge was asked it."""
+ablation's and the Oracle-State control's, each when any judge was asked it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import (
@@ -27,7 +28,8 @@ from gridwm_judge.report.tables import (
 
 
 def all_tables(data: ReportData) -> tuple[Table, ...]:
-    """The MiniGrid tables, then MiniWorld's own section when any judge answered it."""
+    """The MiniGrid tables, then MiniWorld's own section when any judge answered it, then the
+    prompt ablation's and the Oracle-State control's when any judge was asked them."""
     tables = (
         headline(data),
         *miniworld_summary(data),
@@ -40,11 +42,12 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     tables += miniworld_section(data)
     if pa.asked(data):
         tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
-    return tables
+    return tables + os_.tables(data)
 
 
 def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:
-    """File name -> figure function: MiniGrid's, then MiniWorld's and the prompt ablation's
-    when asked."""
+    """File name -> figure function: MiniGrid's, then MiniWorld's, the prompt ablation's and
+    the Oracle-State control's, each when asked."""
     return {**FIGURES, **(MINIWORLD_FIGURES if miniworld_asked(data) else {}),
-            **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {})}
+            **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {}),
+            **({os_.FIGURE: os_.fig_differences} if os_.asked(data) else {})}

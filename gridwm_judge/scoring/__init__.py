@@ -11,9 +11,10 @@ degenerate flags, IDR_cond rule), ``invariance`` (NS_F, JCR_F, Flip_F, VCC_rep, 
 logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``diagnosis``
 (failure modes with evidence). Scoring a run: ``grading`` (one row against its gold),
 ``join`` (predictions to rows by uid; coverage), ``task_scores`` (per-task metric blocks),
-``recipes`` (which grader and scorer a task's entry names), ``judge_scores`` (a judge's
-tasks and failure modes), ``comparisons`` (across judges), ``score`` (the whole ``score``
-command as a function; ``commands`` is its CLI).
+``recipes`` (which grader and scorer a task's entry names), ``oracle_state`` (the
+Oracle-State staged grader and scorer; paired arm differences through ``paired``),
+``judge_scores`` (a judge's tasks and failure modes), ``comparisons`` (across judges),
+``score`` (the whole ``score`` command as a function; ``commands`` is its CLI).
 
 scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
 "gridwm-judge-scores/2")::
@@ -56,8 +57,18 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                             "pairs": {"structured_verdict-direct"|...: {"a", "b",
                               "metrics": {idr_raw, acc_full, acc_cf: {"value": a - b, "ci",
                                           "a", "b"[, "ci_env"]}},
-                              "mcnemar": T + {"n10", "n01", "p_holm"}}}}}}}}}
+                              "mcnemar": T + {"n10", "n01", "p_holm"}}}}},
                  (prompt_ablation module: McNemar on per-group discrimination A_g C_g)
+          "OS": {"protocol": "all_groups",   (Oracle-State, module ``oracle_state``)
+                 "arms": {"pixel"|"state"|"pixel_state": {"n_rows", "n_invalid",
+                          "stages": {"metrics": {task_type, objective, verdict, joint: M}},
+                          "causal": CB}},
+                 "differences": {"state-pixel"|"pixel_state-pixel": {"arm", "baseline",
+                                 "n_items", "joint"|"idr_raw": {"value", "ci", "ci_env",
+                                 "num": null, "den": null, "n_groups"}, "mcnemar_joint": T}},
+                 "vcc_oracle": {"reference": "pixel", "other": "state", "metrics":
+                                {vcc_oracle, vcc_given_success, vcc_given_failure: M}},
+                 "vcc_pixel_state": (the same for pixel_state, metric "vcc")}}}}}
 
     M  = {"value": float|null, "ci": [lo, hi]|null, "num", "den"[, "ci_env": [lo, hi]|null]}
     CB = {"protocol", "metrics": {jacc_neu, acc_full, acc_nocue, acc_cf, succ_c, p_active,
@@ -75,7 +86,7 @@ the coverage and is in no metric's denominator.
 rows.jsonl: one line per (judge, answered dataset row): :class:`grading.GradedRow` fields
 (uid, judge, task, family, env_id, group_id, item_id, variant, temporal, visual, framing,
 representation, probe_family, action_condition, question, status, parse_mode, parsed, gold,
-verdict, correct, score, prompt_style).
+verdict, correct, score, prompt_style, evidence).
 
 Importing this package never imports ``evaluate`` (only the modules under ``metrics/`` do).
 """

@@ -27,6 +27,7 @@ AUDIT = (
     "action_condition",
     "question",
     "prompt_style",
+    "evidence",
 )
 """The audit columns a graded row carries (besides uid and task)."""
 
@@ -46,7 +47,8 @@ class GradedRow:
     """One (judge, answered dataset row): its audit columns, how the answer parsed, its grade.
 
     ``verdict`` (verdict tasks) is 1 / 0 / -1; ``correct`` is the row's correctness (B:
-    S_B >= 0.90); ``score`` is S_B (B) or S_E (E), else None. ``parse_mode`` is strict /
+    S_B >= 0.90); ``score`` is S_B (B) or S_E (E), else None. ``evidence`` is the
+    Oracle-State arm ('' elsewhere). ``parse_mode`` is strict /
     recovered / invalid. Rows whose request never came back are not graded (not scored).
     """
 
@@ -73,6 +75,7 @@ class GradedRow:
     correct: bool
     score: float | None
     prompt_style: str = ""  # the prompt ablation's style ("" elsewhere)
+    evidence: str = ""
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -19,6 +19,7 @@ from gridwm_judge.scoring.grading import (
     grade_perception,
     grade_verdict,
 )
+from gridwm_judge.scoring.oracle_state import grade_staged, score_oracle_state
 from gridwm_judge.scoring.prompt_ablation import score_prompt_ablation
 from gridwm_judge.task_table import TaskSpec
 
@@ -38,6 +39,7 @@ RECIPES: dict[str, Recipe] = {
     "reference_aided": Recipe(grade_verdict, task_scores.score_task_d),
     "state_tracking": Recipe(grade_label, task_scores.score_task_e),
     "prompt_ablation": Recipe(grade_verdict, score_prompt_ablation),
+    "oracle_state": Recipe(grade_staged, score_oracle_state),
 }
 
 

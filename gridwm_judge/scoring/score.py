@@ -39,7 +39,7 @@ from gridwm_judge.task_table import CONFIGS, is_task, task_spec
 
 ROW_COLUMNS = ("uid", "task", "family", "env_id", "group_id", "item_id", "label", "answer",
                "variant", "temporal", "visual", "framing", "representation", "probe_family",
-               "action_condition", "question", "prompt_style")
+               "action_condition", "question", "prompt_style", "evidence")
 _BATCH = 64
 
 

@@ -16,6 +16,7 @@ from gridwm_judge.tasks import (
     miniworld_a,
     miniworld_c,
     miniworld_d,
+    oracle_state,
     prompt_ablation,
     task_a,
     task_b,
@@ -34,6 +35,7 @@ TASK_MODULES: dict[str, ModuleType] = {
     "miniworld_c": miniworld_c,
     "miniworld_d": miniworld_d,
     "prompt_ablation": prompt_ablation,
+    "oracle_state": oracle_state,
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 

@@ -22,7 +22,8 @@ split frames) whose two verdicts agree; vcc_given_success and vcc_given_failure 
 the reference representation's verdict. Items are paired by group, or by pair_ids when a
 group has several items. Under "all_groups" an invalid verdict never agrees; under
 "eligible_pairs" pairs with an invalid verdict are left out. Range [0, 1]; None on an empty
-set. With representations "pixel"/"oracle" and reference "pixel" this is VCC_oracle.
+set. With the Oracle-State evidence arms as representations ("pixel" / "state") and reference
+"pixel" this is VCC_oracle (paper Eq. 29): does the state-table verdict agree with the pixel one?
 """
 
 _KWARGS_DESCRIPTION = """
@@ -45,6 +46,15 @@ Examples:
     ...     group_ids=["g1", "g1", "g2", "g2", "g3", "g3", "g4", "g4"],
     ...     representations=["composite", "split"] * 4)
     {'vcc': 0.5, 'vcc_given_success': 0.5, 'vcc_given_failure': 0.5, 'n_pairs': 4}
+
+    VCC_oracle: the same query asked with pixels and with the state table, paired by item
+    (two queries of group g1, one of g2); 2 of the 3 verdict pairs agree:
+
+    >>> vcc.compute(predictions=[1, 1, 0, 1, 0, 0], references=[1, 1, 0, 0, 0, 0],
+    ...     group_ids=["g1"] * 4 + ["g2"] * 2,
+    ...     representations=["pixel", "state"] * 3, reference_representation="pixel",
+    ...     pair_ids=["g1.full", "g1.full", "g1.cf", "g1.cf", "g2.cf", "g2.cf"])
+    {'vcc': 0.6666666666666666, 'vcc_given_success': 1.0, 'vcc_given_failure': 0.5, 'n_pairs': 3}
 """
 
 

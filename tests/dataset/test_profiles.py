@@ -16,7 +16,8 @@ def test_base_counts_match_the_paper():
     base = get_profile("base")
     assert {p.config: p.expected_rows for p in base.plans} == {
         "task_a": 309, "task_b": 144, "task_c": 972, "task_d": 144, "task_e": 325,
-        "prompt_ablation": 588}  # the controlled analysis: 98 groups x Full/CF x 3 styles
+        "prompt_ablation": 588,  # the controlled analyses: 98 groups x Full/CF x 3 styles
+        "oracle_state": 882}  # 98 groups x Full/NoCue/CF x 3 evidence arms
     assert base.plan("task_a").n_items == 103 and base.plan("task_e").n_items == 325
     c = base.plan("task_c")
     n_groups = sum(n for _, _, n in _groups(c))
@@ -26,6 +27,10 @@ def test_base_counts_match_the_paper():
     assert len(d) == 6 and all(n == 3 for _, _, n in d)  # 1 reference + 2 queries per env
     assert sum(n for _, _, n in _groups(base.plan("task_a"))) == 18
     assert sum(n for _, _, n in _groups(base.plan("task_e"))) == 48
+    # oracle_state: the 98 control groups over nine envs, plus one reference per env
+    os_ = _groups(base.plan("oracle_state"))
+    assert len({e for _, e, _ in os_}) == 9 and sum(n - 1 for _, _, n in os_) == 98
+    assert 98 * 3 * 3 == base.plan("oracle_state").expected_rows
 
 
 def test_scale2_counts():

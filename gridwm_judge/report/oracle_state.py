@@ -1,0 +1,162 @@
+"""Oracle-State (issue 14) tables and figure: the report's section on the evidence arms.
+
+- ``oracle_state_stages`` (paper Table 16's shape): per judge and arm, the accuracy of each
+  stage (task type, objective, verdict) and the joint accuracy, with group-bootstrap CIs.
+- ``oracle_state_idr`` (Table 17's shape): per judge and arm, p_active, G_active, IDR_raw with
+  group and environment CIs, IDR_cond, and VCC_oracle (State vs Pixel verdicts).
+- ``oracle_state_differences``: State - Pixel and Pixel+State - Pixel of joint accuracy and
+  IDR_raw with paired CIs (group; environment) and McNemar's test on joint correctness.
+- ``fig_oracle_state_differences.png``: those paired differences with their CIs.
+
+Every number is read from the scores' ``OS`` block; nothing is computed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.plots import _colors, _plt, _save
+from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.schema import EVIDENCE
+
+TASK = "OS"
+FIGURE = "fig_oracle_state_differences.png"
+ARM_LABEL = {"pixel": "Pixel", "state": "State", "pixel_state": "Pixel+State"}
+STAGE_COLUMNS = (("task_type", "task type"), ("objective", "objective"),
+                 ("verdict", "verdict"), ("joint", "joint"))
+DIFF_METRICS = (("joint", "joint accuracy"), ("idr_raw", "IDR_raw"))
+NOTE = ("Oracle-State control (config oracle_state): Task D's clean-neutral items in three "
+        "evidence arms over the same groups; all groups, an invalid answer is wrong at every "
+        "stage. Brackets: 95% group-bootstrap CI; env = resampling environments.")
+
+
+def asked(data: ReportData) -> bool:
+    """Whether any judge of the report was asked the Oracle-State config."""
+    return any((cov := e.scores.coverage.get(TASK)) is not None and cov.asked
+               for e in data.judges)
+
+
+def _arms(entry) -> Mapping[str, Any]:
+    return entry.scores.block(TASK, "arms") or {}
+
+
+def stages(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        for arm, blk in ((a, _arms(e).get(a)) for a in EVIDENCE):
+            if blk is None:
+                continue
+            rows.append((e.label, ARM_LABEL[arm],
+                         *(_m(blk["stages"], k) for k, _ in STAGE_COLUMNS),
+                         f"{blk['n_invalid']}/{blk['n_rows']}"))
+    return Table(
+        "oracle_state_stages",
+        "Oracle-State: staged accuracy per evidence arm (paper Table 16)",
+        ("judge", "evidence", *(label for _, label in STAGE_COLUMNS), "invalid"),
+        tuple(rows),
+        (NOTE, "Stages: the reference's task type and objective, the query's verdict; joint = "
+         "all three right (Table 16 reports joint).", *coverage_note(data, (TASK,))),
+    )
+
+
+def idr(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        vcc = _m(e.scores.block(TASK, "vcc_oracle"), "vcc_oracle")
+        for arm, blk in ((a, _arms(e).get(a)) for a in EVIDENCE):
+            if blk is None:
+                continue
+            c = blk["causal"]
+            rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c["g_active"],
+                         _m(c, "idr_raw"), _idr_cond(c),
+                         vcc if arm == "state" else DASH,
+                         "+".join(c["degenerate_flags"]) or "ok"))
+    return Table(
+        "oracle_state_idr",
+        "Oracle-State: causal sensitivity per evidence arm (paper Table 17)",
+        ("judge", "evidence", "p_active", "G_active", "IDR_raw", "IDR_cond", "VCC_oracle",
+         "degenerate"),
+        tuple(rows),
+        (NOTE, "p_active = Full judged Success; IDR_raw = Full Success and its CF Fail, over "
+         "groups with Full and CF; VCC_oracle = share of queries whose State-arm verdict equals "
+         "the Pixel-arm verdict (paper Eq. 29; an invalid verdict never agrees).",),
+    )
+
+
+def _diff(m: Mapping[str, Any] | None) -> str:
+    if not m or m.get("value") is None:
+        return DASH
+    ci, env = m.get("ci") or [None, None], m.get("ci_env") or [None, None]
+
+    def pair(c):
+        return DASH if c[0] is None else f"{c[0]:+.3f}, {c[1]:+.3f}"
+
+    return f"{m['value']:+.3f} [{pair(ci)}; env {pair(env)}]"
+
+
+def differences(data: ReportData) -> Table:
+    rows = []
+    for e in data.judges:
+        for d in (e.scores.block(TASK, "differences") or {}).values():
+            test = d.get("mcnemar_joint") or {}
+            p = test.get("p_value")
+            rows.append((e.label, f"{ARM_LABEL[d['arm']]} - {ARM_LABEL[d['baseline']]}",
+                         *(_diff(d.get(k)) for k, _ in DIFF_METRICS),
+                         DASH if p is None else f"{fnum(p)} ({test.get('method')}, "
+                         f"{test.get('n')} discordant)", d["n_items"]))
+    return Table(
+        "oracle_state_differences",
+        "Oracle-State: paired arm differences (paper Table 17's comparisons)",
+        ("judge", "difference", *(f"delta {label}" for _, label in DIFF_METRICS),
+         "McNemar p (joint)", "items"),
+        tuple(rows),
+        (NOTE, "Paired over the items answered in both arms: each bootstrap draw resamples "
+         "groups (or environments) once and recomputes both arms.",),
+    )
+
+
+def tables(data: ReportData) -> tuple[Table, ...]:
+    """The section's tables, or none when no judge was asked Oracle-State."""
+    return (stages(data), idr(data), differences(data)) if asked(data) else ()
+
+
+def fig_differences(data: ReportData, path: Path) -> Path:
+    """Paired differences (State - Pixel, Pixel+State - Pixel) per judge, joint accuracy and
+    IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    judges = [e for e in data.judges if e.scores.block(TASK, "differences")]
+    cols = _colors(len(judges))
+    keys = ("state-pixel", "pixel_state-pixel")
+    for ax, (metric, label) in zip(axes, DIFF_METRICS, strict=True):
+        for i, e in enumerate(judges):
+            diffs = e.scores.block(TASK, "differences") or {}
+            for k, key in enumerate(keys):
+                m = (diffs.get(key) or {}).get(metric)
+                if not m or m.get("value") is None:
+                    continue
+                y = k + (i - (len(judges) - 1) / 2) * 0.12
+                v = m["value"]
+                for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
+                    if ci and ci[0] is not None:  # the env CI just below the group CI
+                        ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
+                                solid_capstyle="butt")
+                ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
+                           label=e.label if (k == 0 and metric == "joint") else None)
+        ax.axvline(0, color="0.4", lw=0.8, ls="--")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_title(f"delta {label}")
+        ax.grid(alpha=0.3, axis="x")
+    axes[0].set_yticks(range(len(keys)))
+    axes[0].set_yticklabels(["State - Pixel", "Pixel+State - Pixel"])
+    axes[0].set_ylim(-0.6, len(keys) - 0.4)
+    handles, names = axes[0].get_legend_handles_labels()
+    axes[1].legend(handles, names, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   frameon=False)
+    fig.suptitle("Oracle-State: paired evidence-arm differences")
+    return _save(fig, path, "Thick whiskers: 95% paired group-bootstrap CI; thin, just below: "
+                 "environment-level CI. Right of 0: the arm beats Pixel.")

@@ -1,0 +1,236 @@
+"""Oracle-State scoring (issue 14; paper Appendix D.4, Tables 16-17, Eq. 29).
+
+A staged answer ``{"task_type", "objective", "verdict"}`` is graded stage by stage against the
+gold (:func:`stage_hits`); ``joint`` is all three right, and an invalid answer (no object with
+the three keys) is wrong at every stage. Per evidence arm: the stage accuracies and joint
+accuracy over every answered row, and Task D's causal block over the arm's verdicts (paired
+Full / CF p_active, IDR_raw with group and environment CIs, IDR_cond; all groups, invalid =
+incorrect). Between arms: State - Pixel and Pixel+State - Pixel of joint accuracy and IDR_raw,
+each with a paired group-bootstrap CI at group and environment level (the items answered in
+both arms), and VCC_oracle: agreement of the State arm's verdict with the Pixel arm's on the
+same query (Pixel+State vs Pixel beside it).
+
+Normalisation (one rule each): a task type matches its gold ignoring case, spacing and the
+arrow's spelling; an objective is read as ``<type>_<color>`` from its two words in either
+order ("yellow ball", "ball_yellow"); a verdict is Success / Fail (or Failure), any case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from gridwm_judge.schema import EVIDENCE
+from gridwm_judge.scoring._arrays import FAILURE, INVALID, SUCCESS, GroupRatio
+from gridwm_judge.scoring.causal import causal_metrics
+from gridwm_judge.scoring.grading import Grade, GradedRow
+from gridwm_judge.scoring.invariance import vcc, vcc_oracle
+from gridwm_judge.scoring.paired import paired_difference
+from gridwm_judge.scoring.significance import mcnemar_paired
+from gridwm_judge.scoring.task_scores import Batch, _causal_block
+from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, TaskSpec
+
+STAGES = ("task_type", "objective", "verdict")
+STAGE_METRICS = (*STAGES, "joint")
+BASE_ARM = "pixel"
+DIFFERENCES = (("state", BASE_ARM), ("pixel_state", BASE_ARM))
+"""(arm, baseline arm) pairs whose paired differences are reported (Table 17's shape)."""
+DIFFERENCE_METRICS = ("joint", "idr_raw")
+_ARROWS = re.compile(r"\s*(?:->|→|=>|-->)\s*")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z]+")
+
+
+def task_type_key(text: Any) -> str | None:
+    """A task type in comparable form (lower case, one space, ``->`` arrows); None if not text."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    out = _ARROWS.sub(" -> ", text.strip().lower().rstrip("."))
+    return _SPACE.sub(" ", out).strip()
+
+
+def objective_label(text: Any) -> str | None:
+    """``<type>_<color>`` of an objective written with its two words in either order, any
+    separator ("ball_yellow", "yellow ball", "Yellow-Ball"); else its words joined by "_"."""
+    if not isinstance(text, str):
+        return None
+    words = _WORD.findall(text.lower())
+    if not words:
+        return None
+    types = [w for w in words if w in OS_OBJECT_TYPES]
+    colors = [w for w in words if w in OS_COLORS]
+    if len(words) == 2 and len(types) == 1 and len(colors) == 1:
+        return f"{types[0]}_{colors[0]}"
+    return "_".join(words)
+
+
+def verdict_code(text: Any) -> int:
+    """1 for Success, 0 for Fail / Failure (any case), -1 otherwise."""
+    word = text.strip().lower() if isinstance(text, str) else ""
+    return {"success": SUCCESS, "fail": FAILURE, "failure": FAILURE}.get(word, INVALID)
+
+
+def stage_hits(answer: Any, gold: Mapping[str, str]) -> dict[str, bool]:
+    """Which stages of ``answer`` (a parsed object, or None when invalid) match ``gold``, and
+    ``joint`` (all of them)."""
+    a = answer if isinstance(answer, Mapping) else {}
+    hits = {
+        "task_type": (task_type_key(a.get("task_type")) is not None
+                      and task_type_key(a.get("task_type")) == task_type_key(gold["task_type"])),
+        "objective": (objective_label(a.get("objective")) is not None
+                      and objective_label(a.get("objective")) == objective_label(
+                          gold["objective"])),
+        "verdict": verdict_code(a.get("verdict")) == verdict_code(gold["verdict"]),
+    }
+    hits["joint"] = all(hits.values())
+    return hits
+
+
+def grade_staged(value: Any, row: Mapping[str, Any]) -> Grade:
+    """The row's gold object, joint correctness, the verdict code (1 / 0 / -1) and, as
+    ``score``, the share of stages right."""
+    gold = json.loads(row["answer"])
+    hits = stage_hits(value, gold)
+    verdict = verdict_code(value.get("verdict")) if isinstance(value, Mapping) else INVALID
+    return Grade(gold, hits["joint"], verdict=verdict,
+                 score=sum(hits[s] for s in STAGES) / len(STAGES))
+
+
+def stage_accuracies(hits: Sequence[Mapping[str, bool]], group_ids: Sequence[str]
+                     ) -> dict[str, GroupRatio]:
+    """Accuracy of each stage and ``joint`` over rows, as ratios of group sums (rows per
+    group in the denominator); an empty input gives undefined (None) values."""
+    if len(hits) != len(group_ids):
+        raise ValueError(f"{len(hits)} graded answers but {len(group_ids)} group ids")
+    groups = tuple(sorted(set(group_ids)))
+    pos = {g: i for i, g in enumerate(groups)}
+    idx = np.array([pos[g] for g in group_ids], dtype=int)
+    den = np.bincount(idx, minlength=len(groups)).astype(float)
+    return {
+        m: GroupRatio(groups, np.bincount(idx, weights=[float(h[m]) for h in hits],
+                                          minlength=len(groups)).astype(float), den)
+        for m in STAGE_METRICS
+    }
+
+
+def arm_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio]:
+    """Joint accuracy and IDR_raw of one arm's rows, as group ratios."""
+    joint = stage_accuracies([stage_hits(r.parsed, r.gold) for r in rows],
+                             [r.group_id for r in rows])["joint"]
+    causal = causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+                            [r.variant for r in rows], protocol=protocol)
+    return {"joint": joint, "idr_raw": causal.ratios["idr_raw"]}
+
+
+def matched(rows: Sequence[GradedRow], arm: str, base: str
+            ) -> tuple[list[GradedRow], list[GradedRow]]:
+    """The rows of ``arm`` and ``base`` whose item was answered in both, in item order."""
+    by_arm: dict[str, dict[str, GradedRow]] = {arm: {}, base: {}}
+    for r in rows:
+        if r.evidence in by_arm:
+            by_arm[r.evidence][r.item_id] = r
+    common = sorted(set(by_arm[arm]) & set(by_arm[base]))
+    return [by_arm[arm][i] for i in common], [by_arm[base][i] for i in common]
+
+
+def _aligned(a: GroupRatio, b: GroupRatio) -> tuple[GroupRatio, GroupRatio]:
+    """Both ratios over the union of their groups (a group absent from one adds 0 / 0)."""
+    groups = tuple(sorted(set(a.groups) | set(b.groups)))
+
+    def grow(r: GroupRatio) -> GroupRatio:
+        pos = {g: i for i, g in enumerate(r.groups)}
+        num, den = np.zeros(len(groups)), np.zeros(len(groups))
+        for j, g in enumerate(groups):
+            if g in pos:
+                num[j], den[j] = r.num[pos[g]], r.den[pos[g]]
+        return GroupRatio(groups, num, den)
+
+    return grow(a), grow(b)
+
+
+def arm_differences(rows: Sequence[GradedRow], envs: Mapping[str, str], *, protocol: str,
+                    n_resamples: int, seed: int, level: float) -> dict[str, dict]:
+    """``{"state-pixel": {"joint": {...}, "idr_raw": {...}, "mcnemar_joint": {...}}, ...}``:
+    metric(arm) - metric(pixel) on the items answered in both, with paired percentile CIs
+    resampling groups (``ci``) and environments (``ci_env``)."""
+    out = {}
+    arms = {r.evidence for r in rows}
+    for arm, base in DIFFERENCES:
+        if arm not in arms or base not in arms:
+            continue
+        a_rows, b_rows = matched(rows, arm, base)
+        ra, rb = arm_ratios(a_rows, protocol), arm_ratios(b_rows, protocol)
+        block: dict[str, Any] = {"arm": arm, "baseline": base, "n_items": len(a_rows)}
+        for metric in DIFFERENCE_METRICS:
+            a, b = _aligned(ra[metric], rb[metric])
+            kw = {"n_resamples": n_resamples, "seed": seed, "level": level}
+            group = paired_difference(a, b, **kw)
+            env = paired_difference(a, b, clusters={g: envs[g] for g in a.groups}, **kw)
+            block[metric] = {"value": group.value, "num": None, "den": None,
+                             "ci": group.ci.as_list(), "ci_env": env.ci.as_list(),
+                             "n_groups": len(a.groups)}
+        test = mcnemar_paired([r.correct for r in a_rows], [r.correct for r in b_rows])
+        block["mcnemar_joint"] = {"statistic": test.statistic, "p_value": test.p_value,
+                                  "method": test.method, "n": test.n}
+        out[f"{arm}-{base}"] = block
+    return out
+
+
+def _agreement(rows: Sequence[GradedRow], other: str, s: Batch, protocol: str) -> dict | None:
+    """VCC of ``other``'s verdicts against the pixel arm's, paired by item."""
+    sub = [r for r in rows if r.evidence in (BASE_ARM, other)]
+    if {r.evidence for r in sub} != {BASE_ARM, other}:
+        return None
+    args = ([r.verdict for r in sub], [r.group_id for r in sub], [r.evidence for r in sub])
+    pair_ids = [r.item_id for r in sub]
+    res = (vcc_oracle(*args, pair_ids=pair_ids, protocol=protocol) if other == "state"
+           else vcc(*args, reference_representation=BASE_ARM, pair_ids=pair_ids,
+                    protocol=protocol))
+    name = "vcc_oracle" if other == "state" else "vcc"
+    return {"reference": BASE_ARM, "other": other, "metrics": s.block(
+        {name: res.vcc, "vcc_given_success": res.given_success,
+         "vcc_given_failure": res.given_failure})}
+
+
+def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
+    """The ``OS`` block of scores.json (see the module doc)."""
+    protocol = spec.protocol or "all_groups"
+    envs = {r.group_id: r.env_id or r.family for r in rows}
+    out: dict[str, Any] = {"protocol": protocol, "arms": {}}
+    for arm in (a for a in EVIDENCE if any(r.evidence == a for r in rows)):
+        sub = [r for r in rows if r.evidence == arm]
+        ratios = stage_accuracies([stage_hits(r.parsed, r.gold) for r in sub],
+                                  [r.group_id for r in sub])
+        out["arms"][arm] = {
+            "n_rows": len(sub),
+            "n_invalid": sum(r.parse_mode == "invalid" for r in sub),
+            "stages": {"metrics": s.block(ratios, clusters=envs)},
+            "causal": _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True),
+        }
+    st = s.settings
+    out["differences"] = arm_differences(rows, envs, protocol=protocol,
+                                         n_resamples=st.n_resamples, seed=st.seed,
+                                         level=st.level)
+    for other, key in (("state", "vcc_oracle"), ("pixel_state", "vcc_pixel_state")):
+        block = _agreement(rows, other, s, protocol)
+        if block is not None:
+            out[key] = block
+    return out
+
+
+__all__ = [
+    "DIFFERENCES",
+    "STAGES",
+    "arm_differences",
+    "grade_staged",
+    "objective_label",
+    "score_oracle_state",
+    "stage_accuracies",
+    "stage_hits",
+    "task_type_key",
+    "verdict_code",
+]

@@ -1,0 +1,183 @@
+"""Oracle-State scoring against hand-computed values: stage accuracies, joint, per-arm IDR,
+paired arm differences (group and environment CIs), VCC_oracle, McNemar; the normalisation
+rules and the parser's strict / recovered / invalid modes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gridwm_judge.parsing import parse_answer
+from gridwm_judge.scoring._arrays import GroupRatio
+from gridwm_judge.scoring.grading import graded_row
+from gridwm_judge.scoring.oracle_state import (
+    grade_staged,
+    objective_label,
+    score_oracle_state,
+    stage_accuracies,
+    stage_hits,
+    task_type_key,
+    verdict_code,
+)
+from gridwm_judge.scoring.paired import paired_difference
+from gridwm_judge.scoring.task_scores import Batch, Settings
+from gridwm_judge.task_table import OS_TASK_TYPES, task_spec
+
+TT = OS_TASK_TYPES[0]
+GOLD = {"full": {"task_type": TT, "objective": "goal_green", "verdict": "Success"},
+        "cf": {"task_type": TT, "objective": "goal_green", "verdict": "Fail"}}
+ENV = {"g1": "e1", "g2": "e1", "g3": "e2"}
+N = 2000
+
+
+def _answer(verdict: str, wrong: str = "") -> dict:
+    out = {"task_type": TT, "objective": "goal_green", "verdict": verdict}
+    if wrong == "task_type":
+        out["task_type"] = OS_TASK_TYPES[1]
+    elif wrong == "objective":
+        out["objective"] = "ball_red"
+    return out
+
+
+# (group, variant) -> (verdict, wrong stage) per arm; see the hand computation below
+PIXEL = {("g1", "full"): ("Success", ""), ("g1", "cf"): ("Success", ""),
+         ("g2", "full"): ("Fail", ""), ("g2", "cf"): ("Fail", "task_type"),
+         ("g3", "full"): ("Success", ""), ("g3", "cf"): ("Fail", "")}
+STATE = {("g1", "full"): ("Success", ""), ("g1", "cf"): ("Fail", ""),
+         ("g2", "full"): ("Success", ""), ("g2", "cf"): ("Fail", "objective"),
+         ("g3", "full"): ("Success", ""), ("g3", "cf"): ("Fail", "")}
+
+
+def _rows(arms=(("pixel", PIXEL), ("state", STATE))):
+    rows = []
+    for arm, table in arms:
+        for (g, variant), (verdict, wrong) in table.items():
+            item = f"OS.{g}.{variant}"
+            row = {"uid": f"{item}.{arm}", "task": "OS", "family": "doorkey", "env_id": ENV[g],
+                   "group_id": g, "item_id": item, "variant": variant, "evidence": arm,
+                   "answer": json.dumps(GOLD[variant])}
+            value = _answer(verdict, wrong)
+            rows.append(graded_row("j", row, "ok", "strict", value, grade_staged(value, row)))
+    return rows
+
+
+def _score(rows):
+    batch = Batch(Settings(n_resamples=N))
+    out = score_oracle_state(rows, batch, task_spec("OS"))
+    batch.flush()
+    return out
+
+
+def test_stage_accuracies_joint_and_idr_by_hand():
+    out = _score(_rows())
+    pixel, state = out["arms"]["pixel"], out["arms"]["state"]
+    m = pixel["stages"]["metrics"]
+    # pixel: verdicts right on g1.full, g2.cf, g3.full, g3.cf = 4/6; task type wrong once
+    assert (m["verdict"]["num"], m["verdict"]["den"]) == (4, 6)
+    assert (m["task_type"]["num"], m["objective"]["num"]) == (5, 6)
+    assert (m["joint"]["num"], m["joint"]["den"]) == (3, 6)  # g1.full, g3.full, g3.cf
+    s = state["stages"]["metrics"]
+    assert (s["verdict"]["num"], s["objective"]["num"], s["joint"]["num"]) == (6, 5, 5)
+    pc, sc = pixel["causal"]["metrics"], state["causal"]["metrics"]
+    assert pc["p_active"]["value"] == pytest.approx(2 / 3)  # g1, g3 Full accepted
+    assert pc["idr_raw"]["value"] == pytest.approx(1 / 3)  # only g3 also rejects its CF
+    assert pc["idr_cond"]["value"] == pytest.approx(1 / 2)
+    assert (sc["p_active"]["value"], sc["idr_raw"]["value"]) == (1.0, 1.0)
+    assert pixel["causal"]["g_active"] == 2 and pixel["n_invalid"] == 0
+    lo, hi = m["joint"]["ci"]
+    assert 0 <= lo <= 0.5 <= hi <= 1 and m["joint"]["ci_env"] is not None
+
+
+def test_paired_differences_by_hand():
+    out = _score(_rows())
+    d = out["differences"]["state-pixel"]
+    assert d["n_items"] == 6 and d["joint"]["n_groups"] == 3
+    assert d["joint"]["value"] == pytest.approx(5 / 6 - 3 / 6)
+    assert d["idr_raw"]["value"] == pytest.approx(1 - 1 / 3)
+    # the same interval from hand-written per-group sums: joint right per group / rows
+    groups = ("g1", "g2", "g3")
+    state = GroupRatio(groups, np.array([2.0, 1.0, 2.0]), np.array([2.0, 2.0, 2.0]))
+    pixel = GroupRatio(groups, np.array([1.0, 0.0, 2.0]), np.array([2.0, 2.0, 2.0]))
+    hand = paired_difference(state, pixel, n_resamples=N)
+    assert d["joint"]["ci"] == hand.ci.as_list()
+    env = paired_difference(state, pixel, n_resamples=N, clusters=ENV)
+    assert d["joint"]["ci_env"] == env.ci.as_list()
+    # env level: e1 holds g1+g2 (diff 2/4), e2 holds g3 (diff 0): every draw lies in [0, 1/2]
+    assert 0.0 <= env.ci.low <= env.ci.high <= 0.5
+    # IDR_raw per group: state 1,1,1 of 1; pixel 0,0,1 of 1
+    idr = paired_difference(GroupRatio(groups, np.ones(3), np.ones(3)),
+                            GroupRatio(groups, np.array([0.0, 0.0, 1.0]), np.ones(3)),
+                            n_resamples=N)
+    assert d["idr_raw"]["ci"] == idr.ci.as_list()
+    # McNemar on joint correctness: state right / pixel wrong on g1.cf and g2.full, no reverse
+    assert d["mcnemar_joint"]["n"] == 2 and d["mcnemar_joint"]["p_value"] == pytest.approx(0.5)
+    assert "pixel_state-pixel" not in out["differences"]
+
+
+def test_identical_arms_differ_by_zero_with_a_zero_interval():
+    out = _score(_rows((("pixel", PIXEL), ("pixel_state", PIXEL))))
+    d = out["differences"]["pixel_state-pixel"]
+    for metric in ("joint", "idr_raw"):
+        assert d[metric]["value"] == 0.0
+        assert d[metric]["ci"] == [0.0, 0.0] and d[metric]["ci_env"] == [0.0, 0.0]
+    assert out["vcc_pixel_state"]["metrics"]["vcc"]["value"] == 1.0
+    assert "vcc_oracle" not in out  # no state arm
+
+
+def test_vcc_oracle_by_hand():
+    v = _score(_rows())["vcc_oracle"]
+    assert (v["reference"], v["other"]) == ("pixel", "state")
+    m = v["metrics"]
+    # agree: g1.full, g2.cf, g3.full, g3.cf; disagree: g1.cf (S/F), g2.full (F/S)
+    assert (m["vcc_oracle"]["num"], m["vcc_oracle"]["den"]) == (4, 6)
+    assert (m["vcc_given_success"]["num"], m["vcc_given_success"]["den"]) == (2, 3)
+    assert (m["vcc_given_failure"]["num"], m["vcc_given_failure"]["den"]) == (2, 3)
+
+
+def test_differences_pair_only_items_answered_in_both_arms():
+    rows = [r for r in _rows() if not (r.evidence == "state" and r.item_id == "OS.g2.full")]
+    d = _score(rows)["differences"]["state-pixel"]
+    assert d["n_items"] == 5
+    # joint on the 5 shared items (g2.full out): state 4/5 (g2.cf wrong), pixel 3/5
+    assert d["joint"]["value"] == pytest.approx(4 / 5 - 3 / 5)
+
+
+def test_normalisation_rules():
+    assert objective_label("Yellow Ball") == objective_label("ball_yellow") == "ball_yellow"
+    assert objective_label("yellow-ball") == "ball_yellow"
+    assert objective_label("the yellow ball") == "the_yellow_ball"  # not a label: no match
+    assert objective_label(None) is None and objective_label("  ") is None
+    assert task_type_key(" Pick up key → unlock door ->  reach goal. ") == task_type_key(TT)
+    assert task_type_key(3) is None
+    assert [verdict_code(v) for v in ("Success", "FAIL", "failure", "Yes", None)] == \
+        [1, 0, 0, -1, -1]
+
+
+def test_invalid_answer_is_wrong_at_every_stage():
+    row = {"answer": json.dumps(GOLD["full"])}
+    g = grade_staged(None, row)
+    assert (g.correct, g.verdict, g.score) == (False, -1, 0.0)
+    assert stage_hits({"verdict": "success"}, GOLD["full"]) == {
+        "task_type": False, "objective": False, "verdict": True, "joint": False}
+    g = grade_staged(_answer("Success", "objective"), row)
+    assert (g.correct, g.verdict, g.score) == (False, 1, pytest.approx(2 / 3))
+
+
+def test_stage_accuracies_need_matching_lengths():
+    with pytest.raises(ValueError, match="2 graded answers but 1 group ids"):
+        stage_accuracies([{}, {}], ["g"])
+
+
+def test_the_parser_reads_staged_answers_strict_recovered_invalid():
+    obj = {"task_type": TT, "objective": "goal_green", "verdict": "Fail"}
+    parsed = parse_answer("OS", json.dumps(obj))
+    assert (parsed.value, parsed.mode) == (obj, "strict")
+    fenced = "Here it is:\n```json\n" + json.dumps(obj)[:-1] + ",}\n```"
+    parsed = parse_answer("oracle_state", fenced)
+    assert (parsed.value, parsed.mode) == (obj, "recovered")
+    assert parse_answer("OS", '<think>{"verdict": "Success"}</think>' + json.dumps(obj)).value \
+        == obj
+    for raw in ('{"verdict": "Fail"}', "Fail", "", None, '{"task_type": "x", "objective": "y"}'):
+        assert parse_answer("OS", raw).mode == "invalid"

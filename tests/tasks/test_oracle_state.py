@@ -1,0 +1,156 @@
+"""oracle_state rows: three matched evidence arms, a state table that shows only what the shown
+frames show (NoCue's mask included) and never an excluded field, the staged gold."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from gridwm_judge.render import crop_box
+from gridwm_judge.render.frames import mask_by_frame
+from gridwm_judge.sim import generate_groups
+from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
+from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
+from gridwm_judge.tasks import oracle_state
+from gridwm_judge.world import rollout_of
+
+FAMILIES = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
+
+
+@pytest.fixture(scope="module")
+def batches():
+    """family -> (groups, rows): one reference and one query group per core family."""
+    out = {}
+    for family in FAMILIES:
+        groups = generate_groups(family, 2, 830000).groups
+        out[family] = (groups, oracle_state.build_rows(groups))
+    return out
+
+
+def _table(prompt: str) -> str:
+    """The state tables of a prompt (between the first table header and the question)."""
+    return prompt[prompt.index("Reference trajectory state table:"):prompt.index("Answer three")]
+
+
+def test_task_types_are_the_cards_causal_chains():
+    assert OS_TASK_TYPES == tuple(get_card(f).causal_chain for f in CORE_FAMILIES)
+    assert tuple(oracle_state.TASK_TYPES.values()) == OS_TASK_TYPES
+    assert STAGED_SCHEMA["properties"]["task_type"]["enum"] == list(OS_TASK_TYPES)
+    assert task_spec("oracle_state").structured_output() == {"json": json.dumps(STAGED_SCHEMA)}
+    with pytest.raises(ValueError, match="oracle_state has no family 'unlockpickup'"):
+        oracle_state.task_type("unlockpickup")
+
+
+def test_three_arms_are_matched_item_for_item(batches):
+    for _family, (_groups, rows) in batches.items():
+        assert len(rows) == 3 * 3  # one query x full/nocue/cf x three arms
+        by_item: dict[str, list[dict]] = {}
+        for r in rows:
+            by_item.setdefault(r["item_id"], []).append(r)
+        for item, arms in by_item.items():
+            assert [r["evidence"] for r in arms] == ["pixel", "state", "pixel_state"]
+            assert [r["uid"] for r in arms] == [f"{item}.{a}" for a in
+                                                 ("pixel", "state", "pixel_state")]
+            for key in ("group_id", "variant", "label", "answer", "frame_indices",
+                        "reference_group_id", "mission", "intervention", "mask"):
+                assert len({r[key] for r in arms}) == 1, key
+            pixel, state, both = arms
+            assert len(pixel["images"]) == 2 and state["images"] == []
+            assert all(a is b for a, b in zip(pixel["images"], both["images"], strict=True))
+            assert _table(state["prompt"]) == _table(both["prompt"])
+            assert "state table" not in pixel["prompt"].lower()
+
+
+def test_pixel_prompts_match_across_variants_and_tables_follow_the_shown_frames(batches):
+    for _family, (groups, rows) in batches.items():
+        pixel = {r["prompt"] for r in rows if r["evidence"] == "pixel"}
+        assert len(pixel) == 1  # gate D3 on the pixel arm
+        for r in (r for r in rows if r["evidence"] == "state"):
+            ref_shown, shown = json.loads(r["frame_indices"])
+            table = _table(r["prompt"])
+            ref_part, query_part = table.split("Query trajectory state table:")
+            assert len(re.findall(r"^\d+\. ", ref_part, re.M)) == len(ref_shown)
+            assert len(re.findall(r"^\d+\. ", query_part, re.M)) == len(shown)
+            query = groups[1]
+            states = rollout_of(query, r["variant"]).states
+            crop = crop_box(query)
+            # the last line is the last shown frame's agent, in the frame's crop
+            x, y = states[shown[-1]]["agent_pos"]
+            last = query_part.strip().splitlines()[-1]
+            assert last.startswith(f"{len(shown)}. agent ({x - crop.x}, {y - crop.y}) facing")
+
+
+def test_no_excluded_field_reaches_a_state_prompt(batches):
+    words = re.compile(r"success|fail|reward|terminat|truncat|valid|interven|mission|goal:|"
+                       r"objective|[a-z]+_[a-z]+", re.I)
+    for _family, (groups, rows) in batches.items():
+        missions = {g.mission for g in groups}
+        for r in (r for r in rows if r["evidence"] != "pixel"):
+            prompt, table = r["prompt"], _table(r["prompt"])
+            for mission in missions:
+                assert mission not in prompt
+            assert not words.search(table), (r["uid"], words.search(table))
+            gold = json.loads(r["answer"])
+            assert gold["objective"] not in prompt  # the label form never appears
+            for op in json.loads(r["intervention"]):
+                assert json.dumps(op) not in prompt and str(op) not in prompt
+            assert r["validators"] not in prompt
+
+
+def test_nocue_hides_in_the_table_what_it_hides_in_the_frames(batches):
+    checked = 0
+    for _family, (groups, rows) in batches.items():
+        query = groups[1]
+        crop = crop_box(query)
+        fog = mask_by_frame(query.nocue)
+        nocue = next(r for r in rows if r["variant"] == "nocue" and r["evidence"] == "state")
+        full = next(r for r in rows if r["variant"] == "full" and r["evidence"] == "state")
+        shown = json.loads(nocue["frame_indices"])[1]
+        lines = _table(nocue["prompt"]).split("Query trajectory state table:")[1].split("\n")
+        full_lines = _table(full["prompt"]).split("Query trajectory state table:")[1].split("\n")
+        lines = [ln for ln in lines if ln.strip()]
+        full_lines = [ln for ln in full_lines if ln.strip()]
+        for n, t in enumerate(shown):
+            for x, y in fog.get(t, ()):
+                cell = f"({x - crop.x}, {y - crop.y})"
+                hidden = [o for o in query.full.states[t]["objects"] if o["pos"] == [x, y]]
+                assert f"hidden {cell}" in lines[n]
+                for o in hidden:
+                    assert f"{o['type']} {o['color']} {cell}" not in lines[n]
+                    assert f"{o['type']} {o['color']} {cell}" in full_lines[n]
+                checked += 1
+        unmasked = [n for n, t in enumerate(shown) if t not in fog]
+        assert all(lines[n] == full_lines[n] for n in unmasked)
+    assert checked > 0  # some shown frame of some family is masked
+
+
+def test_staged_gold(batches):
+    expected = {"doorkey": "goal_green", "redbluedoor": "door_blue", "lavagap": "goal_green",
+                "multiroom": "goal_green"}
+    for family, (groups, rows) in batches.items():
+        reference = groups[0]
+        gold = json.loads(rows[0]["answer"])
+        assert list(gold) == ["task_type", "objective", "verdict"]
+        assert gold["task_type"] == get_card(family).causal_chain
+        if family in expected:
+            assert gold["objective"] == expected[family]
+        elif family == "keycorridor":  # "pick up the <color> <type>"
+            color, kind = reference.mission.split()[-2:]
+            assert gold["objective"] == f"{kind}_{color}"
+        else:  # memory: the end object the reference chose
+            chose = next(e for e in reference.full.events if e["type"] == "choose")
+            assert gold["objective"] == f"{chose['obj']['type']}_{chose['obj']['color']}"
+        for r in rows:
+            verdict = json.loads(r["answer"])["verdict"]
+            assert verdict == ("Success" if r["label"] == 1 else "Fail")
+            assert (r["variant"] == "cf") == (verdict == "Fail")
+
+
+def test_bad_options_are_refused():
+    groups = generate_groups("doorkey", 2, 830000).groups
+    with pytest.raises(ValueError, match="bad arms"):
+        oracle_state.build_rows(groups, arms=("pixels",))
+    with pytest.raises(ValueError, match="give 9 rows, not n_items=5"):
+        oracle_state.build_rows(groups, n_items=5)
