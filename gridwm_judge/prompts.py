@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
 
-PROMPT_VERSION = "gwj-prompts-v3"
+PROMPT_VERSION = "gwj-prompts-v4"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (

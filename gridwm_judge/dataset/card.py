@@ -57,8 +57,12 @@ def card_yaml(splits: dict[str, dict[str, int]]) -> str:
             download_size=s["download_size"], dataset_size=s["num_bytes"],
         )
     DatasetInfosDict(infos).to_dataset_card_data(data)
+    # The Hub lists configs by name (oracle_state, prompt_ablation before task_a): the default
+    # one is what its viewer opens and what load_dataset(path) loads without a config name.
+    default = "task_c" if "task_c" in splits else next(iter(splits), None)
     MetadataConfigs(
-        {c: {"data_files": [{"split": "test", "path": f"data/{c}/test-*"}]} for c in splits}
+        {c: {"data_files": [{"split": "test", "path": f"data/{c}/test-*"}],
+             **({"default": True} if c == default else {})} for c in splits}
     ).to_dataset_card_data(data)
     return data.to_yaml()
 

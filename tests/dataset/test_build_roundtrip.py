@@ -47,6 +47,8 @@ def test_hub_layout_card_and_validation(built):
     # datasets lists the configs sorted by name: the smoke profile's are A-E + prompt_ablation
     assert [c["config_name"] for c in meta["configs"]] == sorted(get_profile("smoke").configs)
     by_name = {c["config_name"]: c for c in meta["configs"]}
+    # the Hub viewer and load_dataset(path) without a config name open Task C
+    assert [c for c, v in by_name.items() if v.get("default")] == ["task_c"]
     assert by_name["task_c"]["data_files"] == [{"split": "test", "path": "data/task_c/test-*"}]
     info = {i["config_name"]: i for i in meta["dataset_info"]}
     assert info["task_d"]["splits"][0]["num_examples"] == 24
@@ -65,6 +67,7 @@ def test_load_dataset_round_trip(built, tmp_path):
     assert datasets.get_dataset_config_names(str(out)) == sorted(get_profile("smoke").configs)
     ds = datasets.load_dataset(str(out), "task_c", split="test", cache_dir=str(tmp_path))
     assert len(ds) == 48
+    assert datasets.load_dataset(str(out), split="test", cache_dir=str(tmp_path))["uid"] == ds["uid"]
     row = ds[0]
     assert isinstance(row["images"][0], Image.Image) and row["images"][0].mode == "RGB"
     assert row["answer"] in ("Yes", "No") and row["uid"].startswith("C.redbluedoor.")
