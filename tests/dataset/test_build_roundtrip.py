@@ -67,7 +67,8 @@ def test_load_dataset_round_trip(built, tmp_path):
     assert datasets.get_dataset_config_names(str(out)) == sorted(get_profile("smoke").configs)
     ds = datasets.load_dataset(str(out), "task_c", split="test", cache_dir=str(tmp_path))
     assert len(ds) == 48
-    assert datasets.load_dataset(str(out), split="test", cache_dir=str(tmp_path))["uid"] == ds["uid"]
+    default = datasets.load_dataset(str(out), split="test", cache_dir=str(tmp_path))
+    assert default["uid"] == ds["uid"]
     row = ds[0]
     assert isinstance(row["images"][0], Image.Image) and row["images"][0].mode == "RGB"
     assert row["answer"] in ("Yes", "No") and row["uid"].startswith("C.redbluedoor.")
