@@ -172,49 +172,22 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
     )
 
 
-@task
-def task_a(dataset: str, representation: str | None = None) -> Task:
-    """Task A: action-conditioned next state (A-D choice)."""
-    return gridwm_task("task_a", dataset, representation)
+INSPECT_CONFIGS = ("task_a", "task_b", "task_c", "task_d", "task_e",
+                   "miniworld_a", "miniworld_c", "miniworld_d")
+"""The configs offered as inspect tasks (one answer format and budget per config; the
+controlled analyses' configs are scored with ``gridwm-judge score``)."""
 
 
-@task
-def task_b(dataset: str, representation: str | None = None) -> Task:
-    """Task B: single-frame structured perception (JSON)."""
-    return gridwm_task("task_b", dataset, representation)
+def _register(config: str) -> Callable[..., Task]:
+    """The ``@task`` of one config, registered under the config's name."""
+
+    def config_task(dataset: str, representation: str | None = None) -> Task:
+        return gridwm_task(config, dataset, representation)
+
+    config_task.__name__ = config_task.__qualname__ = config
+    config_task.__doc__ = f"{task_spec(config).name}: {task_spec(config).role}."
+    return task(name=config)(config_task)
 
 
-@task
-def task_c(dataset: str, representation: str | None = None) -> Task:
-    """Task C: presentation invariance and representation exchangeability."""
-    return gridwm_task("task_c", dataset, representation)
-
-
-@task
-def task_d(dataset: str, representation: str | None = None) -> Task:
-    """Task D: reference-aided causal sensitivity."""
-    return gridwm_task("task_d", dataset, representation)
-
-
-@task
-def task_e(dataset: str, representation: str | None = None) -> Task:
-    """Task E: prefix state tracking (JSON label)."""
-    return gridwm_task("task_e", dataset, representation)
-
-
-@task
-def miniworld_a(dataset: str, representation: str | None = None) -> Task:
-    """MiniWorld (3D) Task A: next first-person view given the action (A-D choice)."""
-    return gridwm_task("miniworld_a", dataset, representation)
-
-
-@task
-def miniworld_c(dataset: str, representation: str | None = None) -> Task:
-    """MiniWorld (3D) Task C: presentation invariance on first-person storyboards."""
-    return gridwm_task("miniworld_c", dataset, representation)
-
-
-@task
-def miniworld_d(dataset: str, representation: str | None = None) -> Task:
-    """MiniWorld (3D) Task D: reference-aided causal sensitivity on first-person views."""
-    return gridwm_task("miniworld_d", dataset, representation)
+for _config in INSPECT_CONFIGS:
+    globals()[_config] = _register(_config)

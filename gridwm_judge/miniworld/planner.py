@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -53,6 +54,19 @@ def segment_free(u, a, b, radius: float, ignore: tuple = (), ent_margin: float =
                        radius, ignore, ent_margin) for k in range(n))
 
 
+def _neighbours(c: tuple[int, int], ok) -> Iterator[tuple[tuple[int, int], float]]:
+    """The 8-connected free cells next to ``c`` with the length of the step there; a diagonal
+    step needs both cells beside it free (no cutting a wall corner)."""
+    for di in (-1, 0, 1):
+        for dj in (-1, 0, 1):
+            n = (c[0] + di, c[1] + dj)
+            if (di, dj) == (0, 0) or not ok(n):
+                continue
+            if di and dj and not (ok((c[0] + di, c[1])) and ok((c[0], c[1] + dj))):
+                continue
+            yield n, CELL * math.hypot(di, dj)
+
+
 def plan_path(u, start, goal, goal_radius: float, radius: float | None = None,
               ignore: tuple = (), ent_margin: float = 0.0,
               spacing: float = 1.0) -> list[tuple[float, float]]:
@@ -92,17 +106,11 @@ def plan_path(u, start, goal, goal_radius: float, radius: float | None = None,
         if math.dist(centre(*c), goal) <= goal_radius:
             end = c
             break
-        for di in (-1, 0, 1):
-            for dj in (-1, 0, 1):
-                n = (c[0] + di, c[1] + dj)
-                if (di, dj) == (0, 0) or not ok(n):
-                    continue
-                if di and dj and not (ok((c[0] + di, c[1])) and ok((c[0], c[1] + dj))):
-                    continue
-                ng = g + CELL * math.hypot(di, dj)
-                if ng < cost.get(n, math.inf):
-                    cost[n], came[n] = ng, c
-                    heapq.heappush(frontier, (ng + h(n), ng, n))
+        for n, step in _neighbours(c, ok):
+            ng = g + step
+            if ng < cost.get(n, math.inf):
+                cost[n], came[n] = ng, c
+                heapq.heappush(frontier, (ng + h(n), ng, n))
     if end is None:
         raise NoPathError(f"no path from ({start[0]:.2f}, {start[1]:.2f}) to within "
                           f"{goal_radius:.2f} m of ({goal[0]:.2f}, {goal[1]:.2f})")
@@ -176,15 +184,9 @@ def distance_field(u, source, radius: float | None = None, ignore: tuple = (),
         g, c = heapq.heappop(frontier)
         if g > dist[c]:
             continue
-        for di in (-1, 0, 1):
-            for dj in (-1, 0, 1):
-                n = (c[0] + di, c[1] + dj)
-                if (di, dj) == (0, 0) or not ok(n):
-                    continue
-                if di and dj and not (ok((c[0] + di, c[1])) and ok((c[0], c[1] + dj))):
-                    continue
-                ng = g + CELL * math.hypot(di, dj)
-                if ng < dist.get(n, math.inf):
-                    dist[n] = ng
-                    heapq.heappush(frontier, (ng, n))
+        for n, step in _neighbours(c, ok):
+            ng = g + step
+            if ng < dist.get(n, math.inf):
+                dist[n] = ng
+                heapq.heappush(frontier, (ng, n))
     return {(x0 + i * CELL, z0 + j * CELL): d for (i, j), d in dist.items()}

@@ -34,7 +34,7 @@ from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
 from gridwm_judge.tasks.rows import base_row
-from gridwm_judge.tasks.task_a import LETTERS
+from gridwm_judge.tasks.task_a import LETTERS, balanced_gold_slots, check_action_conditions
 from gridwm_judge.world import Group
 
 TASK = "MA"
@@ -111,10 +111,7 @@ def build_rows(
     action_conditions: Sequence[str] = ACTION_CONDITIONS,
 ) -> list[dict]:
     """3 rows (one per action condition) for each of ``n_items`` questions (all when None)."""
-    bad = [c for c in action_conditions if c not in ACTION_CONDITIONS]
-    if bad or not action_conditions:
-        raise ValueError(f"bad action_conditions {bad or list(action_conditions)!r}; "
-                         f"expected a non-empty subset of {', '.join(ACTION_CONDITIONS)}")
+    check_action_conditions(action_conditions)
     groups = list(groups)
     if not groups:
         raise ValueError(f"{TASK} needs at least one trajectory group")
@@ -123,8 +120,7 @@ def build_rows(
             raise ValueError(f"group {g.group_id} is a {getattr(g, 'world', None)!r} group; "
                              f"{TASK} needs MiniWorld groups")
     chosen = _select(groups, n_items, seed)
-    slots = np.resize(np.arange(4), len(chosen))
-    slots = slots[np.random.default_rng(seed).permutation(len(chosen))]
+    slots = balanced_gold_slots(len(chosen), seed)
     rows: list[dict] = []
     for (gi, t, macro, gold, negs, views), slot in zip(chosen, slots.tolist(), strict=True):
         g = groups[gi]

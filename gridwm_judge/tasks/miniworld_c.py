@@ -16,6 +16,7 @@ from gridwm_judge.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 from gridwm_judge.prompts import miniworld_c_prompt
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.miniworld_view import StoryboardView
+from gridwm_judge.tasks.rows import counted_rows
 from gridwm_judge.world import Group, World
 
 TASK = "MC"
@@ -62,10 +63,7 @@ def build_rows(
         row["prompt"] = miniworld_c_prompt(missions[row["group_id"]], row["framing"],
                                            reversed_order=row["temporal"] == "rev",
                                            n_split=n_split)
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(f"{TASK}: {len(groups)} groups give {len(rows)} rows, "
-                         f"not n_items={n_items}")
-    return rows
+    return counted_rows(TASK, groups, rows, n_items)
 
 
 rows_per_group = task_c.rows_per_group

@@ -17,6 +17,7 @@ from gridwm_judge.prompts import miniworld_d_prompt
 from gridwm_judge.schema import VARIANTS
 from gridwm_judge.tasks import task_d
 from gridwm_judge.tasks.miniworld_c import default_world, rename
+from gridwm_judge.tasks.rows import counted_rows
 from gridwm_judge.world import Group, World
 
 TASK = "MD"
@@ -50,10 +51,7 @@ def build_rows(
     for row in rows:
         rename(row, "D", TASK)
         row["prompt"] = miniworld_d_prompt(missions[row["group_id"]], row["framing"])
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(f"{TASK}: {len(groups)} groups give {len(rows)} rows, "
-                         f"not n_items={n_items}")
-    return rows
+    return counted_rows(TASK, groups, rows, n_items)
 
 
 def rows_per_query(conditions: Sequence[str] = tuple(task_d.CONDITIONS),

@@ -38,7 +38,7 @@ from gridwm_judge.schema import EVIDENCE, VARIANTS
 from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.task_table import OS_VERDICTS
-from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.tasks.task_c import Storyboards, check_choices
 from gridwm_judge.tasks.task_d import env_batches
 from gridwm_judge.world import Group, rollout_of
@@ -163,8 +163,4 @@ def build_rows(
                         mission=query.mission,
                     )
                     rows.append(row)
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(
-            f"oracle_state: {len(groups)} groups give {len(rows)} rows, not n_items={n_items}"
-        )
-    return rows
+    return counted_rows("oracle_state", groups, rows, n_items)

@@ -22,6 +22,7 @@ from gridwm_judge.render import MINIGRID
 from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.task_table import JsonVerdict, task_spec
 from gridwm_judge.tasks import task_d
+from gridwm_judge.tasks.rows import counted_rows
 from gridwm_judge.tasks.task_c import check_choices
 from gridwm_judge.world import Group, World
 
@@ -74,8 +75,4 @@ def build_rows(
                 probe_family="",
             )
             rows.append(row)
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(
-            f"prompt_ablation: {len(groups)} groups give {len(rows)} rows, not n_items={n_items}"
-        )
-    return rows
+    return counted_rows("prompt_ablation", groups, rows, n_items)

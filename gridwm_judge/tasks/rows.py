@@ -7,6 +7,7 @@ audit columns; each task then fills its own columns.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from gridwm_judge.prompts import PROMPT_VERSION
@@ -52,3 +53,13 @@ def checkpoint_row(group: Group, task: str, t: int, *uid_tail: str, **columns: A
     row = base_row(group)
     row.update(uid=uid, task=task, item_id=uid, checkpoint=int(t), **columns)
     return row
+
+
+def counted_rows(task: str, groups: Sequence[Any], rows: list[dict], n_items: int | None
+                 ) -> list[dict]:
+    """``rows``, after checking a profile's expected count (``n_items``, when given): a plan
+    whose groups give another number is a ValueError naming both."""
+    if n_items is not None and n_items != len(rows):
+        raise ValueError(f"{task}: {len(groups)} groups give {len(rows)} rows, "
+                         f"not n_items={n_items}")
+    return rows

@@ -143,6 +143,22 @@ def _select(groups, fr: _Frames, n_items: int | None, seed: int) -> list[tuple[i
     return chosen
 
 
+def check_action_conditions(action_conditions: Sequence[str]) -> None:
+    bad = [c for c in action_conditions if c not in ACTION_CONDITIONS]
+    if bad or not action_conditions:
+        raise ValueError(
+            f"bad action_conditions {bad or list(action_conditions)!r}; "
+            f"expected a non-empty subset of {', '.join(ACTION_CONDITIONS)}"
+        )
+
+
+def balanced_gold_slots(n: int, seed: int) -> np.ndarray:
+    """The gold letter's position per question: each of the four equally often (up to one),
+    in a seeded order, so no letter is a better guess than another."""
+    slots = np.resize(np.arange(4), n)
+    return slots[np.random.default_rng(seed).permutation(n)]
+
+
 def build_rows(
     groups: Sequence[Group],
     *,
@@ -155,17 +171,11 @@ def build_rows(
 
     Frames and the action vocabulary come from ``world`` (default MiniGrid).
     """
-    bad = [c for c in action_conditions if c not in ACTION_CONDITIONS]
-    if bad or not action_conditions:
-        raise ValueError(
-            f"bad action_conditions {bad or list(action_conditions)!r}; "
-            f"expected a non-empty subset of {', '.join(ACTION_CONDITIONS)}"
-        )
+    check_action_conditions(action_conditions)
     groups = checked_groups(groups, world, "Task A")
     fr = _Frames(groups, world)
     chosen = _select(groups, fr, n_items, seed)
-    gold_slots = np.resize(np.arange(4), len(chosen))
-    gold_slots = gold_slots[np.random.default_rng(seed).permutation(len(chosen))]
+    gold_slots = balanced_gold_slots(len(chosen), seed)
     rows: list[dict] = []
     # Questions are built group by group (so each group's frames are rendered once); the
     # gold letter stays tied to the question's place in the selection order.

@@ -34,7 +34,7 @@ from PIL import Image
 from gridwm_judge.prompts import task_c_prompt
 from gridwm_judge.render import MINIGRID, apply_visual, composite, keyframes, split
 from gridwm_judge.schema import REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
-from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.world import Group, World, check_world, rollout_of
 
 TASK_C_FAMILIES: tuple[str, ...] = ("keycorridor", "multiroom", "redbluedoor")
@@ -203,11 +203,7 @@ def build_rows(
                             frame_indices=json.dumps(boards.shown(variant, temporal)),
                         )
                         rows.append(row)
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(
-            f"Task C: {len(groups)} groups give {len(rows)} rows, not n_items={n_items}"
-        )
-    return rows
+    return counted_rows("Task C", groups, rows, n_items)
 
 
 def rows_per_group(probe_sets: Sequence[str] = ("grid", "framing"),

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from gridwm_judge.prompts import task_d_prompt
 from gridwm_judge.render import MINIGRID
 from gridwm_judge.schema import VARIANTS
-from gridwm_judge.tasks.rows import variant_row
+from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.tasks.task_c import Storyboards, check_choices
 from gridwm_judge.world import Group, World
 
@@ -91,8 +91,4 @@ def build_rows(
                         reference_group_id=reference.group_id,
                     )
                     rows.append(row)
-    if n_items is not None and n_items != len(rows):
-        raise ValueError(
-            f"Task D: {len(groups)} groups give {len(rows)} rows, not n_items={n_items}"
-        )
-    return rows
+    return counted_rows("Task D", groups, rows, n_items)
