@@ -85,42 +85,38 @@ def _figures(select: Callable[[str], bool]) -> Metric:
 
 
 @metric
-def idr() -> Metric:
-    """IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C)."""
-    return _figures(lambda k: k.startswith("idr_"))
-
-
-@metric
-def p_active() -> Metric:
-    """Share of groups whose Full trajectory is judged a success (per representation)."""
-    return _figures(lambda k: k.startswith("p_active"))
-
-
-@metric
-def ns() -> Metric:
-    """Nuisance Stability per presentation family (and representation)."""
-    return _figures(lambda k: k.startswith("ns_"))
-
-
-@metric
-def jcr() -> Metric:
-    """Joint Consistency Rate per presentation family (and representation)."""
-    return _figures(lambda k: k.startswith("jcr_"))
-
-
-@metric
-def vcc_rep() -> Metric:
-    """Verdict consistency of composite and split representations."""
-    return _figures(lambda k: k == "vcc_rep")
-
-
-@metric
 def task_metrics() -> Metric:
     """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
     return _figures(lambda k: True)
 
 
-_METRIC_FACTORIES = {"idr": idr, "p_active": p_active, "ns": ns, "jcr": jcr, "vcc_rep": vcc_rep}
+_SCI_FIGURES: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C).",
+            lambda k: k.startswith("idr_")),
+    "p_active": ("Share of groups whose Full trajectory is judged a success.",
+                 lambda k: k.startswith("p_active")),
+    "ns": ("Nuisance Stability per presentation family (and representation).",
+           lambda k: k.startswith("ns_")),
+    "jcr": ("Joint Consistency Rate per presentation family (and representation).",
+            lambda k: k.startswith("jcr_")),
+    "vcc_rep": ("Verdict consistency of composite and split representations.",
+                lambda k: k == "vcc_rep"),
+}
+"""inspect metric name -> (what it prints, which of the recipe's figures it selects)."""
+
+
+def _sci_metric(name: str) -> Callable[[], Metric]:
+    doc, select = _SCI_FIGURES[name]
+
+    def factory() -> Metric:
+        return _figures(select)
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = doc
+    return metric(name=name)(factory)
+
+
+_METRIC_FACTORIES = {name: _sci_metric(name) for name in _SCI_FIGURES}
 
 
 @scorer(metrics=[accuracy(), stderr()])
