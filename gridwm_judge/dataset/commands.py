@@ -8,6 +8,7 @@ import os
 from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.profiles import PROFILES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
+from gridwm_judge.task_table import ALL_CONFIGS
 
 DEFAULT_NUM_PROC = max(1, min(4, os.cpu_count() or 1))
 
@@ -35,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="worker processes; the output does not depend on it "
                         f"(default {DEFAULT_NUM_PROC}: the CPU count, at most 4)")
     b.add_argument("--configs", type=_configs, default=None,
-                   help="comma-separated subset of task_a,task_b,task_c,task_d,task_e")
+                   help="comma-separated subset of the profile's configs (default all): "
+                        f"{', '.join(ALL_CONFIGS)}")
     b.add_argument("--overwrite", action="store_true", help="replace a non-empty --out folder")
 
     p = add_command(
