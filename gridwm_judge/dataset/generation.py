@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
+from gridwm_judge.miniworld.cards import CARDS
+from gridwm_judge.sim import ENV_CARDS, generate_groups
 from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
 
@@ -26,8 +28,6 @@ def _generate(family: str, env_id: str, n: int, seed: int) -> GenerationResult:
 
         res = miniworld_groups(family, n, seed)   # one env id per MiniWorld family
     else:
-        from gridwm_judge.sim import generate_groups
-
         res = generate_groups(family, n, seed, env_id=env_id)
     if len(res.groups) != n:
         raise RuntimeError(
@@ -39,17 +39,12 @@ def _generate(family: str, env_id: str, n: int, seed: int) -> GenerationResult:
 def is_miniworld(family: str) -> bool:
     """A MiniWorld family: generated in this process (one OpenGL context per process), never
     in a worker."""
-    from gridwm_judge.miniworld.cards import CARDS
-
     return family in CARDS
 
 
 def env_tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """Each family's registered env ids and its default env id, from the simulators' cards
     (MiniGrid's and MiniWorld's; their family names do not overlap)."""
-    from gridwm_judge.miniworld.cards import CARDS
-    from gridwm_judge.sim import ENV_CARDS
-
     return ({**{f: tuple(c.env_ids) for f, c in ENV_CARDS.items()},
              **{f: (c.env_id,) for f, c in CARDS.items()}},
             {**{f: c.default_env_id for f, c in ENV_CARDS.items()},

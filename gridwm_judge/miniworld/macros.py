@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridwm_judge.miniworld.backend import reset_env, without_observations
+from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.records import ACTION_NAMES
 from gridwm_judge.miniworld.render import VIEW_SIZE, first_person, top_down
 
@@ -96,8 +97,6 @@ def views_at(group, ts, size: tuple[int, int] = VIEW_SIZE,
              map_size: tuple[int, int] | None = None) -> list[MacroViews]:
     """The views of every macro at each state in ``ts`` of ``group``'s Full rollout (one
     replay from reset for all of them)."""
-    from gridwm_judge.miniworld.cards import get_card
-
     map_size = map_size or (size[0], size[0])
     env, u = reset_env(group.env_id, group.env_kwargs, group.seed, (),
                        get_card(group.family).settable_attrs, group.max_episode_steps)

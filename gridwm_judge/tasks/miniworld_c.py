@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gridwm_judge.miniworld.cards import FAMILIES
 from gridwm_judge.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 from gridwm_judge.prompts import miniworld_c_prompt
 from gridwm_judge.tasks import task_c
@@ -34,8 +35,6 @@ def default_world() -> World:
 
 
 def miniworld_families() -> tuple[str, ...]:
-    from gridwm_judge.miniworld.cards import FAMILIES
-
     return FAMILIES
 
 
