@@ -92,3 +92,8 @@ def test_the_report_section(pipeline):
     assert (report / "figures" / "fig_oracle_state_differences.png").stat().st_size > 10_000
     index = (report / "index.md").read_text()
     assert "Oracle-State: staged accuracy per evidence arm" in index
+    # the runs asked only oracle_state: none of MiniGrid's (empty) tables or figures is written
+    assert sorted(p.name for p in (report / "figures").iterdir()) == [
+        "fig_oracle_state_differences.png"]
+    assert not (report / "tables" / "headline.md").exists()
+    assert "Headline: does the judge" not in index

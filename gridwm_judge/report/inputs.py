@@ -60,12 +60,22 @@ class JudgeEntry:
     def tasks(self) -> Mapping[str, Any]:
         return self.scores.tasks
 
+    def asked(self, tasks: Sequence[str]) -> bool:
+        """Whether this judge was asked any of ``tasks`` (task names, e.g. "C", "MC")."""
+        return any((cov := self.scores.coverage.get(t)) is not None and cov.asked
+                   for t in tasks)
+
 
 @dataclass(frozen=True)
 class ReportData:
     runs: tuple[RunInput, ...]
     judges: tuple[JudgeEntry, ...]
     comparisons: Mapping[str, Any]
+
+    def asked(self, tasks: Sequence[str]) -> bool:
+        """Whether any judge of the report was asked any of ``tasks``: a section is drawn
+        only then, so a report shows what was run."""
+        return any(e.asked(tasks) for e in self.judges)
 
 
 def _read_json(path: Path) -> dict[str, Any]:

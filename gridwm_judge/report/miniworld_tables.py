@@ -26,9 +26,11 @@ from gridwm_judge.task_table import MINIWORLD_TASKS
 WORLD = "miniworld"
 
 
+_NAMES = tuple(t.name for t in MINIWORLD_TASKS)
+
+
 def _asked(e: JudgeEntry) -> bool:
-    return any((cov := e.scores.coverage.get(t.name)) is not None and cov.asked
-               for t in MINIWORLD_TASKS)
+    return e.asked(_NAMES)
 
 
 def miniworld_judges(data: ReportData) -> ReportData:

@@ -36,8 +36,7 @@ NOTE = ("Oracle-State control (config oracle_state): Task D's clean-neutral item
 
 def asked(data: ReportData) -> bool:
     """Whether any judge of the report was asked the Oracle-State config."""
-    return any((cov := e.scores.coverage.get(TASK)) is not None and cov.asked
-               for e in data.judges)
+    return data.asked((TASK,))
 
 
 def _arms(entry) -> Mapping[str, Any]:

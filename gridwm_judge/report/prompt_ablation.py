@@ -28,8 +28,7 @@ FIGURE = "fig_prompt_ablation_paired.png"
 
 def asked(data: ReportData) -> bool:
     """Whether any judge was asked the prompt ablation (its section is shown then)."""
-    return any((cov := e.scores.coverage.get(TASK)) is not None and cov.asked
-               for e in data.judges)
+    return data.asked((TASK,))
 
 
 def _pair_label(pair: Mapping[str, Any]) -> str:

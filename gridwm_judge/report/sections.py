@@ -25,20 +25,24 @@ from gridwm_judge.report.tables import (
     task_c,
     task_d,
 )
+from gridwm_judge.task_table import ALL_TASKS, TASK_NAMES, TASKS
+
+
+def minigrid_shown(data: ReportData) -> bool:
+    """MiniGrid's tables and figures are drawn when a judge was asked a MiniGrid task, or when
+    nothing else was asked (a report of MiniWorld or control runs alone has none of them)."""
+    others = tuple(t.name for t in ALL_TASKS if t not in TASKS)
+    return data.asked(TASK_NAMES) or not data.asked(others)
 
 
 def all_tables(data: ReportData) -> tuple[Table, ...]:
     """The MiniGrid tables, then MiniWorld's own section when any judge answered it, then the
     prompt ablation's and the Oracle-State control's when any judge was asked them."""
-    tables = (
-        headline(data),
-        *miniworld_summary(data),
-        task_c(data),
-        composite_split(data),
-        controls(data),
-        task_d(data),
-        stability(data),
-    )
+    tables: tuple[Table, ...] = (headline(data),) if minigrid_shown(data) else ()
+    tables += miniworld_summary(data)
+    if minigrid_shown(data):
+        tables += (task_c(data), composite_split(data), controls(data), task_d(data),
+                   stability(data))
     tables += miniworld_section(data)
     if pa.asked(data):
         tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
@@ -48,6 +52,7 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
 def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:
     """File name -> figure function: MiniGrid's, then MiniWorld's, the prompt ablation's and
     the Oracle-State control's, each when asked."""
-    return {**FIGURES, **(MINIWORLD_FIGURES if miniworld_asked(data) else {}),
+    return {**(FIGURES if minigrid_shown(data) else {}),
+            **(MINIWORLD_FIGURES if miniworld_asked(data) else {}),
             **({pa.FIGURE: pa.fig_prompt_ablation} if pa.asked(data) else {}),
             **({os_.FIGURE: os_.fig_differences} if os_.asked(data) else {})}

@@ -118,10 +118,9 @@ def test_report_keeps_miniworld_failures_and_stability_apart(scored):
     stab = json.loads((tables / "miniworld_stability.json").read_text())
     scopes = {r["scope"] for r in stab["rows"]}
     assert scopes and scopes <= {"MC/composite", "MC/split", "MD"} and "MC/composite" in scopes
-    grid_stab = json.loads((tables / "stability.json").read_text())
-    assert not grid_stab["rows"]
-    headline = json.loads((tables / "headline.json").read_text())
-    assert not headline["rows"]  # the headline is MiniGrid's: no MiniGrid answers, no rows
+    # no judge was asked a MiniGrid task: none of MiniGrid's tables is written
+    for key in ("headline", "task_c", "task_d", "stability"):
+        assert not (tables / f"{key}.json").exists(), key
 
 
 def _rows(report, key):
@@ -141,10 +140,10 @@ def test_miniworld_headline_beside_minigrid_and_printed(scored):
     assert "success-biased" in yes["flags"] and "misgrounded" in yes["flags"]
     assert oracle["flags"] == "low-activation"
     index = (report / "index.md").read_text()
-    # the summary: MiniGrid's headline, then MiniWorld's, before any detail table
-    order = [index.index(f"## {t}") for t in (
-        "Headline: does the judge", "MiniWorld (3D) headline", "Task C: correctness")]
-    assert order == sorted(order)
+    # the summary: MiniWorld's headline before its detail tables; no MiniGrid headline (no
+    # judge was asked a MiniGrid task)
+    assert "## Headline: does the judge" not in index
+    assert index.index("## MiniWorld (3D) headline") < index.index("## MiniWorld (3D) Task")
     assert f"- **{YES}** (MiniWorld): misgrounded" in index
     assert f"- **{ORACLE}** (MiniWorld): low-activation" in index
     printed = scored.printed
@@ -154,7 +153,8 @@ def test_miniworld_headline_beside_minigrid_and_printed(scored):
 def test_miniworld_figures_are_drawn_and_listed(scored):
     report = scored.report
     index = (report / "index.md").read_text()
-    for name in (*FIGURES, *MINIWORLD_FIGURES):
+    assert not any((report / "figures" / name).exists() for name in FIGURES)
+    for name in MINIWORLD_FIGURES:
         path = report / "figures" / name
         assert path.read_bytes()[:8] == PNG_MAGIC, name
         with Image.open(path) as im:
@@ -181,7 +181,7 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     full_keys = [t.key for t in all_tables(data)]
     keys = [t.key for t in all_tables(grid)]
     assert keys == ["headline", "task_c", "composite_split", "controls", "task_d", "stability"]
-    assert full_keys[:2] == ["headline", "miniworld_headline"]
+    assert full_keys[0] == "miniworld_headline"  # no MiniGrid task asked: no MiniGrid tables
     assert [k for k in full_keys if k not in keys] == [
         "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability"]
     assert all_figures(grid).keys() == FIGURES.keys()
@@ -189,11 +189,12 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     assert [p.name for p in written] == list(FIGURES)
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(FIGURES)
 
-    # a report of a MiniGrid-only judge beside MiniWorld ones: MiniWorld's figures draw only
-    # the judges asked a MiniWorld task
+    # a report of a judge asked nothing of MiniWorld beside MiniWorld ones: MiniWorld's figures
+    # draw only the judges asked a MiniWorld task (and no MiniGrid task was asked: no MiniGrid
+    # figure)
     grid_yes, oracle = strip(data.judges[0]), data.judges[1]
     mixed = dataclasses.replace(data, judges=(grid_yes, oracle))
     assert [e.label for e in miniworld_judges(mixed).judges] == [oracle.label]
-    assert list(all_figures(mixed)) == [*FIGURES, *MINIWORLD_FIGURES]
+    assert list(all_figures(mixed)) == list(MINIWORLD_FIGURES)
     written = write_figures(mixed, tmp_path / "mixed", all_figures(mixed))
-    assert [p.name for p in written] == [*FIGURES, *MINIWORLD_FIGURES]
+    assert [p.name for p in written] == list(MINIWORLD_FIGURES)
