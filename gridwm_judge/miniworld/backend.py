@@ -7,6 +7,9 @@ machine without a GPU) instead of an X display.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
 from contextlib import contextmanager
 
 from gridwm_judge.miniworld.interventions import apply_ops
@@ -49,10 +52,27 @@ def make_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None
 
     # The passive checker only inspects the first steps' return values, which
     # ``without_observations`` leaves without an image; it never changes the simulation.
-    env = gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
+    with quiet_renderer_notes():  # the env makes its frame buffers here
+        env = gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
     if step_limit is not None:
         env.unwrapped.max_episode_steps = int(step_limit)
     return env
+
+
+@contextmanager
+def quiet_renderer_notes():
+    """miniworld prints "Falling back to num_samples=4" on stdout for every frame buffer made
+    when the renderer offers less multisampling than asked for (llvmpipe does): a note about
+    antialiasing, not about the simulation. Anything else it prints goes to stderr."""
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            yield
+    finally:
+        rest = [ln for ln in buf.getvalue().splitlines()
+                if ln and not ln.startswith("Falling back to num_samples")]
+        if rest:
+            print("\n".join(rest), file=sys.stderr)
 
 
 def renderer_info() -> dict[str, str]:

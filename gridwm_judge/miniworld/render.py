@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gridwm_judge.miniworld.backend import reset_env, without_observations
+from gridwm_judge.miniworld.backend import quiet_renderer_notes, reset_env, without_observations
 from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.records import ACTION_NAMES
 
@@ -31,7 +31,8 @@ def _fb(u, size: tuple[int, int]):
 
     u.shadow_window.switch_to()
     if size not in _FBS:
-        _FBS[size] = FrameBuffer(int(size[0]), int(size[1]), 8)
+        with quiet_renderer_notes():
+            _FBS[size] = FrameBuffer(int(size[0]), int(size[1]), 8)
     return _FBS[size]
 
 
