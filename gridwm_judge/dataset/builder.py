@@ -27,6 +27,7 @@ from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.schema import dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import ALL_CONFIGS, MINIWORLD_TASKS
+from gridwm_judge.tasks import build_rows
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
@@ -202,8 +203,6 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, shards: list, config: str, n_items: int | None,
                            options: dict, seed: int) -> Iterator[tuple[Any, dict]]:
-        from gridwm_judge.tasks import build_rows
-
         for shard_id, groups in enumerate(shards):
             rows = build_rows(config, list(groups), n_items=n_items, seed=seed, **options)
             cache = PngCache()
