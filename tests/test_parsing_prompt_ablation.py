@@ -107,3 +107,21 @@ def test_direct_call_and_bad_fields():
         parse_json_verdict("{}", words, ("verdict", "rationale"))
     with pytest.raises(ValueError, match="unknown parser rules"):
         parse_answer("PA", "{}", style="structured_verdict", rules="lenient")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # a revision written last wins, as a direct answer's last committed word does
+        ('{"verdict": "Success"}\nWait, on reflection it did not reach the goal.\n'
+         '{"verdict": "Fail"}', ("failure", "recovered")),
+        # a later explicit answer that contradicts the object commits to neither
+        ('{"verdict": "Success"}\nFinal answer: Fail', (None, "invalid")),
+        ('{"verdict":"Success"}  Actually, Fail.', (None, "invalid")),
+        ('Here it is: {"verdict": "Fail"}', ("failure", "recovered")),
+    ],
+)
+def test_the_last_json_verdict_decides_and_contradictions_are_invalid(raw, expected):
+    for style in ("structured_verdict", "structured_rationale"):
+        got = parse_answer("PA", raw, style=style)
+        assert (got.value, got.mode) == expected, style

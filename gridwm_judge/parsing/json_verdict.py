@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 from gridwm_judge.parsing.base import INVALID, ParsedAnswer, guarded
 from gridwm_judge.parsing.json_answer import parse_json_answer
-from gridwm_judge.parsing.reasoning import split_text
+from gridwm_judge.parsing.reasoning import split_reasoning, split_text
 from gridwm_judge.parsing.verdict import parse_verdict
 
 VERDICT_FIELD = "verdict"
@@ -62,7 +62,17 @@ def parse_json_verdict(
     words = {str(k).lower(): v for k, v in strict_words.items()}
 
     def committed(text: str) -> ParsedAnswer:
-        found = parse_json_answer(text, VERDICT_FIELD, rules=rules, truncated=truncated)
+        # the last object that holds a verdict is the answer (a model that revises itself
+        # writes the revision last, as a direct answer's last committed word wins)
+        start, found = len(text), INVALID
+        while (start := text.rfind("{", 0, start)) >= 0:
+            found = parse_json_answer(text[start:], VERDICT_FIELD, rules=rules,
+                                      truncated=truncated)
+            if found.value is not None:
+                break
+        if found.value is None:
+            start = 0
+            found = parse_json_answer(text, VERDICT_FIELD, rules=rules, truncated=truncated)
         if found.value is None:
             return INVALID
         if found.value in words:  # parse_json_answer returns the value stripped, lower-cased
@@ -72,7 +82,13 @@ def parse_json_verdict(
             if read.value is None:
                 return INVALID
             verdict, exact = read.value, False
-        strict = found.mode == "strict" and exact and _complete_object(text, fields)
+        after = text[text.rfind("}") + 1:] if "}" in text[start:] else ""
+        later = parse_verdict(after, strict_words, rules=rules).value if after.strip() else None
+        if later is not None and later != verdict:
+            return INVALID  # "{...Success...} Final answer: Fail" commits to neither
+        strict = (found.mode == "strict" and exact
+                  and not split_reasoning(text[:start])[1].strip()  # only reasoning before it
+                  and _complete_object(text, fields))
         return ParsedAnswer(verdict, "strict" if strict else "recovered")
 
     return guarded(raw, rules, committed)

@@ -101,7 +101,7 @@ def differences(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
         for d in (e.scores.block(TASK, "differences") or {}).values():
-            test = d.get("mcnemar_joint") or {}
+            test = d.get("mcnemar_idr") or {}
             p = test.get("p_value")
             rows.append((e.label, f"{ARM_LABEL[d['arm']]} - {ARM_LABEL[d['baseline']]}",
                          *(_diff(d.get(k)) for k, _ in DIFF_METRICS),
@@ -111,10 +111,13 @@ def differences(data: ReportData) -> Table:
         "oracle_state_differences",
         "Oracle-State: paired arm differences (paper Table 17's comparisons)",
         ("judge", "difference", *(f"delta {label}" for _, label in DIFF_METRICS),
-         "McNemar p (joint)", "items"),
+         "McNemar p (IDR, per group)", "items"),
         tuple(rows),
         (NOTE, "Paired over the items answered in both arms: each bootstrap draw resamples "
-         "groups (or environments) once and recomputes both arms.",),
+         "groups (or environments) once and recomputes both arms. McNemar: per group, Full "
+         "accepted and CF rejected in one arm but not the other. The task type and objective "
+         "stages (and so joint) depend on each env's one reference: for them the "
+         "environment-level CI is the honest one (nine envs).",),
     )
 
 

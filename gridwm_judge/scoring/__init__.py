@@ -65,7 +65,7 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                           "causal": CB}},
                  "differences": {"state-pixel"|"pixel_state-pixel": {"arm", "baseline",
                                  "n_items", "joint"|"idr_raw": {"value", "ci", "ci_env",
-                                 "num": null, "den": null, "n_groups"}, "mcnemar_joint": T}},
+                                 "num": null, "den": null, "n_groups"}, "mcnemar_idr": T}},
                  "vcc_oracle": {"reference": "pixel", "other": "state", "metrics":
                                 {vcc_oracle, vcc_given_success, vcc_given_failure: M}},
                  "vcc_pixel_state": (the same for pixel_state, metric "vcc")}}}}}

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from gridwm_judge.parsing import parse_verdict
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring._arrays import FAILURE, INVALID, SUCCESS, GroupRatio
 from gridwm_judge.scoring.causal import causal_metrics
@@ -69,9 +70,13 @@ def objective_label(text: Any) -> str | None:
 
 
 def verdict_code(text: Any) -> int:
-    """1 for Success, 0 for Fail / Failure (any case), -1 otherwise."""
-    word = text.strip().lower() if isinstance(text, str) else ""
-    return {"success": SUCCESS, "fail": FAILURE, "failure": FAILURE}.get(word, INVALID)
+    """1 for Success, 0 for Fail, -1 when the field states no verdict; read by the verdict
+    parser, as the prompt ablation's JSON verdicts are ("Fail.", "**Success**")."""
+    if not isinstance(text, str):
+        return INVALID
+    read = parse_verdict(text, {"Success": "success", "Fail": "failure",
+                                "Failure": "failure"}).value
+    return {"success": SUCCESS, "failure": FAILURE}.get(read, INVALID)
 
 
 def stage_hits(answer: Any, gold: Mapping[str, str]) -> dict[str, bool]:
@@ -152,9 +157,20 @@ def _aligned(a: GroupRatio, b: GroupRatio) -> tuple[GroupRatio, GroupRatio]:
     return grow(a), grow(b)
 
 
+def _discriminates(rows: Sequence[GradedRow]) -> dict[str, bool]:
+    """Per group with a Full and a CF row: Full judged Success and CF judged Fail (IDR_raw's
+    unit). McNemar is run on groups, not items: a group's three variants share one query
+    trajectory set and, for the task type and objective stages, the env's one reference."""
+    by: dict[str, dict[str, int | None]] = {}
+    for r in rows:
+        by.setdefault(r.group_id, {})[r.variant] = r.verdict
+    return {g: v.get("full") == SUCCESS and v.get("cf") == FAILURE
+            for g, v in by.items() if "full" in v and "cf" in v}
+
+
 def arm_differences(rows: Sequence[GradedRow], envs: Mapping[str, str], *, protocol: str,
                     n_resamples: int, seed: int, level: float) -> dict[str, dict]:
-    """``{"state-pixel": {"joint": {...}, "idr_raw": {...}, "mcnemar_joint": {...}}, ...}``:
+    """``{"state-pixel": {"joint": {...}, "idr_raw": {...}, "mcnemar_idr": {...}}, ...}``:
     metric(arm) - metric(pixel) on the items answered in both, with paired percentile CIs
     resampling groups (``ci``) and environments (``ci_env``)."""
     out = {}
@@ -173,8 +189,10 @@ def arm_differences(rows: Sequence[GradedRow], envs: Mapping[str, str], *, proto
             block[metric] = {"value": group.value, "num": None, "den": None,
                              "ci": group.ci.as_list(), "ci_env": env.ci.as_list(),
                              "n_groups": len(a.groups)}
-        test = mcnemar_paired([r.correct for r in a_rows], [r.correct for r in b_rows])
-        block["mcnemar_joint"] = {"statistic": test.statistic, "p_value": test.p_value,
+        da, db = _discriminates(a_rows), _discriminates(b_rows)
+        both = sorted(set(da) & set(db))
+        test = mcnemar_paired([da[g] for g in both], [db[g] for g in both])
+        block["mcnemar_idr"] = {"statistic": test.statistic, "p_value": test.p_value,
                                   "method": test.method, "n": test.n}
         out[f"{arm}-{base}"] = block
     return out

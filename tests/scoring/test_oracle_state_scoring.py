@@ -111,8 +111,8 @@ def test_paired_differences_by_hand():
                             GroupRatio(groups, np.array([0.0, 0.0, 1.0]), np.ones(3)),
                             n_resamples=N)
     assert d["idr_raw"]["ci"] == idr.ci.as_list()
-    # McNemar on joint correctness: state right / pixel wrong on g1.cf and g2.full, no reverse
-    assert d["mcnemar_joint"]["n"] == 2 and d["mcnemar_joint"]["p_value"] == pytest.approx(0.5)
+    # McNemar per group on discrimination: state discriminates on g1, g2 where pixel does not
+    assert d["mcnemar_idr"]["n"] == 2 and d["mcnemar_idr"]["p_value"] == pytest.approx(0.5)
     assert "pixel_state-pixel" not in out["differences"]
 
 
@@ -151,8 +151,9 @@ def test_normalisation_rules():
     assert objective_label(None) is None and objective_label("  ") is None
     assert task_type_key(" Pick up key → unlock door ->  reach goal. ") == task_type_key(TT)
     assert task_type_key(3) is None
-    assert [verdict_code(v) for v in ("Success", "FAIL", "failure", "Yes", None)] == \
-        [1, 0, 0, -1, -1]
+    # the verdict field is read as the prompt ablation's JSON verdicts are (not exact match)
+    assert [verdict_code(v) for v in ("Success", "FAIL", "failure", "Fail.", "**Success**",
+                                      "Yes", "maybe", None)] == [1, 0, 0, 0, 1, 1, -1, -1]
 
 
 def test_invalid_answer_is_wrong_at_every_stage():
