@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
+from gridwm_judge.miniworld.backend import renderer_info
 from gridwm_judge.miniworld.cards import CARDS
+from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
 from gridwm_judge.sim import ENV_CARDS, generate_groups
 from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
@@ -24,8 +26,6 @@ from gridwm_judge.workers import init_worker, stop_pool
 
 def _generate(family: str, env_id: str, n: int, seed: int) -> GenerationResult:
     if is_miniworld(family):
-        from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
-
         res = miniworld_groups(family, n, seed)   # one env id per MiniWorld family
     else:
         res = generate_groups(family, n, seed, env_id=env_id)
@@ -129,7 +129,5 @@ class GroupPool:
             "gates": {g: {"pass": c["pass"], "fail": c["fail"]} for g, c in sorted(gates.items())},
         }
         if any(is_miniworld(f) for f, _ in self.used):
-            from gridwm_judge.miniworld.backend import renderer_info
-
             out["miniworld_renderer"] = renderer_info()   # frames depend on the Mesa version
         return out

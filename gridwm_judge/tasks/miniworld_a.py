@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gridwm_judge.miniworld.macros import views_at
 from gridwm_judge.prompts import MINIWORLD_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import choice_panel, rng_from_key
 from gridwm_judge.schema import ACTION_CONDITIONS
@@ -72,8 +73,6 @@ def _select(groups, n_items: int | None, seed: int):
     """Questions ``(group index, t, macro, gold view, negatives, views)``: states picked
     round-robin over the groups (each group's states in a seeded order), rendered with one
     replay per group and pass; a state without a usable macro is replaced by the next."""
-    from gridwm_judge.miniworld.macros import views_at
-
     queues = [[int(t) for t in rng_from_key(f"{seed}|{TASK}|{g.group_id}", "order")
                .permutation(len(g.full.states) - 1)] for g in groups]
     cursor, chosen = [0] * len(groups), []

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gridwm_judge.miniworld.render import MiniWorldView
+from gridwm_judge.miniworld.backend import reset_env, resets, without_observations
+from gridwm_judge.miniworld.cards import get_card
+from gridwm_judge.miniworld.render import MiniWorldView, first_person, top_down
 
 
 class LazyFrames(Sequence):
@@ -36,9 +38,6 @@ class LazyFrames(Sequence):
         return len(self.run.states)
 
     def _seek(self, t: int) -> None:
-        from gridwm_judge.miniworld.backend import reset_env, resets, without_observations
-        from gridwm_judge.miniworld.cards import get_card
-
         if self._env is None or resets(self._env) != self._resets or t < self._t:
             card = get_card(self.group.family)
             self._env, self._u = reset_env(self.group.env_id, self.group.env_kwargs,
@@ -61,8 +60,6 @@ class LazyFrames(Sequence):
             raise IndexError(f"frame {index} out of range for {len(self)} states")
         t = index % len(self)
         if t not in self._cache:
-            from gridwm_judge.miniworld.render import first_person, top_down
-
             self._seek(t)
             hide = self.masked.get(t, ())
             frame = first_person(self._u, self.size, hide)
