@@ -57,7 +57,8 @@ def macros(u) -> tuple[Macro, ...]:
         for a in _KINDS:
             if a == 2:
                 n = k * f_unit
-                out.append(Macro(a, n, f"move forward {n} step{'s' if n != 1 else ''} ({n * fwd:.2f} m)"))
+                steps = f"{n} step" + ("s" if n != 1 else "")
+                out.append(Macro(a, n, f"move forward {steps} ({n * fwd:.2f} m)"))
             else:
                 n = k * t_unit
                 side = ACTION_NAMES[a].removeprefix("turn_")

@@ -43,6 +43,7 @@ DIFFERENCES = (("state", BASE_ARM), ("pixel_state", BASE_ARM))
 DIFFERENCE_METRICS = ("joint", "idr_raw")
 _ARROWS = re.compile(r"\s*(?:->|→|=>|-->)\s*")
 _SPACE = re.compile(r"\s+")
+_BULLET = re.compile(r"^(?:[-*\u2022]|\d+[.)])\s+")
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -50,7 +51,9 @@ def task_type_key(text: Any) -> str | None:
     """A task type in comparable form (lower case, one space, ``->`` arrows); None if not text."""
     if not isinstance(text, str) or not text.strip():
         return None
-    out = _ARROWS.sub(" -> ", text.strip().lower().rstrip("."))
+    # a type copied from the prompt's list may keep its bullet or quotes: "- pick up key -> ..."
+    text = _BULLET.sub("", text.strip()).strip("\"'`*").strip()
+    out = _ARROWS.sub(" -> ", text.lower().rstrip("."))
     return _SPACE.sub(" ", out).strip()
 
 
