@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
@@ -116,6 +117,20 @@ def test_keyframes_of_a_toy_group_anchor_on_its_events():
     # The CF stopped after 6 states: same indices before its end, its terminal frame last.
     assert keyframes(g, 4, variant="cf") == (0, 3, 5)
     assert keyframes(g, 3, variant="cf") == (0, 3, 5)
+
+
+def test_keyframes_show_a_masked_frame_of_nocue():
+    # Masked frames the event anchors leave out: the largest one is shown, or NoCue's storyboard
+    # would be Full's.
+    g = toy_group()
+    mask = ({"t": 1, "area": 0.02}, {"t": 6, "area": 0.05}, {"t": 7, "area": 0.01})
+    g = dataclasses.replace(g, nocue=dataclasses.replace(g.nocue, mask=mask))
+    assert keyframes(g, 4) == (0, 3, 6, 8)
+    assert keyframes(g, 4, variant="nocue") == (0, 3, 6, 8)
+    # A prefix ending before the large one shows the largest masked frame inside it.
+    assert 1 in keyframes(g, 4, end=5)
+    # Already shown (the toy's own mask is frame 0): the event-anchored choice stands.
+    assert keyframes(toy_group(), 4) == (0, 3, 5, 8)
 
 
 def test_a_world_renders_only_its_own_groups(minigrid_group):

@@ -2,11 +2,14 @@
 
 They read the Parquet files back (audit columns only) so they check what was written, not what
 was meant: row counts against the profile, unique uids, the D3 prompt gate (a Full row and its
-matched NoCue / CF rows have identical prompts), and the label balance of C/D.
+matched NoCue / CF rows have identical prompts), the NoCue image gate (a NoCue row never shows
+exactly its Full row's images: the evidence it removes must be in what the judge sees), and the
+label balance of C/D.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -58,6 +61,42 @@ def d3_prompt_gate(cols: dict[str, list]) -> dict[str, Any]:
             "mismatched": len(bad), "examples": bad[:5], "ok": not bad}
 
 
+def _presentation(cols: dict[str, list], i: int) -> tuple:
+    return (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
+            cols["framing"][i], cols["representation"][i], cols["prompt_style"][i],
+            cols["evidence"][i])
+
+
+def image_digests(folder: Path, config: str) -> list[str]:
+    """Per row, a digest of its images' bytes in order (read in read_columns' order, a batch
+    of rows at a time, so memory never holds a whole file's images)."""
+    import pyarrow.parquet as pq
+
+    out = []
+    for f in sorted((folder / "data" / config).glob("test-*.parquet")):
+        batches = pq.ParquetFile(f).iter_batches(batch_size=32,
+                                                 columns=["images.list.element.bytes"])
+        for batch in batches:
+            for images in batch.column("images").to_pylist():
+                h = hashlib.sha256()
+                for im in images or ():
+                    h.update(hashlib.sha256(im["bytes"] or b"").digest())
+                out.append(h.hexdigest())
+    return out
+
+
+def nocue_image_gate(folder: Path, config: str, cols: dict[str, list]) -> dict[str, Any]:
+    """NoCue rows with images whose images are byte-identical to the matched Full row's."""
+    digests = image_digests(folder, config)
+    full = {_presentation(cols, i): digests[i] for i in range(len(digests))
+            if cols["variant"][i] == "full"}
+    nocue = [i for i in range(len(digests)) if cols["variant"][i] == "nocue"
+             and cols["n_images"][i] and _presentation(cols, i) in full]
+    same = [cols["uid"][i] for i in nocue if digests[i] == full[_presentation(cols, i)]]
+    return {"checked": len(nocue), "same_as_full": len(same), "examples": same[:5],
+            "ok": not same}
+
+
 def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any]:
     cols = read_columns(folder, config)
     uids = cols["uid"]
@@ -84,6 +123,8 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
         }
     if recipe == "oracle_state":
         report.update(oracle_state_checks(cols))
+    if "nocue" in cols["variant"]:
+        report["nocue_images_differ_from_full"] = nocue_image_gate(folder, config, cols)
     if recipe == "presentation_invariance":
         report["by_representation"] = dict(sorted(Counter(cols["representation"]).items()))
     return report
@@ -122,6 +163,11 @@ def problems(report: dict[str, Any]) -> list[str]:
         d3 = r.get("d3_prompts_identical_across_variants")
         if d3 and not d3["ok"]:
             out.append(f"{config}: D3 prompt gate failed for {d3['examples']}")
+        same = r.get("nocue_images_differ_from_full")
+        if same and not same["ok"]:
+            out.append(f"{config}: {same['same_as_full']} NoCue rows show exactly their Full "
+                       "row's images (nothing hidden in the shown frames), e.g. "
+                       f"{same['examples']}")
     return out
 
 

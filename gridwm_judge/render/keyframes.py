@@ -6,6 +6,10 @@ first frame and the last frame are always kept; then interaction events (pickup,
 open/unlock/close, gap crossing, lava, goal reached, Memory choice), then first sightings
 (object seen, goal visible), earliest first within a tier; remaining slots are filled with the
 frame farthest from those already chosen, so the storyboard also shows the path between events.
+
+A NoCue variant differs from Full only in its masked frames, so a storyboard that shows none of
+them would make NoCue a copy of Full: when the event anchors leave every masked frame out, the
+masked frame where the hidden entity is largest is kept right after the first and last frames.
 """
 
 from __future__ import annotations
@@ -39,8 +43,10 @@ def select_keyframes(
     events: Sequence[Mapping[str, Any]],
     max_frames: int = DEFAULT_MAX_FRAMES,
     end: int | None = None,
+    required: Sequence[int] = (),
 ) -> tuple[int, ...]:
-    """Sorted indices into 0..``end`` (default the last state) anchored on ``events``."""
+    """Sorted indices into 0..``end`` (default the last state) anchored on ``events``; the
+    ``required`` indices (inside that range) are kept before any event."""
     if n_states < 1:
         raise ValueError("a rollout needs at least one state")
     if max_frames < 2:
@@ -49,6 +55,10 @@ def select_keyframes(
     if not 0 <= last < n_states:
         raise ValueError(f"end={end} outside 0..{n_states - 1}")
     chosen = {0, last}
+    for t in required:
+        if not 0 <= int(t) <= last:
+            raise ValueError(f"required frame {t} outside 0..{last}")
+        chosen.add(int(t))
     anchors = sorted(
         {(EVENT_TIERS.get(e["type"], 9), int(e["t"])) for e in events if 0 <= int(e["t"]) <= last}
     )
@@ -79,6 +89,9 @@ def keyframes(
     """
     full = group.full
     idx = select_keyframes(len(full.states), full.events, max_frames, end)
+    masked = _masked_frame(group, idx, idx[-1])
+    if masked is not None:
+        idx = select_keyframes(len(full.states), full.events, max_frames, end, (masked,))
     if variant == "full":
         return idx
     n = len(rollout_of(group, variant).states)
@@ -86,3 +99,12 @@ def keyframes(
         return idx
     clipped = {i for i in idx if i < n - 1} | {n - 1}
     return tuple(sorted(clipped))
+
+
+def _masked_frame(group: Group, shown: Sequence[int], last: int) -> int | None:
+    """NoCue's masked frame with the largest hidden area up to ``last``, when ``shown`` holds
+    none of its masked frames; else None (also when nothing is masked)."""
+    mask = [m for m in group.nocue.mask if int(m["t"]) <= last]
+    if not mask or any(int(m["t"]) in shown for m in mask):
+        return None
+    return int(max(mask, key=lambda m: (m.get("area", 0.0), -int(m["t"])))["t"])

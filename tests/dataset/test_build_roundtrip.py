@@ -4,6 +4,7 @@ import hashlib
 import json
 
 import datasets
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
@@ -12,6 +13,7 @@ from PIL import Image
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.dataset.profiles import get_profile
+from gridwm_judge.dataset.validation import AUDIT_READ, nocue_image_gate, problems, read_columns
 from gridwm_judge.task_table import CONFIGS
 
 
@@ -60,6 +62,9 @@ def test_hub_layout_card_and_validation(built):
     assert val["ok"] and val["seeds"] == {"generation": 830000, "sampling": 42}
     assert val["package_version"] and val["generation"]["gates"]
     assert val["configs"]["task_c"]["d3_prompts_identical_across_variants"]["ok"]
+    for config in ("task_c", "task_d"):
+        gate = val["configs"][config]["nocue_images_differ_from_full"]
+        assert gate["ok"] and gate["checked"] > 0 and gate["same_as_full"] == 0
 
 
 def test_load_dataset_round_trip(built, tmp_path):
@@ -141,3 +146,27 @@ def test_a_row_off_the_contract_is_named():
         dataset_row({**row, "label": "1"}, where="task_c")
     with pytest.raises(ValueError, match=r"missing \['prompt'\]"):
         dataset_row({k: v for k, v in row.items() if k != "prompt"})
+
+
+def test_nocue_gate_reads_the_written_images(tmp_path):
+    # A NoCue row whose images are byte for byte its Full row's hides nothing a judge sees.
+    def img(b):
+        return [{"bytes": b, "path": None}]
+
+    rows = [("g1", "full", img(b"A")), ("g1", "nocue", img(b"A")), ("g1", "cf", img(b"C")),
+            ("g2", "full", img(b"A")), ("g2", "nocue", img(b"B")), ("g2", "cf", img(b"C"))]
+    cols = {c: [""] * len(rows) for c in AUDIT_READ if c != "images"}
+    cols["uid"] = [f"C.{g}.{v}" for g, v, _ in rows]
+    cols["group_id"] = [g for g, _, _ in rows]
+    cols["variant"] = [v for _, v, _ in rows]
+    cols["label"] = [1, 1, 0] * 2
+    table = pa.table({**cols, "images": [i for _, _, i in rows]})
+    (tmp_path / "data" / "task_c").mkdir(parents=True)
+    pq.write_table(table, tmp_path / "data" / "task_c" / "test-00000.parquet")
+    gate = nocue_image_gate(tmp_path, "task_c", read_columns(tmp_path, "task_c"))
+    assert gate == {"checked": 2, "same_as_full": 1, "examples": ["C.g1.nocue"], "ok": False}
+    report = {"configs": {"task_c": {"rows_ok": True, "unique_uids": True,
+                                     "rows_without_images": 0,
+                                     "nocue_images_differ_from_full": gate}}}
+    assert problems(report) == ["task_c: 1 NoCue rows show exactly their Full row's images "
+                                "(nothing hidden in the shown frames), e.g. ['C.g1.nocue']"]

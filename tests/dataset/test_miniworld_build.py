@@ -50,6 +50,7 @@ def test_smoke_build_checks_and_records_the_renderer(smoke):
     assert v["ok"] and not v["problems"]
     for config in ("miniworld_c", "miniworld_d"):
         assert v["configs"][config]["d3_prompts_identical_across_variants"]["ok"]
+        assert v["configs"][config]["nocue_images_differ_from_full"]["checked"] > 0
     assert "Mesa" in v["generation"]["miniworld_renderer"]["version"]
     assert {e["family"] for e in v["generation"]["envs"]} == {"tmaze", "putnext"}
     cols = read_columns(out, "miniworld_c", ("uid", "task", "prompt", "label", "variant"))

@@ -51,9 +51,10 @@ def test_plain_miniworld_replay(groups, tmp_path):
     path.write_text("".join(dumps_group(g) + "\n" for g in groups.values()))
     assert [g.group_id for g in read_groups_jsonl(path)] == [g.group_id for g in groups.values()]
     script = Path(__file__).with_name("replay_plain.py")
-    out = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
-                         text=True, check=True, timeout=300).stdout
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    proc = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                          text=True, check=True, timeout=300)
+    assert "WARN" not in proc.stderr, proc.stderr  # the README's snippet runs clean
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(rows) == len(groups)
     for r in rows:
         assert r["full"] and r["nocue"] and not r["cf"] and not r["cf_truncated"], r

@@ -3,6 +3,7 @@ through the task table, the baseline judges."""
 
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
@@ -16,7 +17,9 @@ from gridwm_judge.miniworld.variants import generate_groups  # noqa: E402
 from gridwm_judge.schema import COLUMNS  # noqa: E402
 from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, parse_task_list, task_spec  # noqa: E402
 from gridwm_judge.tasks import TASK_MODULES, build_rows  # noqa: E402
+from gridwm_judge.tasks.miniworld_c import default_world  # noqa: E402
 from gridwm_judge.tasks.miniworld_d import mission_batches  # noqa: E402
+from gridwm_judge.tasks.task_c import Storyboards  # noqa: E402
 
 SEED = 830000
 
@@ -83,6 +86,16 @@ def test_d_batches_by_mission(groups):
     assert len({r["uid"] for r in rows}) == len(rows)
     with pytest.raises(ValueError, match="no query group"):
         build_rows("miniworld_d", groups[:1], seed=0)
+
+
+def test_nocue_storyboards_show_what_is_hidden(groups):
+    # Sign's glimpses of the sign are not events: without a masked keyframe, seeds 830000,
+    # 830002 and 830004 showed NoCue storyboards pixel-identical to Full's.
+    for g in groups:
+        boards = Storyboards(g, world=default_world())
+        assert {m["t"] for m in g.nocue.mask} & set(boards.indices("nocue")), g.group_id
+        assert any(not np.array_equal(a, b) for a, b in
+                   zip(boards.frames("full"), boards.frames("nocue"), strict=True)), g.group_id
 
 
 def test_minigrid_groups_are_refused(groups):

@@ -82,5 +82,9 @@ def test_select_keyframes_events_and_fill():
     prefix = select_keyframes(20, events, max_frames=8, end=5)
     assert prefix[-1] == 5 and max(prefix) == 5 and len(prefix) == 6
     assert select_keyframes(3, [], max_frames=8) == (0, 1, 2)
+    # a required frame is kept before any event anchor
+    assert select_keyframes(20, events, max_frames=3, required=(12,)) == (0, 12, 19)
+    with pytest.raises(ValueError, match="required frame 21"):
+        select_keyframes(20, events, required=(21,))
     with pytest.raises(ValueError, match="end=30"):
         select_keyframes(20, events, end=30)
