@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
 
-PROMPT_VERSION = "gwj-prompts-v4"
+PROMPT_VERSION = "gwj-prompts-v5"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (
@@ -243,9 +243,14 @@ OS_EVIDENCE = {
     ),
 }
 OS_TABLE_NOTE = (
-    "Cells are (column, row), counted from (0, 0) at the top-left cell of the storyboard frame; "
-    "walls are not listed; a hidden cell is covered in its keyframe and its content is unknown."
+    "Cells are (column, row), counted from (0, 0) at the top-left cell of {origin}; walls are "
+    "not listed; a hidden cell is covered in its keyframe and its content is unknown."
 )
+OS_ORIGIN = {
+    # the text-only arm shows no storyboard: its origin is named by what the judge can picture
+    "state": "the smallest rectangle that holds the level's walls",
+    "pixel_state": "the storyboard frame",
+}
 OS_QUESTION = (
     "Answer three questions.\n"
     "1. task_type: which task does the reference trajectory carry out? Choose one of these "
@@ -274,7 +279,8 @@ def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: s
                          "state tables")
     parts = [OS_OPENING, OS_EVIDENCE[evidence]]
     if tables:
-        parts += [OS_TABLE_NOTE, f"Reference trajectory state table:\n{reference_table}",
+        parts += [OS_TABLE_NOTE.format(origin=OS_ORIGIN[evidence]),
+                  f"Reference trajectory state table:\n{reference_table}",
                   f"Query trajectory state table:\n{query_table}"]
     types = "\n".join(f"- {t}" for t in OS_TASK_TYPES)
     parts.append(OS_QUESTION.format(task_types=types, types=", ".join(OS_OBJECT_TYPES),

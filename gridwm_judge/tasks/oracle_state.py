@@ -16,7 +16,8 @@ Every query is asked in three arms (column ``evidence``), one ``item_id``:
 
 The state table is built from the very frame indices the storyboards show and holds only what
 those frames show: the agent's cell and heading, what it carries, and every non-wall object
-on the grid (type, colour, cell, door state), cells counted in the storyboard frame's crop.
+on the grid (type, colour, cell, door state), cells counted in the storyboard frame's crop
+(the smallest rectangle holding the level's walls, which the text-only arm's note names).
 NoCue's mask is applied to it as to the pixels: in a masked frame the covered cells are listed
 as hidden and whatever lies under them (an object, the agent) is left out. The table never
 holds the mission, the objective as such, the gold, reward, success, termination or

@@ -97,6 +97,8 @@ def test_no_excluded_field_reaches_a_state_prompt(batches):
             for op in json.loads(r["intervention"]):
                 assert json.dumps(op) not in prompt and str(op) not in prompt
             assert r["validators"] not in prompt
+            if r["evidence"] == "state":  # no image: nothing may refer the judge to one
+                assert not re.search(r"storyboard|image", prompt, re.I), r["uid"]
 
 
 def test_nocue_hides_in_the_table_what_it_hides_in_the_frames(batches):
