@@ -57,10 +57,14 @@ def test_a_server_that_always_fails_is_not_a_judge_that_says_fail(smoke, tmp_pat
 
     assert main(["report", str(run), "--out", str(tmp_path / "rep")]) == 0
     headline = (tmp_path / "rep" / "tables" / "headline.md").read_text()
-    [row] = [line for line in headline.splitlines() if "openai:stub" in line]
+    [row] = [ln for ln in headline.splitlines() if ln.startswith("|") and "openai:stub" in ln]
     assert "no answers" in row and "errored" in row
     for flag in ("misgrounded", "all-fail", "stability-trap"):
         assert flag not in row
+    # the judge has no row in Task C's tables; their note says why
+    note = (tmp_path / "rep" / "tables" / "task_c.md").read_text()
+    asked = judge["coverage"]["C"]["asked"]
+    assert f"openai:stub C 0/{asked} ({asked} errored)" in note
 
 
 def test_partly_errored_run_scores_only_answered_rows(smoke, tmp_path, capsys):

@@ -62,13 +62,18 @@ def invalid(entry: JudgeEntry, task: str) -> str:
 
 
 def coverage_note(data: ReportData, tasks: Sequence[str]) -> tuple[str, ...]:
-    """A table note naming every judge whose coverage of ``tasks`` is incomplete."""
+    """A table note naming every judge whose coverage of ``tasks`` is incomplete, including a
+    judge whose every request errored (it has no row in the table, so the note must say why)."""
     gaps = []
     for e in data.judges:
         for t in tasks:
             cov = e.scores.coverage.get(t)
-            if cov is not None and 0 < cov.answered < cov.asked:
+            if cov is None or cov.answered == cov.asked:
+                continue
+            if cov.answered:
                 gaps.append(f"{e.label} {t} {cov.answered}/{cov.asked}")
+            elif cov.errored:
+                gaps.append(f"{e.label} {t} 0/{cov.asked} ({cov.errored} errored)")
     if not gaps:
         return ()
     return ("Incomplete coverage (answered/asked; errored or unasked items are not scored, so "
