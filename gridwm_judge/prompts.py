@@ -185,8 +185,8 @@ def miniworld_d_prompt(mission: str, framing: str) -> str:
 MINIWORLD_A = (
     "Action: {action}.\n"
     "On the left is the current state: the agent's first-person 3D view, with a top-down map of "
-    "the whole environment below it (the agent is the red triangle on the map). On the right "
-    "are four candidate next first-person views (A, B, C, D).\n"
+    "the whole environment below it (the agent is the orange arrow on the map, pointing where it "
+    "faces). On the right are four candidate next first-person views (A, B, C, D).\n"
     "Select the correct next view after executing the action. "
     "Answer with ONLY one letter: A, B, C, or D."
 )

@@ -65,10 +65,36 @@ def first_person(u, size: tuple[int, int] = AREA_SIZE, hide=()) -> np.ndarray:
         return np.array(type(u).render_obs(u, _fb(u, size)), copy=True)
 
 
+AGENT_MARKER = (255, 128, 0)
+"""Fill of the agent's arrow on the map: orange, which no MiniWorld entity is (MiniWorld's own
+agent triangle is a few pixels wide and red like PutNext's red box)."""
+
+
 def top_down(u, size: tuple[int, int] = (160, 160), hide=()) -> np.ndarray:
-    """The whole floor plan from above, agent drawn as a red triangle."""
+    """The whole floor plan from above, the agent drawn as an orange arrow pointing where it
+    faces."""
     with hidden(u, hide):
-        return np.array(u.render_top_view(_fb(u, size)), copy=True)
+        img, scale = u.render_top_view(_fb(u, size), render_agent=False, return_scale=True)
+    return agent_arrow(np.array(img, copy=True), u.agent, scale)
+
+
+def agent_arrow(img: np.ndarray, agent, scale: dict) -> np.ndarray:
+    """``img`` with the agent's arrow drawn at its pose (``scale``: render_top_view's map from
+    world x, z to pixel column, row)."""
+    from PIL import Image, ImageDraw
+
+    col = float(agent.pos[0]) * scale["x_scale"] + scale["x_offset"]
+    row = float(agent.pos[2]) * scale["z_scale"] + scale["z_offset"]
+    length = max(10.0, 0.09 * img.shape[1])
+    fx, fy = math.cos(agent.dir), -math.sin(agent.dir)       # forward, in (column, row)
+    tip = (col + 0.6 * length * fx, row + 0.6 * length * fy)
+    back = (col - 0.4 * length * fx, row - 0.4 * length * fy)
+    half = 0.35 * length
+    pts = [tip, (back[0] - half * fy, back[1] + half * fx),
+           (back[0] + half * fy, back[1] - half * fx)]
+    out = Image.fromarray(img)
+    ImageDraw.Draw(out).polygon(pts, fill=AGENT_MARKER, outline=(0, 0, 0))
+    return np.asarray(out).copy()
 
 
 def in_view(u, ent, aspect: float) -> bool:

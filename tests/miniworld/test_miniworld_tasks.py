@@ -199,6 +199,30 @@ def test_macro_views_are_the_simulators(groups):
         env.close()
 
 
+def test_map_marks_the_agent_where_miniworld_draws_it(groups):
+    """The map's orange arrow sits on MiniWorld's own (small, red) agent triangle and points the
+    agent's way: its tip lies ahead of its centre along the agent's heading."""
+    from gridwm_judge.miniworld.backend import make_env
+    from gridwm_judge.miniworld.render import AGENT_MARKER, _fb, top_down
+
+    g = groups[2]
+    env = make_env(g.env_id, g.env_kwargs, g.max_episode_steps)
+    env.reset(seed=g.seed)
+    for a in g.actions[:5]:
+        env.step(a)
+    u = env.unwrapped
+    plain = np.array(u.render_top_view(_fb(u, (160, 160)), render_agent=False), copy=True)
+    theirs = np.array(u.render_top_view(_fb(u, (160, 160))), copy=True)
+    ours = top_down(u, (160, 160))
+    env.close()
+    ty, tx = np.nonzero(np.any(theirs != plain, axis=2))
+    oy, ox = np.nonzero(np.all(ours == AGENT_MARKER, axis=2))
+    assert len(ox) >= 40 and not np.all(plain == AGENT_MARKER, axis=2).any()
+    assert abs(ox.mean() - tx.mean()) < 2.5 and abs(oy.mean() - ty.mean()) < 2.5
+    along = (ox - ox.mean()) * np.cos(u.agent.dir) - (oy - oy.mean()) * np.sin(u.agent.dir)
+    assert along.max() > 1.5 * -along.min()   # the tip reaches twice as far as the base
+
+
 def test_lazy_frames_replay_again_after_another_user_of_the_env(groups):
     from gridwm_judge.miniworld.macros import views_at
     from gridwm_judge.miniworld.render import MiniWorldView
