@@ -29,10 +29,12 @@ PROMPT_STYLES = ("direct", "structured_verdict", "structured_rationale")
 _COLUMN_TABLE = """\
 uid                string stable unique id, e.g.
                           C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral.composite
-task               string A..E
-family             string env family: doorkey, keycorridor, redbluedoor, lavagap, memory, multiroom,
-                          unlockpickup, blockedunlockpickup
-env_id             string registered MiniGrid id
+task               string A..E (MiniGrid), MA / MC / MD (MiniWorld), PA / OS (controlled analyses)
+family             string env family: MiniGrid doorkey, keycorridor, redbluedoor, lavagap, memory,
+                          multiroom, unlockpickup, blockedunlockpickup; MiniWorld tmaze, fourrooms,
+                          sign, putnext
+env_id             string registered env id: MiniGrid (MiniGrid-DoorKey-8x8-v0, ...) or MiniWorld
+                          (MiniWorld-TMaze-v0, ...)
 group_id           string trajectory group; CIs resample these
 seed               int64  env.reset seed of the group
 item_id            string id shared by the rows that are conditions of one question (A action

@@ -3,16 +3,19 @@
 The YAML carries what the Hub and ``datasets`` read: ``configs`` with ``data_files`` (so the
 scriptless layout loads with ``load_dataset(path, "task_c")``), ``dataset_info`` with features
 and split sizes, license, task categories, size category and pretty name. The prose comes from
-``dataset_card/template.md`` filled with this build's counts, seeds and checks.
+``dataset_card/template.md`` filled with this build's counts, seeds and checks, and with the
+text of the configs and world(s) it holds (:mod:`gridwm_judge.dataset.card_text`).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from string import Template
 from typing import Any
 
 from gridwm_judge import __version__
+from gridwm_judge.dataset import card_text
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.resources import resource_path
 from gridwm_judge.schema import COLUMNS, MODEL_FACING
@@ -45,7 +48,8 @@ def card_yaml(splits: dict[str, dict[str, int]]) -> str:
         pretty_name=PRETTY_NAME,
         task_categories=TASK_CATEGORIES,
         size_categories=[size_category(sum(s["num_examples"] for s in splits.values()))],
-        tags=["minigrid", "vlm-as-a-judge", "world-models", "counterfactual", "benchmark"],
+        tags=[*card_text.hub_tags(splits), "vlm-as-a-judge", "world-models", "counterfactual",
+              "benchmark"],
     )
     infos = {}
     for config, s in splits.items():
@@ -57,14 +61,19 @@ def card_yaml(splits: dict[str, dict[str, int]]) -> str:
             download_size=s["download_size"], dataset_size=s["num_bytes"],
         )
     DatasetInfosDict(infos).to_dataset_card_data(data)
-    # The Hub lists configs by name (oracle_state, prompt_ablation before task_a): the default
-    # one is what its viewer opens and what load_dataset(path) loads without a config name.
-    default = "task_c" if "task_c" in splits else next(iter(splits), None)
+    default = default_config(splits)
     MetadataConfigs(
         {c: {"data_files": [{"split": "test", "path": f"data/{c}/test-*"}],
              **({"default": True} if c == default else {})} for c in splits}
     ).to_dataset_card_data(data)
     return data.to_yaml()
+
+
+def default_config(configs) -> str | None:
+    """The config the Hub viewer opens and ``load_dataset(path)`` loads without a config name
+    (the Hub lists configs by name, oracle_state and prompt_ablation before task_a): Task C,
+    MiniGrid's or else MiniWorld's, when built."""
+    return next((c for c in ("task_c", "miniworld_c") if c in configs), next(iter(configs), None))
 
 
 def counts_table(splits: dict[str, dict[str, int]], validation: dict[str, Any]) -> str:
@@ -115,7 +124,9 @@ def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[
 
     template = Template((resource_path("dataset_card") / "template.md").read_text())
     seeds = validation.get("seeds", {})
+    configs = list(splits)
     prose = template.substitute(
+        **card_text.intro(configs),
         profile=profile.name,
         profile_description=profile.description,
         seed=seeds.get("generation"),
@@ -123,12 +134,21 @@ def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[
         version=__version__,
         prompt_version=PROMPT_VERSION,
         counts_table=counts_table(splits, validation),
+        config_notes=card_text.config_notes(configs),
+        config_paragraphs=card_text.config_paragraphs(configs, profile),
+        d3_note=card_text.d3_note(configs),
+        default_config=default_config(configs),
+        columns_note=card_text.columns_note(configs),
         columns_table=columns_table(),
+        how_made=card_text.how_made(configs, profile, validation),
+        install=card_text.install_line(configs),
+        simulator_licenses=card_text.simulator_licenses(configs),
         load_path=load_path,
         build_command=build_command,
         validation_summary=validation_summary(validation),
         citation=_CITATION.strip(),
     )
+    prose = re.sub(r"\n{3,}", "\n\n", prose)   # a text left out leaves no gap
     path = folder / "README.md"
     path.write_text(f"---\n{card_yaml(splits)}\n---\n\n{prose}")
     return path

@@ -58,6 +58,10 @@ def test_hub_layout_card_and_validation(built):
     assert {"name": "images", "list": "image"} in info["task_c"]["features"]
     assert "gridwm-judge build --profile smoke" in text and "@inproceedings" in text
     assert "$" not in text.split("---\n", 2)[2].replace("$ ", "")  # every placeholder filled
+    prose = text.split("---\n", 2)[2]
+    assert "minigrid" in meta["tags"] and "miniworld" not in meta["tags"]
+    assert "[MiniGrid](https://minigrid.farama.org/) trajectory" in prose
+    assert "[MiniWorld](" not in prose and "- **miniworld_" not in prose
     val = json.loads((out / "validation.json").read_text())
     assert val["ok"] and val["seeds"] == {"generation": 830000, "sampling": 42}
     assert val["package_version"] and val["generation"]["gates"]

@@ -4,6 +4,7 @@ judges -> score -> report, with MiniWorld in tables of its own."""
 import json
 
 import pytest
+import yaml
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
@@ -56,6 +57,24 @@ def test_smoke_build_checks_and_records_the_renderer(smoke):
     cols = read_columns(out, "miniworld_c", ("uid", "task", "prompt", "label", "variant"))
     assert set(cols["task"]) == {"MC"} and all(u.startswith("MC.") for u in cols["uid"])
     assert all("first-person 3D views" in p for p in cols["prompt"])
+
+
+def test_smoke_card_describes_the_miniworld_build(smoke):
+    """The README written by the build: MiniWorld's configs and the families it drew, the
+    renderer validation.json recorded, and no MiniGrid description."""
+    out, _ = smoke
+    meta = yaml.safe_load((out / "README.md").read_text().split("---\n")[1])
+    prose = (out / "README.md").read_text().split("---\n", 2)[2]
+    assert {"miniworld", "3d"} <= set(meta["tags"]) and "minigrid" not in meta["tags"]
+    assert [c["config_name"] for c in meta["configs"] if c.get("default")] == ["miniworld_c"]
+    for config in ("miniworld_a", "miniworld_c", "miniworld_d"):
+        assert f"- **{config}," in prose
+    assert "**`tmaze`** (`MiniWorld-TMaze-v0`" in prose and "**`putnext`**" in prose
+    assert "**`sign`**" not in prose   # not built by this profile
+    renderer = json.loads((out / "validation.json").read_text())["generation"][
+        "miniworld_renderer"]["renderer"]
+    assert f"`{renderer}`" in prose
+    assert "[MiniGrid](" not in prose and "- **task_" not in prose and "task_a" not in prose
 
 
 def test_eval_score_report_keep_miniworld_apart(smoke, tmp_path):

@@ -1,0 +1,218 @@
+"""The parts of the dataset card that depend on what was built: which world(s), which configs.
+
+A build holds MiniGrid configs (``task_a`` ... ``oracle_state``), MiniWorld configs
+(``miniworld_a`` / ``_c`` / ``_d``) or both; the card describes only those. Per-config
+paragraphs are ``dataset_card/configs/<config>.md``, each world's "how it was made" is
+``dataset_card/worlds/<world>.md``; MiniWorld's family list is written from its cards
+(:mod:`gridwm_judge.miniworld.cards`) and its numbers from the constants the code uses, so the
+card cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from string import Template
+from typing import Any
+
+from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
+from gridwm_judge.miniworld.cards import get_card
+from gridwm_judge.miniworld.macros import FORWARD_METRES, TURN_DEGREES
+from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
+from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
+from gridwm_judge.render import DEFAULT_MAX_FRAMES
+from gridwm_judge.resources import resource_path
+from gridwm_judge.task_table import MINIWORLD_TASKS, task_spec
+from gridwm_judge.tasks.miniworld_a import MAP_SIZE
+from gridwm_judge.tasks.task_c import build_rows as task_c_rows
+
+
+@dataclass(frozen=True)
+class WorldText:
+    """How the card names one world: intro phrase, NoCue in a clause, Hub tags, licence."""
+
+    label: str
+    source: str
+    what: str
+    nocue: str
+    tags: tuple[str, ...]
+    install: str
+
+
+WORLDS: dict[str, WorldText] = {
+    "minigrid": WorldText(
+        "MiniGrid", "a [MiniGrid](https://minigrid.farama.org/) trajectory", "",
+        "the same states with the target evidence masked in early frames",
+        ("minigrid",), "pip install gridwm-judge"),
+    "miniworld": WorldText(
+        "MiniWorld",
+        "a [MiniWorld](https://miniworld.farama.org/) trajectory", "3D rooms, seen in first person",
+        "the same states with the target box (Sign: the sign) left out of a few early frames "
+        "that show it",
+        ("miniworld", "3d"), 'pip install "gridwm-judge[3d]"   # MiniWorld; needs EGL and Mesa'),
+}
+"""Card text per world, in the order a card with both worlds names them. Both simulators are
+Apache-2.0 (MiniGrid's and MiniWorld 2.1's licence files; MiniWorld's package metadata says
+"Apache")."""
+
+_MINIWORLD_CONFIGS = frozenset(t.config for t in MINIWORLD_TASKS)
+_MATCHED_RECIPES = ("presentation_invariance", "reference_aided", "prompt_ablation",
+                    "oracle_state")   # the recipes whose rows pair Full / NoCue / CF (gate D3)
+_REFERENCE_RECIPES = ("reference_aided",)
+
+
+def world_of(config: str) -> str:
+    """'minigrid' or 'miniworld': the simulator a config's rows come from."""
+    task_spec(config)   # an unknown config names the valid ones
+    return "miniworld" if config in _MINIWORLD_CONFIGS else "minigrid"
+
+
+def worlds_of(configs: Iterable[str]) -> tuple[str, ...]:
+    """The worlds of ``configs``, in :data:`WORLDS` order."""
+    present = {world_of(c) for c in configs}
+    return tuple(w for w in WORLDS if w in present)
+
+
+def hub_tags(configs: Iterable[str]) -> list[str]:
+    """The world tags of the Hub YAML (``minigrid``; ``miniworld``, ``3d``)."""
+    return [t for w in worlds_of(configs) for t in WORLDS[w].tags]
+
+
+def _fragment(kind: str, name: str, facts: Mapping[str, Any]) -> str:
+    path = resource_path("dataset_card") / kind / f"{name}.md"
+    if not path.is_file():
+        raise FileNotFoundError(f"dataset card has no {kind} text for {name!r}: {path} missing")
+    return Template(path.read_text()).substitute(facts).strip()
+
+
+def _list(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _config_facts(profile: Any, config: str) -> dict[str, str]:
+    turns = (TURN_DEGREES, 2 * TURN_DEGREES)
+    metres = (FORWARD_METRES, 2 * FORWARD_METRES)
+    probe_sets = dict(profile.plan(config).options).get("probe_sets", _DEFAULT_PROBE_SETS)
+    return {
+        "view": "x".join(map(str, VIEW_SIZE)), "map": "x".join(map(str, MAP_SIZE)),
+        "max_frames": _NUMBERS.get(DEFAULT_MAX_FRAMES, str(DEFAULT_MAX_FRAMES)),
+        "turn": f"{turns[0]:g}", "turn2": f"{turns[1]:g}",
+        "forward": f"{metres[0]:g}", "forward2": f"{metres[1]:g}",
+        "probe_sets": _list([f"`{p}`" for p in probe_sets]),
+    }
+
+
+_NUMBERS = {6: "six", 8: "eight", 10: "ten", 12: "twelve"}
+_DEFAULT_PROBE_SETS = inspect.signature(task_c_rows).parameters["probe_sets"].default
+
+
+def config_paragraphs(configs: Sequence[str], profile: Any) -> str:
+    """One paragraph per config of the build, in the build's order."""
+    return "\n\n".join(_fragment("configs", c, _config_facts(profile, c)) for c in configs)
+
+
+def intro(configs: Sequence[str]) -> dict[str, str]:
+    """``world_sources`` and ``nocue_clause`` of the intro paragraph."""
+    worlds = worlds_of(configs)
+    if len(worlds) == 1:
+        w = WORLDS[worlds[0]]
+        return {"world_sources": f"{w.source} ({w.what})" if w.what else w.source,
+                "nocue_clause": w.nocue}
+    sources = []
+    for w in worlds:
+        names = ", ".join(f"`{c}`" for c in configs if world_of(c) == w)
+        sources.append(f"{WORLDS[w].source} ({WORLDS[w].what + '; ' if WORLDS[w].what else ''}"
+                       f"configs {names})")
+    nocue = "; ".join(f"{WORLDS[w].label}: {WORLDS[w].nocue}" for w in worlds)
+    return {"world_sources": " or ".join(sources), "nocue_clause": nocue}
+
+
+def config_notes(configs: Sequence[str]) -> str:
+    """What the ``groups`` column of the counts table counts."""
+    refs = {"task_d": "each environment", "miniworld_d": "each environment and mission"}
+    with_refs = [c for c in configs if c in refs]
+    if not with_refs:
+        return "`groups` counts the trajectory groups the rows ask about."
+    each = refs[with_refs[0]] if len(with_refs) == 1 else "each environment (" + ", ".join(
+        f"{c}: {refs[c]}" for c in with_refs if refs[c] != "each environment") + ")"
+    return ("`groups` counts the trajectory groups the rows ask about (for "
+            f"{_list(with_refs)} the query groups; {each} adds one successful reference group, "
+            "named in `reference_group_id`).")
+
+
+def d3_note(configs: Sequence[str]) -> str:
+    """The identical-prompts sentence, for builds with matched Full / NoCue / CF rows."""
+    matched = [c for c in configs if task_spec(c).recipe in _MATCHED_RECIPES]
+    if not matched:
+        return ""
+    os_note = ("; for oracle_state the pixel arm, since the state tables describe each "
+               "variant's own frames" if "oracle_state" in matched else "")
+    return ("The prompts of a Full row and its matched NoCue and CF rows are identical: only the "
+            "images differ (gate D3, checked on the written files, see `validation.json`"
+            f"{os_note}).")
+
+
+def columns_note(configs: Sequence[str]) -> str:
+    """MiniWorld rows read the columns' task letters A, C, D as MA, MC, MD."""
+    if "miniworld" not in worlds_of(configs):
+        return ""
+    return (" Where a column's meaning names Task A, C or D, it holds for MiniWorld's MA, MC "
+            "and MD alike.")
+
+
+def family_lines(families: Sequence[str]) -> str:
+    """One bullet per MiniWorld family, from its card."""
+    lines = []
+    for f in families:
+        card = get_card(f)
+        mission = card.mission.format(shape="box or key")
+        ops = ", ".join(f"`{op}`" for op in card.cf_ops)
+        lines.append(
+            f"- **`{f}`** (`{card.env_id}`, mission \"{mission}\"). Chain: {card.causal_chain}. "
+            f"Why: {card.why}. CF: {card.cf_kind} ({ops}). NoCue hides {card.nocue_target} "
+            f"(at most {card.nocue_budget} frames; see **NoCue** below).")
+    return "\n".join(lines)
+
+
+def miniworld_families(profile: Any, configs: Sequence[str]) -> tuple[str, ...]:
+    """The MiniWorld families the build's MiniWorld configs drew groups from, in card order."""
+    used = {f for c in configs if world_of(c) == "miniworld"
+            for f, n in profile.plan(c).families if n}
+    return tuple(f for f in MINIWORLD_FAMILIES if f in used)
+
+
+def _renderer(validation: Mapping[str, Any]) -> str:
+    r = validation.get("generation", {}).get("miniworld_renderer")
+    if not r:
+        return "not recorded"
+    return f"`{r.get('renderer', '?')}`, OpenGL `{r.get('version', '?')}`"
+
+
+def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]) -> str:
+    """Each world's "how it was made" text; with both worlds, each under its name."""
+    worlds = worlds_of(configs)
+    seed = validation.get("seeds", {}).get("generation")
+    facts = {
+        "families": family_lines(miniworld_families(profile, configs)),
+        "min_area": f"{MIN_AREA:.1%}", "approach": f"{APPROACH:g} m",
+        "area_size": "x".join(map(str, AREA_SIZE)), "view": "x".join(map(str, VIEW_SIZE)),
+        "renderer": _renderer(validation), "seed": seed,
+    }
+    parts = [_fragment("worlds", w, facts) for w in worlds]
+    if len(parts) == 1:
+        return parts[0]
+    return "\n\n".join(f"**{WORLDS[w].label}.** {p}" for w, p in zip(worlds, parts, strict=True))
+
+
+def install_line(configs: Sequence[str]) -> str:
+    """The ``pip install`` line of the regenerate block: the 3d extra when MiniWorld is built
+    (it installs MiniGrid's dependencies too)."""
+    return WORLDS[worlds_of(configs)[-1]].install
+
+
+def simulator_licenses(configs: Sequence[str]) -> str:
+    labels = [WORLDS[w].label for w in worlds_of(configs)]
+    verb = "is" if len(labels) == 1 else "are"
+    return f"{_list(labels)} {verb} Apache-2.0 licensed."
