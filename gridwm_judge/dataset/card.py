@@ -105,6 +105,10 @@ def validation_summary(validation: dict[str, Any]) -> str:
     for config, v in validation.get("configs", {}).items():
         d3 = v.get("d3_prompts_identical_across_variants")
         extra = f"; D3 prompts identical across variants: {d3['ok']}" if d3 else ""
+        same = v.get("nocue_images_differ_from_full")
+        if same:
+            extra += (f"; NoCue rows showing exactly their Full row's images: "
+                      f"{same['same_as_full']} of {same['checked']}")
         lines.append(f"- `{config}`: {v['rows']} rows (profile expects {v['expected_rows']}), "
                      f"unique uids: {v['unique_uids']}{extra}")
     if gates:
