@@ -9,11 +9,14 @@ PutNext is why this is a gate and not only a controller rule: its episode ends o
 and MiniWorld drops the carried box where it was carried, 1.05 x (agent radius + box radius +
 max forward step) straight ahead, onto the floor. From a camera 1.5 m high with pitch 0 and a
 60 degree vertical field of view, a red box smaller than about 0.67 m then lies wholly below
-the view, whatever path led there (its size alone decides; no action after the drop exists).
-Such a seed is rejected under V1 with the areas measured. Sign is not gated yet (its card's
-``full_shows`` is empty): its controller touches the object from the side in about a third of
-the seeds, so the touched object is out of its last frame; that needs its final approach
-changed first.
+the view and one under about 0.70 m shows as a band under 1 % of it, whatever path led there
+(its size alone decides, and no action follows the drop): about half of the seeds the
+controller solves. Such a seed is rejected under V1 with the areas measured.
+
+Sign is not gated yet (its card's ``full_shows`` is empty): its controller often touches the
+object from the side (30-90 degrees off the heading) and a key lies low, so the touched object
+covers under 1 % of the last frame in about half of its groups; gating it first needs a final
+approach that faces the object.
 """
 
 from __future__ import annotations
