@@ -5,7 +5,11 @@ Families are registered MiniWorld 2.1 envs with their own step sizes (15 degree 
 0.15 m steps, or Sign's 45 degrees / 0.7 m), domain randomisation off (the envs' default) and
 their own step limits, except Sign's (``step_limit``, recorded as ``max_episode_steps``).
 Entity roles (``target``, ``cue``, ``carry``) name the entities by their index in
-``env.unwrapped.entities`` right after ``env.reset(seed=seed)``.
+``env.unwrapped.entities`` right after ``env.reset(seed=seed)``. ``full_shows`` / ``cf_shows``
+name the roles whose entities Full's / CF's last frame must show (gate V1, ``outcome.py``):
+the reached box, PutNext's two boxes and, in its CF, the red box dropped next to nothing; not
+yet Sign's touched object (see ``outcome.py``). A CF whose failure is an absence (TMaze,
+FourRooms: the agent ends in front of nothing) needs no entity shown.
 
 Considered and left out: PickupObjects (success needs every object; no single entity operation
 breaks the chain visibly, only ``set num_objs``, which a judge cannot see), OneRoom (the same
@@ -39,6 +43,8 @@ class WorldCard:
     see_area: float = 0.005   # share of the view the NoCue entity covers for a "see" event
     see_by: str = "area"      # "area": see_area; "legible": the sign's word can be read
     step_limit: int | None = None   # the env's max_episode_steps when the default is too short
+    full_shows: tuple[str, ...] = ("target",)   # roles Full's last frame must show (gate V1)
+    cf_shows: tuple[str, ...] = ()               # roles CF's last frame must show (gate V1)
 
     def env_kwargs(self, seed: int) -> dict:
         """Constructor arguments of the env for this seed (recorded in the group)."""
@@ -83,7 +89,7 @@ _CARDS = (
         "(reward -1). Sign's own 20-step limit was made for DREAM's meta-RL split (read the sign "
         "in one episode, touch the object in another); reading the word and touching the object "
         "in one episode needs the detour to the sign, so the limit is raised to 40",
-        see_by="legible", step_limit=40),
+        see_by="legible", step_limit=40, full_shows=()),
     WorldCard(
         "putnext", "MiniWorld-PutNext-v0",
         "put the red box next to the yellow box",
@@ -93,7 +99,8 @@ _CARDS = (
         "move the yellow box to the free floor point farthest from the agent's path",
         ("move_entity",),
         "a two-object relation with pick up and drop; with the yellow box moved away the red "
-        "box is dropped at the same spot, next to nothing"),
+        "box is dropped at the same spot, next to nothing",
+        full_shows=("carry", "target"), cf_shows=("carry",)),
 )
 
 CARDS: dict[str, WorldCard] = {c.family: c for c in _CARDS}

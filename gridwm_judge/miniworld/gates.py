@@ -8,7 +8,10 @@ gives Full's exact states, CF starts from Full's initial state changed only in t
 intervened entities; E1 the card's chain events occur in
 order; N1 (3D) 1 <= masked frames <= budget and the hidden entity covers at least
 ``MIN_AREA`` of every masked first-person frame (so hiding it hides something); CF1 the
-intervention is of the declared kind and explains the failure.
+intervention is of the declared kind and explains the failure; V1 (3D) the outcome is visible
+in the last frame, which every storyboard shows: the roles the card names (``full_shows``,
+``cf_shows``) cover at least ``OUTCOME_AREA`` of Full's / CF's last frame at the storyboard size
+(``outcome.py``; ``views`` holds the areas measured by ``outcome.outcome_views``).
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from __future__ import annotations
 from gridwm_judge.miniworld.cards import WorldCard
 from gridwm_judge.miniworld.counterfactual import cf1_reason
 from gridwm_judge.miniworld.interventions import touched
+from gridwm_judge.miniworld.outcome import v1_reason
 from gridwm_judge.miniworld.states import MIN_AREA
 from gridwm_judge.sim.gates import d2_reason
 
-GATES: tuple[str, ...] = ("D1", "D2", "D4", "D5", "D6", "E1", "N1", "CF1")
+GATES: tuple[str, ...] = ("D1", "D2", "D4", "D5", "D6", "E1", "N1", "CF1", "V1")
 
 
 def first_interaction(run, entity: int, card: WorldCard) -> int:
@@ -100,16 +104,21 @@ def _cf1(full, cf, card, roles, **_):
     return cf1_reason(card, roles, full, cf)
 
 
+def _v1(full, card, roles, views, **_):
+    return v1_reason(card, roles, full, views)
+
+
 _CHECKS = {"D1": _d1, "D2": _d2, "D4": _d4, "D5": _d5, "D6": _d6, "E1": _e1, "N1": _n1,
-           "CF1": _cf1}
+           "CF1": _cf1, "V1": _v1}
 
 
-def run_gates(card: WorldCard, roles: dict[str, int], full, nocue,
-              cf) -> tuple[dict[str, bool], dict[str, str]]:
-    """(gate -> passed, gate -> reason for each failed gate)."""
+def run_gates(card: WorldCard, roles: dict[str, int], full, nocue, cf,
+              views: dict[str, dict[str, float]]) -> tuple[dict[str, bool], dict[str, str]]:
+    """(gate -> passed, gate -> reason for each failed gate); ``views``: the last-frame areas
+    of ``outcome.outcome_views`` (gate V1)."""
     results, reasons = {}, {}
     for name, fn in _CHECKS.items():
-        why = fn(full=full, nocue=nocue, cf=cf, card=card, roles=roles)
+        why = fn(full=full, nocue=nocue, cf=cf, card=card, roles=roles, views=views)
         results[name] = why is None
         if why is not None:
             reasons[name] = why

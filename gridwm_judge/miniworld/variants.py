@@ -6,7 +6,8 @@ the earliest frames where it covers at least ``MIN_AREA`` of the view, before th
 interacts with it, up to the card's budget (Sign: the glimpses of the sign before the frame
 where its word is legible, which stays visible). CF: the card's op applied right after reset, the
 same actions. A seed where the controller or the CF choice fails is rejected under the
-pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs.
+pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs (V1 on the
+last-frame areas measured here by ``outcome.outcome_views``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gridwm_judge.miniworld.cards import env_short, get_card, mission_text, role
 from gridwm_judge.miniworld.controller import ControlError, drive
 from gridwm_judge.miniworld.counterfactual import NoCounterfactual, cf_ops
 from gridwm_judge.miniworld.gates import GATES, first_interaction, run_gates
+from gridwm_judge.miniworld.outcome import outcome_views
 from gridwm_judge.miniworld.records import MiniWorldGroup
 from gridwm_judge.miniworld.rollout import rollout
 from gridwm_judge.miniworld.states import MIN_AREA
@@ -68,7 +70,8 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
                     mask=mask)
     cf, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 1, ops=ops,
                     settable=card.settable_attrs, **see)
-    validators, reasons = run_gates(card, role_idx, full, nocue, cf)
+    views = outcome_views(card, role_idx, kwargs, seed, full, cf)
+    validators, reasons = run_gates(card, role_idx, full, nocue, cf, views)
     return MiniWorldGroup(
         group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,
         env_id=card.env_id, seed=int(seed), mission=mission, actions=actions, full=full,

@@ -18,6 +18,7 @@ from gridwm_judge.miniworld.backend import reset_env  # noqa: E402
 from gridwm_judge.miniworld.cards import FAMILIES, families_for, get_card  # noqa: E402
 from gridwm_judge.miniworld.gates import run_gates  # noqa: E402
 from gridwm_judge.miniworld.interventions import apply_ops  # noqa: E402
+from gridwm_judge.miniworld.outcome import outcome_views  # noqa: E402
 from gridwm_judge.miniworld.records import MiniWorldGroup  # noqa: E402
 from gridwm_judge.miniworld.render import render_variant  # noqa: E402
 from gridwm_judge.miniworld.variants import build_group, generate_groups  # noqa: E402
@@ -64,16 +65,22 @@ def test_plain_miniworld_replay(groups, tmp_path):
 def test_gates_catch_broken_variants(groups):
     g = groups["tmaze"]
     card = get_card("tmaze")
+    views = outcome_views(card, g.roles, g.env_kwargs, g.seed, g.full, g.cf)
+    assert run_gates(card, g.roles, g.full, g.nocue, g.cf, views) == (g.validators, {})
     last = len(g.full.states) - 1
     late = dataclasses.replace(g.nocue, mask=({"t": last, "entity": 0, "area": 0.1},))
-    ok, why = run_gates(card, g.roles, g.full, late, g.cf)
+    ok, why = run_gates(card, g.roles, g.full, late, g.cf, views)
     assert not ok["D5"] and "first interaction" in why["D5"]
-    ok, why = run_gates(card, g.roles, g.full, dataclasses.replace(g.nocue, mask=()), g.cf)
+    ok, why = run_gates(card, g.roles, g.full, dataclasses.replace(g.nocue, mask=()), g.cf,
+                        views)
     assert not ok["N1"]
-    ok, why = run_gates(card, g.roles, g.full, g.nocue, dataclasses.replace(g.cf, intervention=()))
+    ok, why = run_gates(card, g.roles, g.full, g.nocue, dataclasses.replace(g.cf, intervention=()),
+                        views)
     assert not ok["CF1"]
-    ok, why = run_gates(card, g.roles, g.full, g.nocue, g.full)  # a "CF" that succeeds
+    ok, why = run_gates(card, g.roles, g.full, g.nocue, g.full, views)  # a "CF" that succeeds
     assert not ok["D4"] and why["D4"] == "CF succeeds"
+    ok, why = run_gates(card, g.roles, g.full, g.nocue, g.cf, {"full": {}, "cf": {}})
+    assert not ok["V1"] and why["V1"] == "Full: target not measured"
 
 
 def test_ops_and_bad_ops():
