@@ -19,6 +19,7 @@ from typing import Any
 from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
 from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.macros import FORWARD_METRES, TURN_DEGREES
+from gridwm_judge.miniworld.outcome import OUTCOME_AREA
 from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
 from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.render import DEFAULT_MAX_FRAMES
@@ -196,7 +197,8 @@ def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]
     seed = validation.get("seeds", {}).get("generation")
     facts = {
         "families": family_lines(miniworld_families(profile, configs)),
-        "min_area": f"{MIN_AREA:.1%}", "approach": f"{APPROACH:g} m",
+        "min_area": f"{MIN_AREA:.1%}", "outcome_area": f"{OUTCOME_AREA:.0%}",
+        "approach": f"{APPROACH:g} m",
         "area_size": "x".join(map(str, AREA_SIZE)), "view": "x".join(map(str, VIEW_SIZE)),
         "renderer": _renderer(validation), "seed": seed,
     }

@@ -7,9 +7,10 @@ their own step limits, except Sign's (``step_limit``, recorded as ``max_episode_
 Entity roles (``target``, ``cue``, ``carry``) name the entities by their index in
 ``env.unwrapped.entities`` right after ``env.reset(seed=seed)``. ``full_shows`` / ``cf_shows``
 name the roles whose entities Full's / CF's last frame must show (gate V1, ``outcome.py``):
-the reached box, PutNext's two boxes and, in its CF, the red box dropped next to nothing; not
-yet Sign's touched object (see ``outcome.py``). A CF whose failure is an absence (TMaze,
-FourRooms: the agent ends in front of nothing) needs no entity shown.
+the reached box, PutNext's two boxes and, in its CF, the red box dropped next to nothing;
+Sign's touched object (pseudo-role ``touched``: right in Full, of the wrong colour in CF). A CF
+whose failure is an absence (TMaze, FourRooms: the agent ends in front of nothing) needs no
+entity shown.
 
 Considered and left out: PickupObjects (success needs every object; no single entity operation
 breaks the chain visibly, only ``set num_objs``, which a judge cannot see), OneRoom (the same
@@ -89,7 +90,7 @@ _CARDS = (
         "(reward -1). Sign's own 20-step limit was made for DREAM's meta-RL split (read the sign "
         "in one episode, touch the object in another); reading the word and touching the object "
         "in one episode needs the detour to the sign, so the limit is raised to 40",
-        see_by="legible", step_limit=40, full_shows=()),
+        see_by="legible", step_limit=40, full_shows=("touched",), cf_shows=("touched",)),
     WorldCard(
         "putnext", "MiniWorld-PutNext-v0",
         "put the red box next to the yellow box",

@@ -104,8 +104,8 @@ def _cf1(full, cf, card, roles, **_):
     return cf1_reason(card, roles, full, cf)
 
 
-def _v1(full, card, roles, views, **_):
-    return v1_reason(card, roles, full, views)
+def _v1(full, cf, card, roles, views, **_):
+    return v1_reason(card, roles, full, cf, views)
 
 
 _CHECKS = {"D1": _d1, "D2": _d2, "D4": _d4, "D5": _d5, "D6": _d6, "E1": _e1, "N1": _n1,

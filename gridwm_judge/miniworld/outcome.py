@@ -13,10 +13,11 @@ the view and one under about 0.70 m shows as a band under 1 % of it, whatever pa
 (its size alone decides, and no action follows the drop): about half of the seeds the
 controller solves. Such a seed is rejected under V1 with the areas measured.
 
-Sign is not gated yet (its card's ``full_shows`` is empty): its controller often touches the
-object from the side (30-90 degrees off the heading) and a key lies low, so the touched object
-covers under 1 % of the last frame in about half of its groups; gating it first needs a final
-approach that faces the object.
+Sign's outcome is the object its last step touches: the box or key of the sign's colour in
+Full, the swapped-in object of the wrong colour in CF, which has no role, so the card names the
+pseudo-role ``touched`` (the entities reached at the last frame). The controller takes that
+step facing the object; a key touched from close by can still lie mostly below the view, and
+such a seed is rejected.
 """
 
 from __future__ import annotations
@@ -33,7 +34,19 @@ OUTCOME_AREA = 0.01
 below the view shows as a red band along the bottom edge, 1-3 pixels high (a line, not a box)
 at 0.5-0.8 % and about 6 pixels high at 2 %."""
 
+TOUCHED = "touched"
+"""Pseudo-role of ``full_shows`` / ``cf_shows``: the entities the variant's last step reaches."""
 _NAME = {"full": "Full", "cf": "CF"}
+
+
+def role_entity(roles: dict[str, int], run, role: str) -> int | None:
+    """Entity index of ``role`` in ``run``; for ``touched`` the (first) entity reached at its
+    last frame, None when it reaches none."""
+    if role != TOUCHED:
+        return roles[role]
+    last = len(run.states) - 1
+    return min((int(e["entity"]) for e in run.events if e["type"] == "reach" and e["t"] == last),
+               default=None)
 
 
 def last_frame_areas(card: WorldCard, env_kwargs: dict, seed: int, run,
@@ -55,23 +68,24 @@ def outcome_views(card: WorldCard, roles: dict[str, int], env_kwargs: dict, seed
     """``{"full": {role: area}, "cf": {role: area}}`` for the roles the card's V1 checks."""
     out = {}
     for variant, run, shows in (("full", full, card.full_shows), ("cf", cf, card.cf_shows)):
-        areas = last_frame_areas(card, env_kwargs, seed, run, [roles[r] for r in shows]) \
-            if shows else {}
-        out[variant] = {r: areas[roles[r]] for r in shows}
+        index = {r: role_entity(roles, run, r) for r in shows}
+        wanted = [i for i in index.values() if i is not None]
+        areas = last_frame_areas(card, env_kwargs, seed, run, wanted) if wanted else {}
+        out[variant] = {r: areas[i] for r, i in index.items() if i is not None}
     return out
 
 
-def v1_reason(card: WorldCard, roles: dict[str, int], full, views) -> str | None:
+def v1_reason(card: WorldCard, roles: dict[str, int], full, cf, views) -> str | None:
     """None when every role the card names covers ``OUTCOME_AREA`` of its variant's last
     frame; otherwise which entity is (nearly) out of view and how much of it shows."""
     bad = []
-    for variant, shows in (("full", card.full_shows), ("cf", card.cf_shows)):
+    for variant, run, shows in (("full", full, card.full_shows), ("cf", cf, card.cf_shows)):
         for role in shows:
             area = views.get(variant, {}).get(role)
             if area is None:
                 bad.append(f"{_NAME[variant]}: {role} not measured")
             elif area < OUTCOME_AREA:
-                e = full.states[0]["entities"][roles[role]]
+                e = run.states[-1]["entities"][role_entity(roles, run, role)]
                 bad.append(f"{_NAME[variant]}'s last frame shows the {e['color']} {e['kind']} "
                            f"({role}) on {area:.2%} of the view (< {OUTCOME_AREA:.0%})")
     return "; ".join(bad) or None

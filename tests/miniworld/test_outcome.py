@@ -75,3 +75,18 @@ def test_v1_reads_the_card_roles_and_the_measured_areas(putnext):
     assert not ok["V1"] and why["V1"].startswith("CF's last frame shows the red box (carry)")
     bare = dataclasses.replace(card, full_shows=(), cf_shows=())   # nothing to show: passes
     assert run_gates(bare, g.roles, g.full, g.nocue, g.cf, {"full": {}, "cf": {}})[0]["V1"]
+
+
+def test_sign_last_frames_show_the_touched_object():
+    """Sign's outcome is the object touched: the sign's colour in Full, the swapped-in wrong
+    colour in CF (no role names it); the controller touches it facing it."""
+    card = get_card("sign")
+    for seed in (830000, 830009):   # a box mission, a key mission
+        g = build_group("sign", seed)
+        assert all(g.validators.values()), g.reasons
+        views = outcome_views(card, g.roles, g.env_kwargs, g.seed, g.full, g.cf)
+        assert min(views["full"]["touched"], views["cf"]["touched"]) >= OUTCOME_AREA, views
+    g = build_group("sign", 830008)   # a key touched from close by lies below the view
+    assert g.full.success and [k for k, ok in g.validators.items() if not ok] == ["V1"]
+    assert g.reasons["V1"].startswith("Full's last frame shows the red key (touched)")
+    assert "CF's last frame shows the blue key (touched)" in g.reasons["V1"]
