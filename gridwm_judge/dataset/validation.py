@@ -68,16 +68,16 @@ def _presentation(cols: dict[str, list], i: int) -> tuple:
 
 
 def image_digests(folder: Path, config: str) -> list[str]:
-    """Per row, a digest of its images' bytes in order (read in read_columns' order, a batch
-    of rows at a time, so memory never holds a whole file's images)."""
+    """Per row, a digest of its images' bytes in order (read in read_columns' order, one row
+    group at a time: iter_batches held about 550 MB more for the ``miniworld`` profile)."""
     import pyarrow.parquet as pq
 
     out = []
     for f in sorted((folder / "data" / config).glob("test-*.parquet")):
-        batches = pq.ParquetFile(f).iter_batches(batch_size=32,
-                                                 columns=["images.list.element.bytes"])
-        for batch in batches:
-            for images in batch.column("images").to_pylist():
+        pf = pq.ParquetFile(f)
+        for i in range(pf.metadata.num_row_groups):
+            group = pf.read_row_group(i, columns=["images.list.element.bytes"])
+            for images in group.column("images").to_pylist():
                 h = hashlib.sha256()
                 for im in images or ():
                     h.update(hashlib.sha256(im["bytes"] or b"").digest())
