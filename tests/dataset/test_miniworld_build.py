@@ -1,8 +1,10 @@
 """The MiniWorld profiles end to end: build (real MiniWorld, headless) -> eval with the baseline
 judges -> score -> report, with MiniWorld in tables of its own."""
 
+import hashlib
 import json
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -115,3 +117,17 @@ def test_parser_reads_the_miniworld_task_names():
     assert parsing.parse_answer("MC", "No").value == "failure"
     assert parsing.parse_answer("MD", "Success").value == "success"
     assert parsing.parse_answer("MA", "B").value == "B"
+
+
+def test_same_arguments_same_rows(smoke, tmp_path):
+    """A second build in one process (other worker count) writes the same rows, image bytes
+    included: the frames do not depend on what the shared OpenGL context drew before."""
+    def rows(folder):
+        return [hashlib.sha256(repr(sorted(r.items())).encode()).hexdigest()
+                for c in get_profile("miniworld_smoke").configs
+                for f in sorted((folder / "data" / c).glob("test-*.parquet"))
+                for r in pq.read_table(f).to_pylist()]
+
+    again = tmp_path / "again"
+    build_dataset(again, "miniworld_smoke", num_proc=1)
+    assert rows(again) == rows(smoke[0])
