@@ -27,8 +27,9 @@ PROMPT_STYLES = ("direct", "structured_verdict", "structured_rationale")
 # The dataset row, one column a line: name, `datasets` dtype, meaning (an indented line goes on
 # with the meaning above). Model-facing: prompt, images. Everything else is audit.
 _COLUMN_TABLE = """\
-uid                string stable unique id, e.g.
-                          C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral.composite
+uid                string stable unique id, <task>.<group_id>...: e.g.
+                          C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral.composite,
+                          MC.sign.Sign.s830004.nocue.framing.orig.clean.positive.split
 task               string A..E (MiniGrid), MA / MC / MD (MiniWorld), PA / OS (controlled analyses)
 family             string env family: MiniGrid doorkey, keycorridor, redbluedoor, lavagap, memory,
                           multiroom, unlockpickup, blockedunlockpickup; MiniWorld tmaze, fourrooms,
@@ -51,7 +52,7 @@ visual             string clean / noisy / style
 framing            string neutral / positive / negative
 representation     string composite / split
 probe_family       string C/D: the presentation set this row belongs to (C: grid = temporal x
-                          visual, framing; D: baseline, framing, visual; '' elsewhere)
+                          visual, framing, baseline; D: baseline, framing, visual; '' elsewhere)
 action_condition   string A: orig / shuffle / mask; '' elsewhere
 action             string A: the true action name; '' elsewhere
 question           string E: identity / status; B: 'perception'; '' elsewhere

@@ -86,15 +86,24 @@ def image_digests(folder: Path, config: str) -> list[str]:
 
 
 def nocue_image_gate(folder: Path, config: str, cols: dict[str, list]) -> dict[str, Any]:
-    """NoCue rows with images whose images are byte-identical to the matched Full row's."""
+    """NoCue rows with images whose images are byte-identical to the matched Full row's; a
+    NoCue row without exactly one Full row of its presentation is counted as unmatched (a gate
+    that compared nothing must not pass)."""
     digests = image_digests(folder, config)
-    full = {_presentation(cols, i): digests[i] for i in range(len(digests))
-            if cols["variant"][i] == "full"}
+    if len(digests) != len(cols["uid"]):
+        raise ValueError(f"{config}: {len(digests)} image rows read for {len(cols['uid'])} rows")
+    full: dict[tuple, list[str]] = defaultdict(list)
+    for i, d in enumerate(digests):
+        if cols["variant"][i] == "full":
+            full[_presentation(cols, i)].append(d)
     nocue = [i for i in range(len(digests)) if cols["variant"][i] == "nocue"
-             and cols["n_images"][i] and _presentation(cols, i) in full]
-    same = [cols["uid"][i] for i in nocue if digests[i] == full[_presentation(cols, i)]]
-    return {"checked": len(nocue), "same_as_full": len(same), "examples": same[:5],
-            "ok": not same}
+             and cols["n_images"][i]]
+    matched = [i for i in nocue if len(full.get(_presentation(cols, i), ())) == 1]
+    unmatched = [cols["uid"][i] for i in sorted(set(nocue) - set(matched))]
+    same = [cols["uid"][i] for i in matched if digests[i] == full[_presentation(cols, i)][0]]
+    return {"checked": len(matched), "same_as_full": len(same), "examples": same[:5],
+            "unmatched": len(unmatched), "unmatched_examples": unmatched[:5],
+            "ok": not same and not unmatched}
 
 
 def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any]:
@@ -164,10 +173,14 @@ def problems(report: dict[str, Any]) -> list[str]:
         if d3 and not d3["ok"]:
             out.append(f"{config}: D3 prompt gate failed for {d3['examples']}")
         same = r.get("nocue_images_differ_from_full")
-        if same and not same["ok"]:
+        if same and same["same_as_full"]:
             out.append(f"{config}: {same['same_as_full']} NoCue rows show exactly their Full "
                        "row's images (nothing hidden in the shown frames), e.g. "
                        f"{same['examples']}")
+        if same and same.get("unmatched"):
+            out.append(f"{config}: {same['unmatched']} NoCue rows have no single Full row of "
+                       f"the same presentation to compare with, e.g. "
+                       f"{same['unmatched_examples']}")
     return out
 
 

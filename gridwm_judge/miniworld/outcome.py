@@ -39,14 +39,21 @@ TOUCHED = "touched"
 _NAME = {"full": "Full", "cf": "CF"}
 
 
+def touched(run) -> list[int]:
+    """The entities ``run``'s last step reaches (its "reach" events at the last frame)."""
+    last = len(run.states) - 1
+    return sorted({int(e["entity"]) for e in run.events
+                   if e["type"] == "reach" and e["t"] == last})
+
+
 def role_entity(roles: dict[str, int], run, role: str) -> int | None:
-    """Entity index of ``role`` in ``run``; for ``touched`` the (first) entity reached at its
-    last frame, None when it reaches none."""
+    """Entity index of ``role`` in ``run``; for ``touched`` the one entity its last step
+    reaches, None when it reaches none or several (the env then scores the last one it
+    checks, which V1 cannot tell)."""
     if role != TOUCHED:
         return roles[role]
-    last = len(run.states) - 1
-    return min((int(e["entity"]) for e in run.events if e["type"] == "reach" and e["t"] == last),
-               default=None)
+    hit = touched(run)
+    return hit[0] if len(hit) == 1 else None
 
 
 def last_frame_areas(card: WorldCard, env_kwargs: dict, seed: int, run,
@@ -82,7 +89,10 @@ def v1_reason(card: WorldCard, roles: dict[str, int], full, cf, views) -> str | 
     for variant, run, shows in (("full", full, card.full_shows), ("cf", cf, card.cf_shows)):
         for role in shows:
             area = views.get(variant, {}).get(role)
-            if area is None:
+            if role == TOUCHED and len(touched(run)) != 1:
+                bad.append(f"{_NAME[variant]}'s last step touches {len(touched(run))} objects "
+                           "(one expected)")
+            elif area is None:
                 bad.append(f"{_NAME[variant]}: {role} not measured")
             elif area < OUTCOME_AREA:
                 e = run.states[-1]["entities"][role_entity(roles, run, role)]

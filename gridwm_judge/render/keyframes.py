@@ -59,6 +59,9 @@ def select_keyframes(
         if not 0 <= int(t) <= last:
             raise ValueError(f"required frame {t} outside 0..{last}")
         chosen.add(int(t))
+    if len(chosen) > max_frames:
+        raise ValueError(f"{len(chosen)} frames (first, last and required {tuple(required)}) "
+                         f"exceed max_frames={max_frames}")
     anchors = sorted(
         {(EVENT_TIERS.get(e["type"], 9), int(e["t"])) for e in events if 0 <= int(e["t"]) <= last}
     )

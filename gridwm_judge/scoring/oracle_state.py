@@ -52,8 +52,8 @@ def task_type_key(text: Any) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     # a type copied from the prompt's list may keep its bullet or quotes: "- pick up key -> ..."
-    text = _BULLET.sub("", text.strip()).strip("\"'`*").strip()
-    out = _ARROWS.sub(" -> ", text.lower().rstrip("."))
+    text = _BULLET.sub("", text.strip()).strip(" .\"'`*")
+    out = _ARROWS.sub(" -> ", text.lower())
     return _SPACE.sub(" ", out).strip()
 
 

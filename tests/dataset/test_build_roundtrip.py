@@ -168,9 +168,16 @@ def test_nocue_gate_reads_the_written_images(tmp_path):
     (tmp_path / "data" / "task_c").mkdir(parents=True)
     pq.write_table(table, tmp_path / "data" / "task_c" / "test-00000.parquet")
     gate = nocue_image_gate(tmp_path, "task_c", read_columns(tmp_path, "task_c"))
-    assert gate == {"checked": 2, "same_as_full": 1, "examples": ["C.g1.nocue"], "ok": False}
+    assert gate == {"checked": 2, "same_as_full": 1, "examples": ["C.g1.nocue"],
+                    "unmatched": 0, "unmatched_examples": [], "ok": False}
     report = {"configs": {"task_c": {"rows_ok": True, "unique_uids": True,
                                      "rows_without_images": 0,
                                      "nocue_images_differ_from_full": gate}}}
     assert problems(report) == ["task_c: 1 NoCue rows show exactly their Full row's images "
                                 "(nothing hidden in the shown frames), e.g. ['C.g1.nocue']"]
+    # without its Full row a NoCue row is not silently skipped: the gate compared nothing
+    keep = [i for i, (g, v, _) in enumerate(rows) if (g, v) != ("g2", "full")]
+    pq.write_table(table.take(keep), tmp_path / "data" / "task_c" / "test-00000.parquet")
+    gate = nocue_image_gate(tmp_path, "task_c", read_columns(tmp_path, "task_c"))
+    assert gate["unmatched"] == 1 and gate["unmatched_examples"] == ["C.g2.nocue"]
+    assert not gate["ok"]

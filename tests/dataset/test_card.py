@@ -56,7 +56,7 @@ def test_miniworld_card_names_its_configs_and_families_and_no_minigrid(tmp_path)
     assert "first-person 3D view" in prose and "top-down map" in prose
     # the NoCue rule as the code applies it, the gates, the renderer and plain replay
     assert f"at least {MIN_AREA:.1%} of the" in prose and "word is legible" in prose
-    for gate in ("D1", "D2", "D4", "D5", "D6", "E1", "N1 (3D)", "CF1"):
+    for gate in ("D1", "D2", "D4", "D5", "D6", "E1", "N1 (3D)", "CF1", "V1"):
         assert gate in prose
     assert RENDERER["renderer"] in prose and "EGL" in prose
     assert all(op in prose for op in ("`move_entity`", "`swap_entities`", "`set`"))

@@ -90,3 +90,17 @@ def test_sign_last_frames_show_the_touched_object():
     assert g.full.success and [k for k, ok in g.validators.items() if not ok] == ["V1"]
     assert g.reasons["V1"].startswith("Full's last frame shows the red key (touched)")
     assert "CF's last frame shows the blue key (touched)" in g.reasons["V1"]
+
+
+def test_v1_needs_exactly_one_touched_object():
+    g = build_group("sign", 830000)
+    card = get_card("sign")
+    views = outcome_views(card, g.roles, g.env_kwargs, g.seed, g.full, g.cf)
+    last = len(g.full.states) - 1
+    (hit,) = [e for e in g.full.events if e["type"] == "reach" and e["t"] == last]
+    two = dataclasses.replace(g.full, events=(*g.full.events, {**hit, "entity": hit["entity"] + 1}))
+    ok, why = run_gates(card, g.roles, two, g.nocue, g.cf, views)
+    assert not ok["V1"] and why["V1"] == "Full's last step touches 2 objects (one expected)"
+    none = dataclasses.replace(g.cf, events=tuple(e for e in g.cf.events if e["t"] != last))
+    ok, why = run_gates(card, g.roles, g.full, g.nocue, none, views)
+    assert not ok["V1"] and "CF's last step touches 0 objects" in why["V1"]

@@ -86,5 +86,7 @@ def test_select_keyframes_events_and_fill():
     assert select_keyframes(20, events, max_frames=3, required=(12,)) == (0, 12, 19)
     with pytest.raises(ValueError, match="required frame 21"):
         select_keyframes(20, events, required=(21,))
+    with pytest.raises(ValueError, match="exceed max_frames=2"):
+        select_keyframes(20, events, max_frames=2, required=(12,))
     with pytest.raises(ValueError, match="end=30"):
         select_keyframes(20, events, end=30)

@@ -153,6 +153,7 @@ def test_normalisation_rules():
     assert task_type_key(3) is None
     # copied from the prompt's bulleted list, or quoted: still the same type
     assert task_type_key(f"- {TT}") == task_type_key(f'"{TT}"') == task_type_key(TT)
+    assert task_type_key(f'"{TT}".') == task_type_key(f"**{TT}**.") == task_type_key(TT)
     # the verdict field is read as the prompt ablation's JSON verdicts are (not exact match)
     assert [verdict_code(v) for v in ("Success", "FAIL", "failure", "Fail.", "**Success**",
                                       "Yes", "maybe", None)] == [1, 0, 0, 0, 1, 1, -1, -1]
