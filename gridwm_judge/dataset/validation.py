@@ -46,25 +46,27 @@ def read_columns(folder: Path, config: str,
     return dict(out)
 
 
+PRESENTATION = ("group_id", "probe_family", "temporal", "visual", "framing", "representation",
+                "prompt_style")
+"""The columns that name one group's presentation: rows equal in these differ in variant only."""
+
+
+def _presentation(cols: dict[str, list], i: int, *extra: str) -> tuple:
+    return tuple(cols[c][i] for c in (*PRESENTATION, *extra))
+
+
 def d3_prompt_gate(cols: dict[str, list]) -> dict[str, Any]:
     """Rows of one group and presentation differ in variant only: their prompts must match."""
     by_key: dict[tuple, set[str]] = defaultdict(set)
     variants: dict[tuple, set[str]] = defaultdict(set)
     for i in range(len(cols["uid"])):
-        key = (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
-               cols["framing"][i], cols["representation"][i], cols["prompt_style"][i])
+        key = _presentation(cols, i)
         by_key[key].add(cols["prompt"][i])
         variants[key].add(cols["variant"][i])
     bad = [list(k) for k, prompts in by_key.items() if len(prompts) > 1]
     return {"checked_presentations": len(by_key),
             "with_several_variants": sum(len(v) > 1 for v in variants.values()),
             "mismatched": len(bad), "examples": bad[:5], "ok": not bad}
-
-
-def _presentation(cols: dict[str, list], i: int) -> tuple:
-    return (cols["group_id"][i], cols["probe_family"][i], cols["temporal"][i], cols["visual"][i],
-            cols["framing"][i], cols["representation"][i], cols["prompt_style"][i],
-            cols["evidence"][i])
 
 
 def image_digests(folder: Path, config: str) -> list[str]:
@@ -92,15 +94,16 @@ def nocue_image_gate(folder: Path, config: str, cols: dict[str, list]) -> dict[s
     digests = image_digests(folder, config)
     if len(digests) != len(cols["uid"]):
         raise ValueError(f"{config}: {len(digests)} image rows read for {len(cols['uid'])} rows")
+    key = [_presentation(cols, i, "evidence") for i in range(len(digests))]
     full: dict[tuple, list[str]] = defaultdict(list)
     for i, d in enumerate(digests):
         if cols["variant"][i] == "full":
-            full[_presentation(cols, i)].append(d)
+            full[key[i]].append(d)
     nocue = [i for i in range(len(digests)) if cols["variant"][i] == "nocue"
              and cols["n_images"][i]]
-    matched = [i for i in nocue if len(full.get(_presentation(cols, i), ())) == 1]
+    matched = [i for i in nocue if len(full.get(key[i], ())) == 1]
     unmatched = [cols["uid"][i] for i in sorted(set(nocue) - set(matched))]
-    same = [cols["uid"][i] for i in matched if digests[i] == full[_presentation(cols, i)][0]]
+    same = [cols["uid"][i] for i in matched if digests[i] == full[key[i]][0]]
     return {"checked": len(matched), "same_as_full": len(same), "examples": same[:5],
             "unmatched": len(unmatched), "unmatched_examples": unmatched[:5],
             "ok": not same and not unmatched}

@@ -139,21 +139,23 @@ def _xz(ent) -> tuple[float, float]:
     return float(ent.pos[0]), float(ent.pos[2])
 
 
+def _near(u, ent) -> float:
+    """The agent-to-``ent`` distance under which MiniWorld's near test fires (``env.near``)."""
+    return u.agent.radius + ent.radius + 1.1 * u.max_forward_step
+
+
 def _would_touch(d: Driver, ent) -> bool:
     """Whether the next forward step ends inside MiniWorld's near test of ``ent`` (the step
     that ends the episode)."""
-    u = d.u
-    nxt = u.agent.pos + u.agent.dir_vec * d.fwd
-    return bool(np.linalg.norm(ent.pos - nxt) < u.agent.radius + ent.radius
-                + 1.1 * u.max_forward_step)
+    nxt = d.u.agent.pos + d.u.agent.dir_vec * d.fwd
+    return bool(np.linalg.norm(ent.pos - nxt) < _near(d.u, ent))
 
 
 def _reach(d: Driver, ent, ent_margin: float = 0.0) -> None:
     """Walk to ``ent`` until the env terminates (MiniWorld's own near test fires). The
     touching step is taken facing ``ent``, so the last frame, which every storyboard shows,
     shows what was reached (a path waypoint may lie 30-90 degrees off it)."""
-    touch = d.u.agent.radius + ent.radius + 1.1 * d.u.max_forward_step
-    d.goto(_xz(ent), touch - 0.05, done=lambda: _would_touch(d, ent), ignore=(ent,),
+    d.goto(_xz(ent), _near(d.u, ent) - 0.05, done=lambda: _would_touch(d, ent), ignore=(ent,),
            ent_margin=ent_margin)
     if not d.terminated:
         d.face(*_xz(ent))

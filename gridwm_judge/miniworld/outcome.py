@@ -39,7 +39,7 @@ TOUCHED = "touched"
 _NAME = {"full": "Full", "cf": "CF"}
 
 
-def touched(run) -> list[int]:
+def last_touched(run) -> list[int]:
     """The entities ``run``'s last step reaches (its "reach" events at the last frame)."""
     last = len(run.states) - 1
     return sorted({int(e["entity"]) for e in run.events
@@ -52,7 +52,7 @@ def role_entity(roles: dict[str, int], run, role: str) -> int | None:
     checks, which V1 cannot tell)."""
     if role != TOUCHED:
         return roles[role]
-    hit = touched(run)
+    hit = last_touched(run)
     return hit[0] if len(hit) == 1 else None
 
 
@@ -89,9 +89,9 @@ def v1_reason(card: WorldCard, roles: dict[str, int], full, cf, views) -> str | 
     for variant, run, shows in (("full", full, card.full_shows), ("cf", cf, card.cf_shows)):
         for role in shows:
             area = views.get(variant, {}).get(role)
-            if role == TOUCHED and len(touched(run)) != 1:
-                bad.append(f"{_NAME[variant]}'s last step touches {len(touched(run))} objects "
-                           "(one expected)")
+            hits = len(last_touched(run)) if role == TOUCHED else 1
+            if hits != 1:
+                bad.append(f"{_NAME[variant]}'s last step touches {hits} objects (one expected)")
             elif area is None:
                 bad.append(f"{_NAME[variant]}: {role} not measured")
             elif area < OUTCOME_AREA:
