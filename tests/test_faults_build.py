@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gridwm_judge.cli import main
-from gridwm_judge.dataset.export import STAGE_LOCK, remove_dead_stages
+from gridwm_judge.dataset.export import STAGE_LOCK, build_dataset, remove_dead_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -34,10 +34,26 @@ def _children(pid: int) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Any thread of ``pid`` not yet dead: a killed process's main thread shows as a zombie
+    while its other threads (pyarrow's) still hold its open files, the stage's lock included."""
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] not in "ZX":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _lock_free(stage: Path) -> bool:
+    fd = os.open(stage / STAGE_LOCK, os.O_WRONLY)
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
     except OSError:
         return False
+    finally:
+        os.close(fd)
 
 
 def _start_build(out: Path, stage_has: str | None = None, **popen):
@@ -85,6 +101,11 @@ def test_kill_9_of_a_build_kills_its_workers_and_the_next_build_cleans_up(tmp_pa
     assert not [p for p in workers if _alive(p)], "workers outlived their killed parent"
     stages = list(tmp_path.glob(".ds.building-*"))
     assert len(stages) == 1 and not out.exists()  # what the killed build left
+    # every process that held the lock (workers forked after the snapshot too) is gone
+    deadline = time.monotonic() + 10
+    while not _lock_free(stages[0]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _lock_free(stages[0]), "a process of the killed build still holds its stage"
 
     assert main(["build", "--profile", "smoke", "--out", str(out), "--num-proc", "1"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
@@ -133,6 +154,26 @@ def test_a_live_build_keeps_its_staging_folder(tmp_path):
         os.close(fd)
     assert sorted(p.name for p in removed) == sorted([dead.name, legacy_old.name, aside.name])
     assert live.exists() and legacy_new.exists()
+
+
+def test_a_stage_still_locked_when_a_build_starts_is_removed_when_it_ends(tmp_path):
+    """A killed build's last threads can hold its lock a moment after it is killed: the next
+    build keeps the stage at its start, and removes it once it has finished."""
+    out = tmp_path / "ds"
+    dying = tmp_path / ".ds.building-dying"
+    dying.mkdir()
+    fd = os.open(dying / STAGE_LOCK, os.O_WRONLY | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    seen = []
+
+    def release(line: str) -> None:
+        if fd not in seen:
+            seen.append(fd)
+            assert dying.exists()  # kept while held
+            os.close(fd)
+
+    build_dataset(out, "smoke", configs=["task_b"], progress=release)
+    assert seen and sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
 
 
 def test_a_refused_build_creates_nothing(tmp_path, capsys):

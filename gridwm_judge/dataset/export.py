@@ -179,6 +179,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         replace_dir(stage, out)
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()
+        remove_dead_stages(out)  # again: a killed build's last threads may have held its lock
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         if made_parent:
