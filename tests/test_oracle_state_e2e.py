@@ -10,6 +10,7 @@ import datasets
 import pytest
 
 from gridwm_judge.cli import main
+from gridwm_judge.report.table import DASH
 
 STATE_WORDS = re.compile(r"success|fail|reward|terminat|truncat|valid|interven|mission|"
                          r"objective|[a-z]+_[a-z]+", re.I)
@@ -89,6 +90,12 @@ def test_the_report_section(pipeline):
             assert (report / "tables" / f"{key}.{ext}").is_file()
     stages = json.loads((report / "tables" / "oracle_state_stages.json").read_text())
     assert len(stages["rows"]) == 6  # 2 judges x 3 arms
+    idr = json.loads((report / "tables" / "oracle_state_idr.json").read_text())
+    agree = {(r["judge"], r["evidence"]): r["VCC vs Pixel"] for r in idr["rows"]}
+    assert agree[("baseline:oracle", "Pixel")] == DASH  # the baseline arm itself
+    for arm in ("State", "Pixel+State"):
+        assert agree[("baseline:oracle", arm)]["value"] == 1.0
+        assert agree[("baseline:oracle", arm)]["den"] == 6  # every query, paired with Pixel
     assert (report / "figures" / "fig_oracle_state_differences.png").stat().st_size > 10_000
     index = (report / "index.md").read_text()
     assert "Oracle-State: staged accuracy per evidence arm" in index

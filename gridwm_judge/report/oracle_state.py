@@ -3,7 +3,8 @@
 - ``oracle_state_stages`` (paper Table 16's shape): per judge and arm, the accuracy of each
   stage (task type, objective, verdict) and the joint accuracy, with group-bootstrap CIs.
 - ``oracle_state_idr`` (Table 17's shape): per judge and arm, p_active, G_active, IDR_raw with
-  group and environment CIs, IDR_cond, and VCC_oracle (State vs Pixel verdicts).
+  group and environment CIs, IDR_cond, and each arm's verdict agreement with Pixel (VCC_oracle
+  for State).
 - ``oracle_state_differences``: State - Pixel and Pixel+State - Pixel of joint accuracy and
   IDR_raw with paired CIs (group; environment) and McNemar's test on joint correctness.
 - ``fig_oracle_state_differences.png``: those paired differences with their CIs.
@@ -65,24 +66,26 @@ def stages(data: ReportData) -> Table:
 def idr(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        vcc = _m(e.scores.block(TASK, "vcc_oracle"), "vcc_oracle")
+        vcc = {"state": _m(e.scores.block(TASK, "vcc_oracle"), "vcc_oracle"),
+               "pixel_state": _m(e.scores.block(TASK, "vcc_pixel_state"), "vcc")}
         for arm, blk in ((a, _arms(e).get(a)) for a in EVIDENCE):
             if blk is None:
                 continue
             c = blk["causal"]
             rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c["g_active"],
                          _m(c, "idr_raw"), _idr_cond(c),
-                         vcc if arm == "state" else DASH,
+                         vcc.get(arm, DASH),
                          "+".join(c["degenerate_flags"]) or "ok"))
     return Table(
         "oracle_state_idr",
         "Oracle-State: causal sensitivity per evidence arm (paper Table 17)",
-        ("judge", "evidence", "p_active", "G_active", "IDR_raw", "IDR_cond", "VCC_oracle",
+        ("judge", "evidence", "p_active", "G_active", "IDR_raw", "IDR_cond", "VCC vs Pixel",
          "degenerate"),
         tuple(rows),
         (NOTE, "p_active = Full judged Success; IDR_raw = Full Success and its CF Fail, over "
-         "groups with Full and CF; VCC_oracle = share of queries whose State-arm verdict equals "
-         "the Pixel-arm verdict (paper Eq. 29; an invalid verdict never agrees).",),
+         "groups with Full and CF; VCC vs Pixel = share of queries whose verdict in this arm "
+         "equals the Pixel-arm verdict: VCC_oracle (paper Eq. 29) on the State row, the same "
+         "agreement for Pixel+State (an invalid verdict never agrees).",),
     )
 
 
