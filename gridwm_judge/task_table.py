@@ -223,6 +223,13 @@ class TaskSpec:
         return replace(self, answer=st.answer, max_tokens=self.max_tokens * st.budget_factor,
                        styles={})
 
+    def budget(self, style: str = "", base: int | None = None) -> int:
+        """The token budget of a row in prompt ``style`` when this task's budget is ``base``
+        (a user's; None: the table's): ``base`` times the style's factor, so raising a
+        task's budget raises each of its styles' alike (every backend and bridge uses this)."""
+        base = base or self.max_tokens
+        return base * self.for_style(style).max_tokens // self.max_tokens
+
 
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("A", "task_a", "action-conditioned next state (A-D choice)",

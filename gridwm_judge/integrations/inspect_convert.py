@@ -84,7 +84,10 @@ def _usage(output) -> dict[str, int | None] | None:
 
 def log_records(log, judge: str, identity: Mapping[str, Any], budget: int, task: str
                 ) -> list[PredictionRecord]:
-    """One record per sample of the log (epoch 1; more epochs are refused)."""
+    """One record per sample of the log (epoch 1; more epochs are refused). ``budget`` is the
+    task's; a row in a prompt style was asked with the style's (``TaskSpec.budget``) and its
+    answer is read in the style's format."""
+    spec = task_spec(task)
     out: list[PredictionRecord] = []
     for sample in log.samples or ():
         if sample.epoch != 1:
@@ -102,11 +105,13 @@ def log_records(log, judge: str, identity: Mapping[str, Any], budget: int, task:
             raw = sample.output.completion if sample.output else None
             status = status_for(raw, sample.output.stop_reason == "max_tokens")
             error = None
+        style = str((sample.metadata or {}).get("prompt_style") or "")
         parsed = parse_answer(task, raw if status != "error" else None,
-                              truncated=status == "truncated")
+                              truncated=status == "truncated", style=style)
         out.append(PredictionRecord(
             uid=uid, judge=judge, task=task, raw=raw, status=status,
-            request_hash=request_hash(identity, budget, digest), item_digest=digest,
+            request_hash=request_hash(identity, spec.budget(style, budget), digest),
+            item_digest=digest,
             parsed=parsed.value, parse_mode=parsed.mode,
             latency_s=round(float(sample.working_time or sample.total_time or 0.0), 6),
             usage=_usage(sample.output), error=error,

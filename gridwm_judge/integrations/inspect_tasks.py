@@ -6,6 +6,11 @@ entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
 
 MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``; a build of the
 ``miniworld`` profile) are tasks of their own, scored by the same recipes as Tasks A, C and D.
+So are the controlled analyses: ``oracle_state`` (its State arm is text only: a sample with no
+image) and ``prompt_ablation``, whose three prompt styles are asked in one eval, each row with
+its style's budget (the task's budget, or ``--max-tokens``, times the style's factor, as
+``gridwm-judge eval`` does); their per-arm / per-style figures and the styles' paired
+differences are printed, the bootstrap CIs and McNemar tests are left to ``gridwm-judge score``.
 
 Each sample is one dataset row: the row's images as inspect image content in the dataset's
 order, then the prompt unchanged (the order the package's own judges send). Decoding is the
@@ -35,7 +40,7 @@ from inspect_ai.scorer import (
     scorer,
     stderr,
 )
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from gridwm_judge import __version__
 from gridwm_judge.dataset_io import dataset_fingerprint
@@ -48,16 +53,18 @@ from gridwm_judge.integrations.items import (
 )
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.scoring.grading import GradedRow
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import ALL_CONFIGS, task_spec
 
 GRADED_KEY = "gridwm_graded"
 """Score metadata key holding the graded row (what the group metrics are computed from)."""
 SCI_METRICS: dict[str, tuple[str, ...]] = {
     "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
     "reference_aided": ("idr", "p_active", "ns", "jcr"),
+    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
+    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
 }
 """Which group-level metrics a verdict task prints, by its scoring recipe (C and MiniWorld's
-MC; D and MD); the other tasks print their figures."""
+MC; D and MD; Oracle-State; the prompt ablation); the other tasks print their figures."""
 
 
 def _sample(item: Item) -> Sample:
@@ -91,16 +98,29 @@ def task_metrics() -> Metric:
 
 
 _SCI_FIGURES: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C).",
-            lambda k: k.startswith("idr_")),
+    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
+            "arm or prompt style for the controls).",
+            lambda k: k.startswith("idr_") and "-" not in k),
     "p_active": ("Share of groups whose Full trajectory is judged a success.",
-                 lambda k: k.startswith("p_active")),
+                 lambda k: k.startswith("p_active") and "-" not in k),
     "ns": ("Nuisance Stability per presentation family (and representation).",
            lambda k: k.startswith("ns_")),
     "jcr": ("Joint Consistency Rate per presentation family (and representation).",
             lambda k: k.startswith("jcr_")),
     "vcc_rep": ("Verdict consistency of composite and split representations.",
                 lambda k: k == "vcc_rep"),
+    "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
+               "and joint (all three right).",
+               lambda k: k.startswith(("task_type_", "objective_", "verdict_", "joint_"))),
+    "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
+                 "agreement for Pixel+State.",
+                 lambda k: k.startswith(("vcc_oracle", "vcc_pixel_state"))),
+    "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
+                      "prompt style.",
+                      lambda k: k.startswith(("acc_full_", "acc_cf_")) and "-" not in k),
+    "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
+                          "acc_full and acc_cf, over groups answered in every style.",
+                          lambda k: "-" in k),
 }
 """inspect metric name -> (what it prints, which of the recipe's figures it selects)."""
 
@@ -138,6 +158,29 @@ def gridwm_answer() -> Callable:
     return score
 
 
+def _active_budget() -> int | None:
+    """The eval's max_tokens (the task's, or ``--max-tokens``): inspect has no public reader
+    for the generate config a solver runs under, so this reads its context variable."""
+    try:
+        from inspect_ai.model._generate_config import active_generate_config
+    except ImportError:  # pragma: no cover - a later inspect moved it: the table's budgets
+        return None
+    return active_generate_config().max_tokens
+
+
+@solver
+def generate_in_style_budget() -> Solver:
+    """Generate with the row's prompt-style budget (the prompt ablation's rationale style gets
+    4x): the eval's max_tokens is the task's budget, scaled per row as ``eval`` scales it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        spec = task_spec(str(state.metadata["task"]))
+        style = str(state.metadata.get("prompt_style") or "")
+        return await generate(state, max_tokens=spec.budget(style, _active_budget()))
+
+    return solve
+
+
 def gridwm_task(config: str, dataset: str, representation: str | None = None) -> Task:
     """The inspect Task of one dataset config."""
     spec = task_spec(config)
@@ -150,7 +193,7 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
     return Task(
         dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
                               location=str(dataset)),
-        solver=generate(),
+        solver=generate_in_style_budget() if spec.styles else generate(),
         scorer=gridwm_answer(),
         metrics=[accuracy(), stderr(), *metrics],
         config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
@@ -168,10 +211,8 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
     )
 
 
-INSPECT_CONFIGS = ("task_a", "task_b", "task_c", "task_d", "task_e",
-                   "miniworld_a", "miniworld_c", "miniworld_d")
-"""The configs offered as inspect tasks (one answer format and budget per config; the
-controlled analyses' configs are scored with ``gridwm-judge score``)."""
+INSPECT_CONFIGS = ALL_CONFIGS
+"""The configs offered as inspect tasks: every config of the task table."""
 
 
 def _register(config: str) -> Callable[..., Task]:

@@ -28,8 +28,11 @@ from gridwm_judge.task_table import task_spec
 BRIDGE_JUDGE = "bridge"
 """Judge name on graded rows built inside a framework (the framework knows the model)."""
 _BATCH = 32
-_SKIP = ("representations", "families", "causal", "vcc")
-"""Structural keys of a task's scores block that do not enter a figure's name."""
+_SKIP = ("representations", "families", "causal", "vcc", "arms", "stages", "styles", "paired",
+         "pairs", "vcc_oracle", "vcc_pixel_state")
+"""Structural keys of a task's scores block that do not enter a figure's name (Oracle-State's
+``joint_state``, ``vcc_oracle``; the prompt ablation's ``idr_raw_direct`` and its paired
+difference ``idr_raw_structured_verdict-direct``)."""
 _LEAVE_OUT = ("by_condition", "by_question")
 """Sub-blocks a framework's summary leaves to ``gridwm-judge score``."""
 
@@ -101,7 +104,8 @@ def grade_response(raw: str | None, audit: Mapping[str, Any], *, truncated: bool
 def task_figures(rows: Sequence[GradedRow]) -> dict[str, float | None]:
     """The point estimates of one task's metric blocks, flat: ``idr_raw_composite``,
     ``ns_temporal_split``, ``vcc_rep`` (Task C), ``idr_raw``, ``jcr_framing`` (Task D),
-    ``acc_a1`` ... None where a metric is undefined (its set is empty)."""
+    ``acc_a1``, ``joint_pixel_state`` (Oracle-State), ``p_active_structured_verdict`` (prompt
+    ablation) ... None where a metric is undefined (its set is empty)."""
     tasks = sorted({r.task for r in rows})
     if not tasks:
         return {}

@@ -67,7 +67,7 @@ def idr(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
         vcc = {"state": _m(e.scores.block(TASK, "vcc_oracle"), "vcc_oracle"),
-               "pixel_state": _m(e.scores.block(TASK, "vcc_pixel_state"), "vcc")}
+               "pixel_state": _m(e.scores.block(TASK, "vcc_pixel_state"), "vcc_pixel_state")}
         for arm, blk in ((a, _arms(e).get(a)) for a in EVIDENCE):
             if blk is None:
                 continue

@@ -66,8 +66,7 @@ class EvalConfig:
         """The token budget of ``task`` (of its rows in prompt ``style``): the user's, else the
         task table's; a style's budget is its factor (``task_table.Style``) times the task's."""
         spec = task_spec(task)
-        base = int(self.max_tokens.get(task, spec.max_tokens))
-        return base * spec.for_style(style).max_tokens // spec.max_tokens
+        return spec.budget(style, self.max_tokens.get(task, spec.max_tokens))
 
     def check(self) -> None:
         split_spec(self.judge)  # bad specs fail before any data is read

@@ -67,8 +67,10 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
                                  "n_items", "joint"|"idr_raw": {"value", "ci", "ci_env",
                                  "num": null, "den": null, "n_groups"}, "mcnemar_idr": T}},
                  "vcc_oracle": {"reference": "pixel", "other": "state", "metrics":
-                                {vcc_oracle, vcc_given_success, vcc_given_failure: M}},
-                 "vcc_pixel_state": (the same for pixel_state, metric "vcc")}}}}}
+                                {vcc_oracle, vcc_oracle_given_success,
+                                 vcc_oracle_given_failure: M}},
+                 "vcc_pixel_state": (the same for pixel_state: vcc_pixel_state,
+                                     vcc_pixel_state_given_success, ..._given_failure)}}}}}
 
     M  = {"value": float|null, "ci": [lo, hi]|null, "num", "den"[, "ci_env": [lo, hi]|null]}
     CB = {"protocol", "metrics": {jacc_neu, acc_full, acc_nocue, acc_cf, succ_c, p_active,

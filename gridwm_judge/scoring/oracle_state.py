@@ -201,8 +201,11 @@ def arm_differences(rows: Sequence[GradedRow], envs: Mapping[str, str], *, proto
     return out
 
 
-def _agreement(rows: Sequence[GradedRow], other: str, s: Batch, protocol: str) -> dict | None:
-    """VCC of ``other``'s verdicts against the pixel arm's, paired by item."""
+def _agreement(rows: Sequence[GradedRow], other: str, name: str, s: Batch,
+               protocol: str) -> dict | None:
+    """VCC of ``other``'s verdicts against the pixel arm's, paired by item; its metrics are
+    ``name`` and ``name``_given_success / _given_failure (one name per block, so the two
+    blocks' figures never share a name)."""
     sub = [r for r in rows if r.evidence in (BASE_ARM, other)]
     if {r.evidence for r in sub} != {BASE_ARM, other}:
         return None
@@ -211,10 +214,9 @@ def _agreement(rows: Sequence[GradedRow], other: str, s: Batch, protocol: str) -
     res = (vcc_oracle(*args, pair_ids=pair_ids, protocol=protocol) if other == "state"
            else vcc(*args, reference_representation=BASE_ARM, pair_ids=pair_ids,
                     protocol=protocol))
-    name = "vcc_oracle" if other == "state" else "vcc"
     return {"reference": BASE_ARM, "other": other, "metrics": s.block(
-        {name: res.vcc, "vcc_given_success": res.given_success,
-         "vcc_given_failure": res.given_failure})}
+        {name: res.vcc, f"{name}_given_success": res.given_success,
+         f"{name}_given_failure": res.given_failure})}
 
 
 def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
@@ -237,7 +239,7 @@ def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> d
                                          n_resamples=st.n_resamples, seed=st.seed,
                                          level=st.level)
     for other, key in (("state", "vcc_oracle"), ("pixel_state", "vcc_pixel_state")):
-        block = _agreement(rows, other, s, protocol)
+        block = _agreement(rows, other, key, s, protocol)
         if block is not None:
             out[key] = block
     return out

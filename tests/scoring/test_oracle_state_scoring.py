@@ -122,7 +122,7 @@ def test_identical_arms_differ_by_zero_with_a_zero_interval():
     for metric in ("joint", "idr_raw"):
         assert d[metric]["value"] == 0.0
         assert d[metric]["ci"] == [0.0, 0.0] and d[metric]["ci_env"] == [0.0, 0.0]
-    assert out["vcc_pixel_state"]["metrics"]["vcc"]["value"] == 1.0
+    assert out["vcc_pixel_state"]["metrics"]["vcc_pixel_state"]["value"] == 1.0
     assert "vcc_oracle" not in out  # no state arm
 
 
@@ -132,8 +132,8 @@ def test_vcc_oracle_by_hand():
     m = v["metrics"]
     # agree: g1.full, g2.cf, g3.full, g3.cf; disagree: g1.cf (S/F), g2.full (F/S)
     assert (m["vcc_oracle"]["num"], m["vcc_oracle"]["den"]) == (4, 6)
-    assert (m["vcc_given_success"]["num"], m["vcc_given_success"]["den"]) == (2, 3)
-    assert (m["vcc_given_failure"]["num"], m["vcc_given_failure"]["den"]) == (2, 3)
+    assert (m["vcc_oracle_given_success"]["num"], m["vcc_oracle_given_success"]["den"]) == (2, 3)
+    assert (m["vcc_oracle_given_failure"]["num"], m["vcc_oracle_given_failure"]["den"]) == (2, 3)
 
 
 def test_differences_pair_only_items_answered_in_both_arms():

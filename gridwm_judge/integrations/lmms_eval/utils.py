@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.integrations.items import grade_response, task_figures
+from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.task_table import MINIWORLD_TASKS, TASKS
+from gridwm_judge.task_table import ALL_TASKS
 
 _RECIPE_FIGURES: dict[str, tuple[str, ...]] = {
     "next_state": ("acc_a1", "delta_shuffle", "delta_mask"),
@@ -32,11 +33,27 @@ _RECIPE_FIGURES: dict[str, tuple[str, ...]] = {
     "reference_aided": ("idr_raw", "idr_cond", "p_active", "ns_framing", "ns_visual",
                         "jcr_framing", "jcr_visual"),
     "state_tracking": ("e_acc", "e_mean_score"),
+    "oracle_state": (*(f"{m}_{arm}" for m in ("joint", "idr_raw", "p_active") for arm in EVIDENCE),
+                     "vcc_oracle", "vcc_pixel_state"),
 }
+_STYLE_FIGURES = ("idr_raw", "p_active", "acc_full", "acc_cf")
+"""A prompt style's figures (its YAML holds that style's rows only: the styles' budgets
+differ, and lmms-eval has one per task); the paired differences between styles are
+``gridwm-judge score``'s."""
 FIGURES: dict[str, tuple[str, ...]] = {
-    t.name: _RECIPE_FIGURES[t.recipe] for t in (*TASKS, *MINIWORLD_TASKS)}
-"""The figures each task's YAML lists in ``metric_list`` (besides ``accuracy``), by its scoring
-recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric functions)."""
+    **{t.name: _RECIPE_FIGURES[t.recipe] for t in ALL_TASKS if not t.styles},
+    **{f"{t.name}/{style}": tuple(f"{m}_{style}" for m in _STYLE_FIGURES)
+       for t in ALL_TASKS for style in t.styles},
+}
+"""The figures each YAML lists in ``metric_list`` (besides ``accuracy``), keyed by task (and
+``TASK/STYLE`` for a task asked in prompt styles), by its scoring recipe: MiniWorld's MA / MC /
+MD list the figures of A / C / D (the same metric functions)."""
+
+
+def figure_set(row: Mapping[str, Any]) -> str:
+    """The :data:`FIGURES` key of a graded row: its task, with its prompt style if it has one."""
+    style = row.get("prompt_style") or ""
+    return f"{row['task']}/{style}" if style else str(row["task"])
 
 
 def doc_to_visual(doc: Mapping[str, Any]) -> list:
@@ -56,7 +73,7 @@ def _audit(doc: Mapping[str, Any]) -> dict[str, Any]:
 def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, dict]:
     """The graded row of this document under every metric name of its task."""
     row = grade_response(results[0] if results else None, _audit(doc)).to_json()
-    return {name: row for name in ("accuracy", *FIGURES[row["task"]])}
+    return {name: row for name in ("accuracy", *FIGURES[figure_set(row)])}
 
 
 def _rows(results: Sequence[Mapping[str, Any]]) -> list[GradedRow]:
@@ -79,28 +96,16 @@ def _figure(name: str):
     return aggregate
 
 
-agg_acc_a1 = _figure("acc_a1")
-agg_delta_shuffle = _figure("delta_shuffle")
-agg_delta_mask = _figure("delta_mask")
-agg_b_mean_score = _figure("b_mean_score")
-agg_b_acc_090 = _figure("b_acc_090")
-agg_idr_raw_composite = _figure("idr_raw_composite")
-agg_idr_raw_split = _figure("idr_raw_split")
-agg_p_active_composite = _figure("p_active_composite")
-agg_p_active_split = _figure("p_active_split")
-agg_ns_temporal_composite = _figure("ns_temporal_composite")
-agg_ns_visual_composite = _figure("ns_visual_composite")
-agg_ns_framing_composite = _figure("ns_framing_composite")
-agg_jcr_temporal_composite = _figure("jcr_temporal_composite")
-agg_jcr_visual_composite = _figure("jcr_visual_composite")
-agg_jcr_framing_composite = _figure("jcr_framing_composite")
-agg_vcc_rep = _figure("vcc_rep")
-agg_idr_raw = _figure("idr_raw")
-agg_idr_cond = _figure("idr_cond")
-agg_p_active = _figure("p_active")
-agg_ns_framing = _figure("ns_framing")
-agg_ns_visual = _figure("ns_visual")
-agg_jcr_framing = _figure("jcr_framing")
-agg_jcr_visual = _figure("jcr_visual")
-agg_e_acc = _figure("e_acc")
-agg_e_mean_score = _figure("e_mean_score")
+def _docs_in(style: str):
+    def process_docs(dataset):
+        return dataset.filter(lambda doc: doc["prompt_style"] == style)
+
+    process_docs.__name__ = f"docs_{style}"
+    process_docs.__doc__ = f"The rows asked in prompt style {style!r} (a YAML's process_docs)."
+    return process_docs
+
+
+for _name in sorted({n for names in FIGURES.values() for n in names}):
+    globals()[f"agg_{_name}"] = _figure(_name)  # the YAMLs' ``!function utils.agg_NAME``
+for _style in sorted({s for t in ALL_TASKS for s in t.styles}):
+    globals()[f"docs_{_style}"] = _docs_in(_style)

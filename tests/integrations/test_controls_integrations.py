@@ -1,0 +1,254 @@
+"""The controlled analyses in the framework bridges: inspect_ai's ``gridwm_judge/oracle_state``
+and ``gridwm_judge/prompt_ablation`` (all three prompt styles in one eval, each row with its
+style's budget) and the lmms-eval YAMLs ``gridwm_oracle_state`` and
+``gridwm_prompt_ablation_<style>``, on a real smoke build, print what ``gridwm-judge score``
+computes for the same answers."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import datasets
+import pytest
+import yaml
+
+from gridwm_judge.cli import main
+from gridwm_judge.integrations.items import load_items
+from gridwm_judge.integrations.lmms_eval import utils
+from gridwm_judge.item_hash import item_digest
+from gridwm_judge.records import PredictionRecord, ScoresRecord, read_prediction_file
+from gridwm_judge.schema import EVIDENCE
+from gridwm_judge.scoring.score import load_rows
+from gridwm_judge.task_table import task_spec
+
+FOLDER = Path(utils.__file__).parent
+JUDGE = "inspect/mockllm/model"
+
+
+@pytest.fixture(scope="module")
+def controls_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("controls") / "smoke"
+    assert main(["build", "--profile", "smoke", "--out", str(out),
+                 "--configs", "oracle_state,prompt_ablation"]) == 0
+    return out
+
+
+def control_answer(uid: str, audit) -> str:
+    """A deterministic answer in the row's own format: mostly right, some wrong verdicts, some
+    CF accepted, wrong objectives (OS), and one unparseable NoCue answer."""
+    h = int(hashlib.sha256(uid.encode()).hexdigest(), 16) % 10
+    gold_ok = audit["label"] == 1
+    if h == 1 or (audit["variant"] == "cf" and h < 4):
+        gold_ok = not gold_ok
+    verdict = "Success" if gold_ok else "Fail"
+    if audit["task"] == "OS":
+        if h == 0 and audit["variant"] == "nocue":
+            return "I cannot tell from this."
+        staged = json.loads(audit["answer"])
+        if h in (5, 6):
+            staged["objective"] = "ball_purple"
+        return json.dumps({**staged, "verdict": verdict})
+    style = audit["prompt_style"]
+    if style == "direct":
+        return verdict
+    if style == "structured_verdict":
+        return json.dumps({"verdict": verdict})
+    return json.dumps({"rationale": "the last frame shows it", "verdict": verdict})
+
+
+def _predictions(path: Path, dataset: Path, config: str, said: dict[str, str]) -> None:
+    digests = {r["uid"]: r["item_digest"] for r in load_rows(str(dataset), [config])}
+    task = task_spec(config).name
+    with path.open("w") as fh:
+        for uid, raw in said.items():
+            fh.write(json.dumps(PredictionRecord(
+                uid=uid, judge="scripted", task=task, raw=raw, status="ok", request_hash="",
+                item_digest=digests[uid]).to_json()) + "\n")
+
+
+def _score(dataset: Path, predictions: Path, out: Path, judge: str):
+    assert main(["score", "--dataset", str(dataset), "--predictions", str(predictions),
+                 "--out", str(out), "--n-resamples", "100", "--no-les"]) == 0
+    return ScoresRecord.read(out / "scores.json").judges[judge]
+
+
+def expected_figures(judge, task: str) -> dict[str, float]:
+    """score's point estimates under the bridges' flat names."""
+    out: dict[str, float | None] = {}
+    if task == "OS":
+        for arm in EVIDENCE:
+            for m in ("task_type", "objective", "verdict", "joint"):
+                out[f"{m}_{arm}"] = judge.metric("OS", "arms", arm, "stages", m).value
+            for m in ("idr_raw", "p_active", "acc_full", "acc_cf"):
+                out[f"{m}_{arm}"] = judge.metric("OS", "arms", arm, "causal", m).value
+        for key in ("vcc_oracle", "vcc_pixel_state"):
+            out[key] = judge.metric("OS", key, key).value
+    else:
+        for style in task_spec("PA").styles:
+            for m in ("idr_raw", "p_active", "acc_full", "acc_cf"):
+                out[f"{m}_{style}"] = judge.metric("PA", "styles", style, m).value
+        for pair in judge.block("PA", "paired", "pairs"):
+            for m in ("idr_raw", "acc_full", "acc_cf"):
+                out[f"{m}_{pair}"] = judge.metric("PA", "paired", "pairs", pair, m).value
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# --- lmms-eval ------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor(
+    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
+
+
+def _yaml(name: str) -> dict:
+    return yaml.load((FOLDER / name).read_text(), Loader=_Loader)
+
+
+def _tasks() -> dict[str, tuple[str, str]]:
+    """lmms-eval task name -> (FIGURES key, prompt style)."""
+    out = {"gridwm_oracle_state": ("OS", "")}
+    for style in task_spec("PA").styles:
+        out[f"gridwm_prompt_ablation_{style}"] = (f"PA/{style}", style)
+    return out
+
+
+def test_lmms_eval_yamls_of_the_controls_follow_the_task_table():
+    for name, (key, style) in _tasks().items():
+        doc = _yaml(f"{name}.yaml")
+        spec = task_spec(key.split("/")[0])
+        assert doc["include"] == "_default_template_yaml"
+        assert (doc["task"], doc["dataset_name"]) == (name, spec.config)
+        gen = doc["generation_kwargs"]
+        assert (gen["max_new_tokens"], gen["temperature"], gen["do_sample"]) == (
+            spec.budget(style), 0, False)
+        assert [m["metric"] for m in doc["metric_list"]] == ["accuracy", *utils.FIGURES[key]]
+        for m in doc["metric_list"]:
+            assert m["aggregation"] == ("function", f"utils.agg_{m['metric']}")
+            assert callable(getattr(utils, f"agg_{m['metric']}"))
+        if style:  # one style's rows, run together under one tag
+            assert doc["tag"] == "gridwm_prompt_ablation"
+            assert doc["process_docs"] == ("function", f"utils.docs_{style}")
+    budgets = {_yaml(f"gridwm_prompt_ablation_{s}.yaml")["generation_kwargs"]["max_new_tokens"]
+               for s in ("direct", "structured_rationale")}
+    assert budgets == {256, 1024}  # the rationale style has four times the budget
+
+
+@pytest.mark.parametrize("config", ["oracle_state", "prompt_ablation"])
+def test_lmms_eval_hooks_on_control_rows_equal_score(controls_build, tmp_path, config):
+    all_docs = datasets.load_dataset(str(controls_build), config, split="test")
+    task = task_spec(config).name
+    said = {d["uid"]: control_answer(d["uid"], d) for d in all_docs}
+    _predictions(tmp_path / "p.jsonl", controls_build, config, said)
+    expected = expected_figures(_score(controls_build, tmp_path / "p.jsonl", tmp_path / "s",
+                                       "scripted"), task)
+    keys = [k for k, _ in _tasks().values() if k.split("/")[0] == task]
+    compared = 0
+    for key in keys:
+        style = key.partition("/")[2]
+        docs = getattr(utils, f"docs_{style}")(all_docs) if style else all_docs
+        assert len(docs) == (len(all_docs) // 3 if style else len(all_docs))
+        per_metric: dict[str, list] = {}
+        for doc in docs:
+            visuals = utils.doc_to_visual(doc)
+            assert len(visuals) == len(doc["images"])  # none for the State arm
+            assert utils.doc_to_text(doc) == doc["prompt"]
+            for name, value in utils.process_results(doc, [said[doc["uid"]]]).items():
+                per_metric.setdefault(name, []).append(json.loads(json.dumps(value)))
+        assert sorted(per_metric) == sorted(["accuracy", *utils.FIGURES[key]])
+        aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
+        shown = {k: v for k, v in expected.items() if k in utils.FIGURES[key]}
+        assert {k: aggregated[k] for k in shown} == pytest.approx(shown)
+        assert all(not math.isnan(aggregated[k]) for k in shown)
+        compared += len(shown)
+    assert compared >= 8 and len(set(expected.values())) >= 2  # not a constant judge
+
+
+# --- inspect_ai -----------------------------------------------------------------------------
+
+
+def _mock(dataset, config):
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    items = load_items(str(dataset), config)
+    table = {i.item_digest: (i.uid, control_answer(i.uid, i.audit)) for i in items}
+    assert len(table) == len(items)
+    seen = []
+
+    def outputs(messages, tools, tool_choice, config):
+        images, texts = [], []
+        for part in messages[-1].content:
+            if part.type == "image":
+                images.append(base64.b64decode(part.image.partition(";base64,")[2]))
+            else:
+                texts.append(part.text)
+        uid, raw = table[item_digest(items[0].task, texts[0], images)]
+        seen.append((uid, len(images), config.temperature, config.max_tokens))
+        out = ModelOutput.from_content(model="mockllm", content=raw)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=outputs), items, seen
+
+
+def _inspect(dataset, config, tmp_path, **kw):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+
+    model, items, seen = _mock(dataset, config)
+    [log] = inspect_eval(f"gridwm_judge/{config}", model=model,
+                         task_args={"dataset": str(dataset)}, log_dir=str(tmp_path / "logs"),
+                         display="none", **kw)
+    assert log.status == "success" and len(log.samples) == len(items)
+    return log, {i.uid: i for i in items}, seen
+
+
+@pytest.mark.parametrize("config", ["oracle_state", "prompt_ablation"])
+def test_inspect_eval_of_a_control_equals_score(controls_build, tmp_path, config):
+    log, items, seen = _inspect(controls_build, config, tmp_path)
+    spec = task_spec(config)
+    # each row sent with its own images (none in the State arm) and its style's budget
+    assert {(uid, n, t, budget) for uid, n, t, budget in seen} == {
+        (uid, len(i.images), 0.0, spec.budget(str(i.audit["prompt_style"])))
+        for uid, i in items.items()}
+    if config == "oracle_state":
+        assert {n for _, n, _, _ in seen} == {0, 2}
+    else:
+        assert {b for *_, b in seen} == {256, 1024}
+    printed = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
+
+    run, out = tmp_path / "run", tmp_path / "scores"
+    assert main(["import-inspect", log.location, "--out", str(run)]) == 0
+    records = read_prediction_file(run / "predictions.jsonl")
+    assert {r.parse_mode for r in records} <= {"strict", "invalid"}  # JSON read as JSON
+    judge = _score(controls_build, run / "predictions.jsonl", out, JUDGE)
+    expected = expected_figures(judge, spec.name)
+    assert len(expected) >= 8 and len(set(expected.values())) >= 2
+    assert {k: printed[k] for k in expected} == pytest.approx(expected)
+    correct = sum(r.correct for r in _graded(out))
+    assert printed["accuracy"] == pytest.approx(correct / len(items))
+    assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
+
+
+def _graded(scores_dir: Path):
+    from gridwm_judge.scoring.grading import GradedRow
+
+    lines = (scores_dir / "rows.jsonl").read_text().splitlines()
+    return [GradedRow(**json.loads(line)) for line in lines]
+
+
+def test_inspect_prompt_ablation_scales_each_style_from_the_eval_budget(controls_build,
+                                                                        tmp_path):
+    log, items, seen = _inspect(controls_build, "prompt_ablation", tmp_path, max_tokens=100)
+    by_style = {}
+    for uid, _, _, budget in seen:
+        by_style.setdefault(items[uid].audit["prompt_style"], set()).add(budget)
+    assert by_style == {"direct": {100}, "structured_verdict": {100},
+                        "structured_rationale": {400}}
