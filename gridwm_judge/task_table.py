@@ -3,9 +3,10 @@
 An entry says what a judge is asked to produce and how its answer is read and scored: the
 config name, the answer format (a choice of tokens, a verdict word pair, or a JSON object with
 its schema), the decoding budget, and the name of the scoring recipe
-(:data:`gridwm_judge.scoring.recipes.RECIPES`) that grades and scores its rows. Prompts' format
-lines, structured outputs, parsing, grading, scoring, reports and the ``--tasks`` names all
-read this table, so adding a config is one entry here plus its row builder
+(:data:`gridwm_judge.scoring.recipes.RECIPES`) that grades and scores its rows; also the world
+its rows come from and the dataset config's description. Prompts' format lines, structured
+outputs, parsing, grading, scoring, reports, the dataset builder and card and the ``--tasks``
+names all read this table, so adding a config is one entry here plus its row builder
 (:mod:`gridwm_judge.tasks`).
 
 This module is plain data: it imports nothing of the package, so every part may import it.
@@ -15,8 +16,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
+
+WORLDS: tuple[str, ...] = ("minigrid", "miniworld")
+"""The simulated worlds a config's rows come from (``TaskSpec.world``; a ``world.World``'s
+``name``), in the order cards and reports name them. Scores and reports never pool two worlds."""
 
 PROTOCOLS = ("all_groups", "eligible_pairs")
 """How a verdict task counts invalid answers (paper Appendix A): Task C summaries use the
@@ -188,7 +193,9 @@ class TaskSpec:
     counts invalid answers (None for non-verdict tasks). ``styles``, when given, names the
     prompt styles its rows are asked in (a row's ``prompt_style`` column): each has its own
     answer format and budget, which :meth:`for_style` resolves; ``answer`` and ``max_tokens``
-    are then those of a row with no style.
+    are then those of a row with no style. Keyword-only: ``description``, the dataset config's
+    (required: no built config goes without one), and ``world`` (:data:`WORLDS`), the one
+    place that says which world a task's rows come from.
     """
 
     name: str
@@ -199,8 +206,15 @@ class TaskSpec:
     recipe: str
     protocol: str | None = None
     styles: Mapping[str, Style] = field(default_factory=dict, repr=False)
+    _: KW_ONLY
+    description: str = field(repr=False)
+    world: str = "minigrid"
 
     def __post_init__(self) -> None:
+        if not self.description.strip():
+            raise ValueError(f"task {self.name} needs a description (its dataset config's)")
+        if self.world not in WORLDS:
+            raise ValueError(f"unknown world {self.world!r} of {self.name}; expected {WORLDS}")
         if self.protocol is not None and self.protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {self.protocol!r}; expected one of {PROTOCOLS}")
         if self.max_tokens <= 0:
@@ -233,29 +247,45 @@ class TaskSpec:
 
 TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("A", "task_a", "action-conditioned next state (A-D choice)",
-             Choice(("A", "B", "C", "D")), 512, "next_state"),
+             Choice(("A", "B", "C", "D")), 512, "next_state",
+             description="A: action-conditioned next state (pick the next frame among four "
+                         "candidates)"),
     TaskSpec("B", "task_b", "single-frame structured perception (JSON)",
-             JsonObject(PERCEPTION_SCHEMA), 2048, "perception"),
+             JsonObject(PERCEPTION_SCHEMA), 2048, "perception",
+             description="B: single-frame structured perception (JSON state of one frame)"),
     TaskSpec("C", "task_c", "presentation invariance and representation exchangeability",
-             Verdict("Yes", "No"), 256, "presentation_invariance", "eligible_pairs"),
+             Verdict("Yes", "No"), 256, "presentation_invariance", "eligible_pairs",
+             description="C: presentation invariance and representation exchangeability "
+                         "(Yes/No)"),
     TaskSpec("D", "task_d", "reference-aided causal sensitivity",
-             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups"),
+             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups",
+             description="D: reference-aided causal sensitivity (Success/Fail against a "
+                         "successful reference)"),
     TaskSpec("E", "task_e", "prefix state tracking (JSON label)",
-             JsonObject(LABEL_SCHEMA, required="answer"), 256, "state_tracking"),
+             JsonObject(LABEL_SCHEMA, required="answer"), 256, "state_tracking",
+             description="E: prefix state tracking (identity and status of the first picked-up "
+                         "object)"),
 )
 
 MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("MA", "miniworld_a", "MiniWorld action-conditioned next first-person view "
-             "(A-D choice)", Choice(("A", "B", "C", "D")), 512, "next_state"),
+             "(A-D choice)", Choice(("A", "B", "C", "D")), 512, "next_state",
+             description="MA: Task A on MiniWorld (first-person view + map -> next first-person "
+                         "view)", world="miniworld"),
     TaskSpec("MC", "miniworld_c", "MiniWorld presentation invariance and representation "
              "exchangeability", Verdict("Yes", "No"), 256, "presentation_invariance",
-             "eligible_pairs"),
+             "eligible_pairs",
+             description="MC: Task C on MiniWorld first-person 3D storyboards (Yes/No)",
+             world="miniworld"),
     TaskSpec("MD", "miniworld_d", "MiniWorld reference-aided causal sensitivity",
-             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups"),
+             Verdict("Success", "Fail"), 256, "reference_aided", "all_groups",
+             description="MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
+             world="miniworld"),
 )
 """MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
 recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
-not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them."""
+not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them.
+The tuple gives their order; the entries' ``world`` says they are MiniWorld's."""
 
 D_VERDICT = Verdict("Success", "Fail")
 PA_STYLES: Mapping[str, Style] = {
@@ -298,10 +328,19 @@ Task E's label form), then the query's verdict."""
 CONTROL_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("PA", "prompt_ablation", "prompt-structure ablation of Task D (direct / "
              "structured verdict / structured rationale)", D_VERDICT, 256, "prompt_ablation",
-             "all_groups", styles=PA_STYLES),
+             "all_groups", styles=PA_STYLES,
+             description="PA: prompt-structure ablation of Task D's clean-neutral Full and CF "
+                         "items, each asked in three prompt styles (prompt_style): direct "
+                         "(Success/Fail), structured_verdict (JSON {\"verdict\"}) and "
+                         "structured_rationale (JSON {\"rationale\", \"verdict\"})"),
     TaskSpec("OS", "oracle_state", "Oracle-State evidence arms: staged task type, objective "
              "and verdict from pixels, a state table or both (JSON)",
-             JsonObject(STAGED_SCHEMA, fields=OS_FIELDS), 512, "oracle_state", "all_groups"),
+             JsonObject(STAGED_SCHEMA, fields=OS_FIELDS), 512, "oracle_state", "all_groups",
+             description="OS: Oracle-State control, Task D's items in three evidence arms (pixel "
+                         "storyboards, a text state table of the shown keyframes: agent cell, "
+                         "heading and carried object, objects with type, colour, cell and door "
+                         "state; no mission, objective, reward, outcome or intervention; or "
+                         "both), answered as JSON task_type / objective / verdict"),
 )
 """The controlled analyses (issue 14: Oracle-State evidence arms, prompt-structure ablation):
 Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""
@@ -323,6 +362,12 @@ for _spec in ALL_TASKS:
 
 def _valid_names() -> str:
     return ", ".join(f"{t.name.lower()} ({t.config})" for t in ALL_TASKS)
+
+
+def world_of(name: str) -> str:
+    """The world a task's or config's rows come from (its entry's ``world``): the one rule every
+    part asks. An unknown name is a ValueError naming the valid ones."""
+    return task_spec(name).world
 
 
 def is_task(name: str) -> bool:

@@ -8,7 +8,9 @@ pictures from the ``World`` object it was given. A second world plugs in by prov
 1. a group record that satisfies ``Group`` (MiniGrid's: ``sim.records.TrajectoryGroup``), whose
    variants satisfy ``Rollout`` (MiniGrid's: ``sim.records.Rollout``);
 2. one ``World`` object (MiniGrid's: ``render.frames.MINIGRID``), passed as ``world=`` to the
-   row builders of the configs it serves.
+   row builders of the configs it serves;
+3. its name in ``task_table.WORLDS`` and as ``world=`` of its configs' task-table entries (what
+   scoring, reports and the card read to keep its tasks apart from other worlds').
 
 Nothing here imports a simulator, so a world package can import this module cheaply.
 
@@ -129,7 +131,7 @@ class World(Protocol):
 
     @property
     def name(self) -> str:
-        """e.g. "minigrid"; checked against ``Group.world``."""
+        """One of ``task_table.WORLDS``, e.g. "minigrid"; checked against ``Group.world``."""
 
     @property
     def action_names(self) -> Sequence[str]:

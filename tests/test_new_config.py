@@ -22,7 +22,8 @@ from gridwm_judge.task_table import TaskSpec, Verdict
 from gridwm_judge.tasks import task_d
 
 DEMO = TaskSpec("F", "task_f", "demo: reference-aided question answered Yes/No",
-                Verdict("Yes", "No"), 64, "reference_aided", "all_groups")
+                Verdict("Yes", "No"), 64, "reference_aided", "all_groups",
+                description="F: Task D's reference-aided question answered Yes/No (demo)")
 
 
 def build_rows(groups) -> list[dict]:

@@ -26,7 +26,7 @@ from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.schema import dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import ALL_CONFIGS, MINIWORLD_TASKS
+from gridwm_judge.task_table import ALL_CONFIGS, task_spec, world_of
 from gridwm_judge.tasks import build_rows
 
 try:  # datasets >= 5 identifies examples by (shard, index)
@@ -40,28 +40,8 @@ PNG_COMPRESS_TYPE = 3
 as well as the default strategy at a third of the time, and noisy frames (incompressible)
 cost little more than Huffman-only."""
 
-ONE_PROCESS_CONFIGS = frozenset(t.config for t in MINIWORLD_TASKS)
-"""Configs whose rows are built in the main process whatever ``num_proc`` says."""
-
-_DESCRIPTIONS = {
-    "task_a": "A: action-conditioned next state (pick the next frame among four candidates)",
-    "task_b": "B: single-frame structured perception (JSON state of one frame)",
-    "task_c": "C: presentation invariance and representation exchangeability (Yes/No)",
-    "task_d": "D: reference-aided causal sensitivity (Success/Fail against a successful reference)",
-    "task_e": "E: prefix state tracking (identity and status of the first picked-up object)",
-    "miniworld_a": "MA: Task A on MiniWorld (first-person view + map -> next first-person view)",
-    "miniworld_c": "MC: Task C on MiniWorld first-person 3D storyboards (Yes/No)",
-    "miniworld_d": "MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
-    "prompt_ablation": "PA: prompt-structure ablation of Task D's clean-neutral Full and CF "
-                       "items, each asked in three prompt styles (prompt_style): direct "
-                       "(Success/Fail), structured_verdict (JSON {\"verdict\"}) and "
-                       "structured_rationale (JSON {\"rationale\", \"verdict\"})",
-    "oracle_state": "OS: Oracle-State control, Task D's items in three evidence arms (pixel "
-                    "storyboards, a text state table of the shown keyframes: agent cell, heading "
-                    "and carried object, objects with type, colour, cell and door state; no "
-                    "mission, objective, reward, outcome or intervention; or both), answered "
-                    "as JSON task_type / objective / verdict",
-}
+ONE_PROCESS_WORLDS = frozenset({"miniworld"})
+"""Worlds whose configs' rows are built in the main process whatever ``num_proc`` says."""
 
 _CITATION = """\
 @inproceedings{zhang2026sci,
@@ -150,7 +130,8 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     VERSION = datasets.Version("0.1.0")
     BUILDER_CONFIG_CLASS = GridWMJudgeConfig
     BUILDER_CONFIGS = [
-        GridWMJudgeConfig(name=c, version=datasets.Version("0.1.0"), description=_DESCRIPTIONS[c])
+        GridWMJudgeConfig(name=c, version=datasets.Version("0.1.0"),
+                          description=task_spec(c).description)
         for c in ALL_CONFIGS
     ]
     DEFAULT_CONFIG_NAME = "task_c"
@@ -168,7 +149,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
-            description=_DESCRIPTIONS[self.config.name],
+            description=task_spec(self.config.name).description,
             features=features(),
             homepage="https://github.com/gridwm-judge/gridwm-judge",
             license="apache-2.0",
@@ -197,7 +178,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     def _prepare_split(self, split_generator: Any, **kwargs: Any) -> Any:
         # MiniWorld renders through one OpenGL context per process: its rows are built here,
         # never in worker processes (a forked worker would inherit the context unusable).
-        if self.config.name in ONE_PROCESS_CONFIGS:
+        if world_of(self.config.name) in ONE_PROCESS_WORLDS:
             kwargs["num_proc"] = None
         return super()._prepare_split(split_generator, **kwargs)
 

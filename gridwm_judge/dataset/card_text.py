@@ -24,7 +24,7 @@ from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
 from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.render import DEFAULT_MAX_FRAMES
 from gridwm_judge.resources import resource_path
-from gridwm_judge.task_table import MINIWORLD_TASKS, task_spec
+from gridwm_judge.task_table import WORLDS, task_spec, world_of
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
 
@@ -41,7 +41,7 @@ class WorldText:
     install: str
 
 
-WORLDS: dict[str, WorldText] = {
+WORLD_TEXT: dict[str, WorldText] = {
     "minigrid": WorldText(
         "MiniGrid", "a [MiniGrid](https://minigrid.farama.org/) trajectory", "",
         "the same states with the target evidence masked in early frames",
@@ -53,31 +53,24 @@ WORLDS: dict[str, WorldText] = {
         "that show it",
         ("miniworld", "3d"), 'pip install "gridwm-judge[3d]"   # MiniWorld; needs EGL and Mesa'),
 }
-"""Card text per world, in the order a card with both worlds names them. Both simulators are
-Apache-2.0 (MiniGrid's and MiniWorld 2.1's licence files; MiniWorld's package metadata says
-"Apache")."""
+"""Card text per world of :data:`~gridwm_judge.task_table.WORLDS` (a card with both worlds names
+them in that order). Both simulators are Apache-2.0 (MiniGrid's and MiniWorld 2.1's licence
+files; MiniWorld's package metadata says "Apache")."""
 
-_MINIWORLD_CONFIGS = frozenset(t.config for t in MINIWORLD_TASKS)
 _MATCHED_RECIPES = ("presentation_invariance", "reference_aided", "prompt_ablation",
                     "oracle_state")   # the recipes whose rows pair Full / NoCue / CF (gate D3)
 _REFERENCE_RECIPES = ("reference_aided",)
 
 
-def world_of(config: str) -> str:
-    """'minigrid' or 'miniworld': the simulator a config's rows come from."""
-    task_spec(config)   # an unknown config names the valid ones
-    return "miniworld" if config in _MINIWORLD_CONFIGS else "minigrid"
-
-
 def worlds_of(configs: Iterable[str]) -> tuple[str, ...]:
-    """The worlds of ``configs``, in :data:`WORLDS` order."""
+    """The worlds of ``configs`` (each config's ``TaskSpec.world``), in ``WORLDS`` order."""
     present = {world_of(c) for c in configs}
     return tuple(w for w in WORLDS if w in present)
 
 
 def hub_tags(configs: Iterable[str]) -> list[str]:
     """The world tags of the Hub YAML (``minigrid``; ``miniworld``, ``3d``)."""
-    return [t for w in worlds_of(configs) for t in WORLDS[w].tags]
+    return [t for w in worlds_of(configs) for t in WORLD_TEXT[w].tags]
 
 
 def _fragment(kind: str, name: str, facts: Mapping[str, Any]) -> str:
@@ -118,15 +111,15 @@ def intro(configs: Sequence[str]) -> dict[str, str]:
     """``world_sources`` and ``nocue_clause`` of the intro paragraph."""
     worlds = worlds_of(configs)
     if len(worlds) == 1:
-        w = WORLDS[worlds[0]]
+        w = WORLD_TEXT[worlds[0]]
         return {"world_sources": f"{w.source} ({w.what})" if w.what else w.source,
                 "nocue_clause": w.nocue}
     sources = []
     for w in worlds:
         names = ", ".join(f"`{c}`" for c in configs if world_of(c) == w)
-        sources.append(f"{WORLDS[w].source} ({WORLDS[w].what + '; ' if WORLDS[w].what else ''}"
-                       f"configs {names})")
-    nocue = "; ".join(f"{WORLDS[w].label}: {WORLDS[w].nocue}" for w in worlds)
+        text = WORLD_TEXT[w]
+        sources.append(f"{text.source} ({text.what + '; ' if text.what else ''}configs {names})")
+    nocue = "; ".join(f"{WORLD_TEXT[w].label}: {WORLD_TEXT[w].nocue}" for w in worlds)
     return {"world_sources": " or ".join(sources), "nocue_clause": nocue}
 
 
@@ -205,16 +198,17 @@ def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]
     parts = [_fragment("worlds", w, facts) for w in worlds]
     if len(parts) == 1:
         return parts[0]
-    return "\n\n".join(f"**{WORLDS[w].label}.** {p}" for w, p in zip(worlds, parts, strict=True))
+    return "\n\n".join(f"**{WORLD_TEXT[w].label}.** {p}"
+                       for w, p in zip(worlds, parts, strict=True))
 
 
 def install_line(configs: Sequence[str]) -> str:
     """The ``pip install`` line of the regenerate block: the 3d extra when MiniWorld is built
     (it installs MiniGrid's dependencies too)."""
-    return WORLDS[worlds_of(configs)[-1]].install
+    return WORLD_TEXT[worlds_of(configs)[-1]].install
 
 
 def simulator_licenses(configs: Sequence[str]) -> str:
-    labels = [WORLDS[w].label for w in worlds_of(configs)]
+    labels = [WORLD_TEXT[w].label for w in worlds_of(configs)]
     verb = "is" if len(labels) == 1 else "are"
     return f"{_list(labels)} {verb} Apache-2.0 licensed."

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from gridwm_judge.report.inputs import JudgeEntry
 from gridwm_judge.report.table import fcount, fnum
-from gridwm_judge.scoring.judge_scores import causal_blocks, world_of
+from gridwm_judge.scoring.judge_scores import causal_blocks
+from gridwm_judge.task_table import world_of
 
 MODES = (
     "presentation_leakage",

@@ -21,12 +21,12 @@ from gridwm_judge.report.tables import (
     task_c,
     task_d,
 )
-from gridwm_judge.task_table import MINIWORLD_TASKS
+from gridwm_judge.task_table import ALL_TASKS
 
 WORLD = "miniworld"
 
 
-_NAMES = tuple(t.name for t in MINIWORLD_TASKS)
+_NAMES = tuple(t.name for t in ALL_TASKS if t.world == WORLD)
 
 
 def _asked(e: JudgeEntry) -> bool:
@@ -92,7 +92,7 @@ def miniworld_headline(data: ReportData) -> Table:
         a = e.scores.block("MA")
         if scope is None and a is None:
             errored = sum(cov.errored for t, cov in e.scores.coverage.items()
-                          if t in {s.name for s in MINIWORLD_TASKS})
+                          if t in _NAMES)
             if errored:  # never answered: shown as such, never diagnosed
                 rows.append((e.label, DASH, *[DASH] * 8, f"no answers ({errored} requests "
                              "errored)"))

@@ -14,7 +14,7 @@ from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, Famil
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.task_scores import Batch, Settings
-from gridwm_judge.task_table import ALL_TASKS, MINIWORLD_TASKS, task_spec
+from gridwm_judge.task_table import ALL_TASKS, WORLDS, task_spec, world_of
 
 ORACLE_NOT_APPLICABLE = {
     "action_ignorant_heuristic": (
@@ -26,16 +26,6 @@ ORACLE_NOT_APPLICABLE = {
 
 def _v(block: Mapping, name: str):
     return block["metrics"][name]["value"]
-
-
-WORLDS = ("minigrid", "miniworld")
-"""The worlds a judge is diagnosed in, each on its own (MiniWorld is never pooled with
-MiniGrid): a task belongs to MiniWorld when it is one of ``MINIWORLD_TASKS``."""
-_MINIWORLD = frozenset(t.name for t in MINIWORLD_TASKS)
-
-
-def world_of(task: str) -> str:
-    return "miniworld" if task in _MINIWORLD else "minigrid"
 
 
 def causal_blocks(tasks: Mapping[str, dict], world: str = "minigrid"

@@ -13,7 +13,7 @@ from gridwm_judge.miniworld.cards import get_card
 from gridwm_judge.miniworld.states import MIN_AREA
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.sim.cards import FAMILIES as MG_FAMILIES
-from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, MINIWORLD_TASKS
+from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, MINIWORLD_TASKS, WORLDS
 
 RENDERER = {"vendor": "Mesa", "renderer": "llvmpipe (LLVM 15.0.6, 256 bits)",
             "version": "4.5 (Compatibility Profile) Mesa 22.3.6"}
@@ -116,6 +116,7 @@ def test_world_of_config():
     assert {card_text.world_of(c) for c in CONFIGS} == {"minigrid"}
     assert {card_text.world_of(c) for c in MW_CONFIGS} == {"miniworld"}
     assert card_text.worlds_of(["miniworld_c", "task_c"]) == ("minigrid", "miniworld")
+    assert tuple(card_text.WORLD_TEXT) == WORLDS   # the card has text for every world
 
 
 def test_schema_names_both_worlds():

@@ -1,0 +1,78 @@
+"""The task table's world and description fields: the one place every part reads whether a
+task is MiniWorld's and what its dataset config says it is."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gridwm_judge.dataset.builder import GridWMJudge
+from gridwm_judge.task_table import (
+    ALL_CONFIGS,
+    ALL_TASKS,
+    CONTROL_TASKS,
+    MINIWORLD_TASKS,
+    TASKS,
+    WORLDS,
+    TaskSpec,
+    Verdict,
+    task_spec,
+    world_of,
+)
+
+
+def test_miniworld_tuple_holds_exactly_the_miniworld_entries():
+    assert {t.world for t in ALL_TASKS} == set(WORLDS)
+    assert [t for t in ALL_TASKS if t.world == "miniworld"] == list(MINIWORLD_TASKS)
+    assert {t.world for t in (*TASKS, *CONTROL_TASKS)} == {"minigrid"}
+
+
+@pytest.mark.parametrize("name, world", [
+    ("C", "minigrid"), ("task_c", "minigrid"), ("oracle_state", "minigrid"),
+    ("mc", "miniworld"), ("MINIWORLD_D", "miniworld"), ("miniworld_a", "miniworld"),
+])
+def test_world_of_reads_the_entry_by_any_name(name, world):
+    assert world_of(name) == world
+
+
+def test_world_of_an_unknown_task_names_the_valid_ones():
+    with pytest.raises(ValueError, match=r"unknown task 'task_z'.*mc \(miniworld_c\)"):
+        world_of("task_z")
+
+
+def _spec(**kw):
+    return TaskSpec("F", "task_f", "demo", Verdict("Yes", "No"), 64, "reference_aided",
+                    "all_groups", **kw)
+
+
+def test_an_unknown_world_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"unknown world .unity. of F.*'miniworld'"):
+        _spec(description="F: demo", world="unity")
+
+
+def test_a_config_cannot_go_without_a_description():
+    with pytest.raises(TypeError, match="description"):
+        _spec()
+    with pytest.raises(ValueError, match="task F needs a description"):
+        _spec(description="  ")
+    assert _spec(description="F: demo").world == "minigrid"
+
+
+def test_a_style_keeps_world_and_description():
+    pa = task_spec("PA")
+    styled = pa.for_style("structured_rationale")
+    assert (styled.description, styled.world) == (pa.description, pa.world)
+    assert dataclasses.replace(task_spec("MD"), max_tokens=9).world == "miniworld"
+
+
+def test_every_config_is_described_by_its_entry(tmp_path):
+    """The builder's config descriptions are the table's, each naming its task first."""
+    got = {c.name: c.description for c in GridWMJudge.BUILDER_CONFIGS}
+    assert list(got) == list(ALL_CONFIGS)
+    for spec in ALL_TASKS:
+        assert got[spec.config] == spec.description
+        assert spec.description.startswith(f"{spec.name}: ")
+    assert len(set(got.values())) == len(got)
+    builder = GridWMJudge(config_name="miniworld_c", cache_dir=str(tmp_path))
+    assert builder.info.description == task_spec("MC").description
