@@ -142,12 +142,8 @@ PERCEPTION_SCHEMA: Mapping[str, Any] = {
         "agent": {
             "type": "object",
             "properties": {
-                "pos": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "minItems": 2,
-                    "maxItems": 2,
-                },
+                "pos": {"type": "array", "items": {"type": "integer"}, "minItems": 2,
+                        "maxItems": 2},
                 "dir": {"enum": ["right", "down", "left", "up"]},
                 "carrying": {"type": ["string", "null"]},
             },
@@ -177,11 +173,8 @@ PERCEPTION_SCHEMA: Mapping[str, Any] = {
     },
     "required": ["agent", "front_cell", "visible_objects"],
 }
-LABEL_SCHEMA: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-}
+LABEL_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {"answer": {"type": "string"}},
+                                   "required": ["answer"]}
 
 
 @dataclass(frozen=True)
@@ -311,7 +304,7 @@ cards (``sim.cards``), in card order (a test keeps them equal to the cards' text
 OS_OBJECT_TYPES: tuple[str, ...] = ("goal", "key", "ball", "box", "door")
 OS_COLORS: tuple[str, ...] = ("red", "green", "blue", "purple", "yellow", "grey")
 """An objective's label is ``<type>_<color>`` over these (MiniGrid's names; Task E's form)."""
-OS_VERDICTS: tuple[str, str] = ("Success", "Fail")
+OS_VERDICTS: tuple[str, str] = D_VERDICT.options
 OS_FIELDS: tuple[str, ...] = ("task_type", "objective", "verdict")
 STAGED_SCHEMA: Mapping[str, Any] = {
     "type": "object",
