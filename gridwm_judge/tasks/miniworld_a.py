@@ -11,7 +11,7 @@ distinct from each other and from the current view. The asked macro starts at a 
 in the macro list (so the six spread evenly), the negatives are a seeded pick. The current
 state is the first-person view with the top-down map below it; candidates are first-person
 views only (a map would give the answer away by the agent's drawn pose). Gold letters are
-balanced (a seeded permutation of A-D repeated); states are drawn round-robin over the
+balanced overall and within each family (as Task A's); states are drawn round-robin over the
 groups, each group's in a seeded order.
 
 Each question gives three rows sharing the panel: ``orig`` (the asked macro), ``shuffle`` (a
@@ -119,7 +119,7 @@ def build_rows(
             raise ValueError(f"group {g.group_id} is a {getattr(g, 'world', None)!r} group; "
                              f"{TASK} needs MiniWorld groups")
     chosen = _select(groups, n_items, seed)
-    slots = balanced_gold_slots(len(chosen), seed)
+    slots = balanced_gold_slots([groups[c[0]].family for c in chosen], seed)
     rows: list[dict] = []
     for (gi, t, macro, gold, negs, views), slot in zip(chosen, slots.tolist(), strict=True):
         g = groups[gi]

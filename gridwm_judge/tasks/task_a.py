@@ -6,8 +6,9 @@ current frame on the left and four lettered candidates on the right: the true ne
 three hard negatives, preferably other timesteps of the same trajectory (nearest in time
 first, a seeded pick among the closest), else the frame at the same step of other groups
 (same frame size first, then same env id, then same family). No candidate is pixel-identical
-to the gold or to another candidate. Gold letters are balanced over the selected questions (a seeded
-permutation of A, B, C, D repeated), so every letter is gold for n/4 questions (+-1).
+to the gold or to another candidate. Gold letters are balanced over the selected questions and
+within each family (:func:`balanced_gold_slots`): every letter is gold for n/4 questions (+-1)
+of the config and of each family.
 
 Each question becomes three rows sharing the same panel: ``orig`` (the true action),
 ``shuffle`` (a different action of MiniGrid's action space, seeded by the question) and
@@ -152,11 +153,23 @@ def check_action_conditions(action_conditions: Sequence[str]) -> None:
         )
 
 
-def balanced_gold_slots(n: int, seed: int) -> np.ndarray:
-    """The gold letter's position per question: each of the four equally often (up to one),
-    in a seeded order, so no letter is a better guess than another."""
-    slots = np.resize(np.arange(4), n)
-    return slots[np.random.default_rng(seed).permutation(n)]
+def balanced_gold_slots(strata: Sequence[str], seed: int) -> np.ndarray:
+    """The gold letter's position per question (``strata``: each question's family): each of
+    the four equally often (up to one) within every family and overall, in a seeded order, so
+    no letter is a better guess than another, for the whole config or any family of it.
+
+    The cycle A, B, C, D runs on from one family to the next (families in sorted order), so
+    the families' remainders fall on different letters; each family's share is then permuted.
+    """
+    rng = np.random.default_rng(seed)
+    slots = np.empty(len(strata), dtype=np.int64)
+    start = 0
+    for family in sorted(set(strata)):
+        idx = [i for i, s in enumerate(strata) if s == family]
+        cycle = np.arange(start, start + len(idx)) % 4
+        slots[idx] = cycle[rng.permutation(len(idx))]
+        start += len(idx)
+    return slots
 
 
 def build_rows(
@@ -175,7 +188,7 @@ def build_rows(
     groups = checked_groups(groups, world, "Task A")
     fr = _Frames(groups, world)
     chosen = _select(groups, fr, n_items, seed)
-    gold_slots = balanced_gold_slots(len(chosen), seed)
+    gold_slots = balanced_gold_slots([groups[gi].family for gi, _ in chosen], seed)
     rows: list[dict] = []
     # Questions are built group by group (so each group's frames are rendered once); the
     # gold letter stays tied to the question's place in the selection order.

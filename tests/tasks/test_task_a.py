@@ -15,7 +15,7 @@ from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import render_frames
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.sim import ACTION_NAMES, generate_groups
-from gridwm_judge.tasks.task_a import build_rows
+from gridwm_judge.tasks.task_a import LETTERS, balanced_gold_slots, build_rows
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +98,27 @@ def test_gold_letters_balanced(groups):
     rows = build_rows(groups, n_items=20, seed=42, action_conditions=("orig",))
     counts = collections.Counter(r["answer"] for r in rows)
     assert counts == {"A": 5, "B": 5, "C": 5, "D": 5}
+    by_family = collections.defaultdict(collections.Counter)
+    for r in rows:
+        by_family[r["family"]][r["answer"]] += 1
+    assert len(by_family) > 1
+    for fam, c in by_family.items():  # within a family too: no letter a better guess
+        assert max(c[x] for x in LETTERS) - min(c[x] for x in LETTERS) <= 1, (fam, c)
+
+
+@pytest.mark.parametrize("sizes", [(7, 5, 9), (1, 1, 1, 1, 1), (20,), (3, 6, 2, 11)])
+def test_balanced_gold_slots_per_family_and_overall(sizes):
+    strata = [f"f{k}" for k, n in enumerate(sizes) for _ in range(n)]
+    slots = balanced_gold_slots(strata, seed=7)
+    for counts in ([np.bincount(slots, minlength=4)],
+                   [np.bincount(slots[np.array(strata) == f], minlength=4) for f in set(strata)]):
+        for c in counts:
+            assert c.max() - c.min() <= 1, (sizes, c)
+    assert np.array_equal(slots, balanced_gold_slots(strata, seed=7))  # seeded
+    # one family is the plain seeded permutation of A-D repeated
+    n = len(strata)
+    one = balanced_gold_slots(["x"] * n, seed=7)
+    assert np.array_equal(one, np.resize(np.arange(4), n)[np.random.default_rng(7).permutation(n)])
 
 
 def test_action_conditions_and_prompts(rows):
