@@ -6,7 +6,6 @@ computes for the same answers."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import math
@@ -14,18 +13,14 @@ from pathlib import Path
 
 import datasets
 import pytest
-import yaml
+from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
 
 from gridwm_judge.cli import main
-from gridwm_judge.integrations.items import load_items
 from gridwm_judge.integrations.lmms_eval import utils
-from gridwm_judge.item_hash import item_digest
-from gridwm_judge.records import PredictionRecord, ScoresRecord, read_prediction_file
+from gridwm_judge.records import read_prediction_file
 from gridwm_judge.schema import EVIDENCE
-from gridwm_judge.scoring.score import load_rows
 from gridwm_judge.task_table import task_spec
 
-FOLDER = Path(utils.__file__).parent
 JUDGE = "inspect/mockllm/model"
 
 
@@ -60,22 +55,6 @@ def control_answer(uid: str, audit) -> str:
     return json.dumps({"rationale": "the last frame shows it", "verdict": verdict})
 
 
-def _predictions(path: Path, dataset: Path, config: str, said: dict[str, str]) -> None:
-    digests = {r["uid"]: r["item_digest"] for r in load_rows(str(dataset), [config])}
-    task = task_spec(config).name
-    with path.open("w") as fh:
-        for uid, raw in said.items():
-            fh.write(json.dumps(PredictionRecord(
-                uid=uid, judge="scripted", task=task, raw=raw, status="ok", request_hash="",
-                item_digest=digests[uid]).to_json()) + "\n")
-
-
-def _score(dataset: Path, predictions: Path, out: Path, judge: str):
-    assert main(["score", "--dataset", str(dataset), "--predictions", str(predictions),
-                 "--out", str(out), "--n-resamples", "100", "--no-les"]) == 0
-    return ScoresRecord.read(out / "scores.json").judges[judge]
-
-
 def expected_figures(judge, task: str) -> dict[str, float]:
     """score's point estimates under the bridges' flat names."""
     out: dict[str, float | None] = {}
@@ -100,18 +79,6 @@ def expected_figures(judge, task: str) -> dict[str, float]:
 # --- lmms-eval ------------------------------------------------------------------------------
 
 
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-_Loader.add_constructor(
-    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
-
-
-def _yaml(name: str) -> dict:
-    return yaml.load((FOLDER / name).read_text(), Loader=_Loader)
-
-
 def _tasks() -> dict[str, tuple[str, str]]:
     """lmms-eval task name -> (FIGURES key, prompt style)."""
     out = {"gridwm_oracle_state": ("OS", "")}
@@ -122,7 +89,7 @@ def _tasks() -> dict[str, tuple[str, str]]:
 
 def test_lmms_eval_yamls_of_the_controls_follow_the_task_table():
     for name, (key, style) in _tasks().items():
-        doc = _yaml(f"{name}.yaml")
+        doc = lmms_yaml(f"{name}.yaml")
         spec = task_spec(key.split("/")[0])
         assert doc["include"] == "_default_template_yaml"
         assert (doc["task"], doc["dataset_name"]) == (name, spec.config)
@@ -136,7 +103,7 @@ def test_lmms_eval_yamls_of_the_controls_follow_the_task_table():
         if style:  # one style's rows, run together under one tag
             assert doc["tag"] == "gridwm_prompt_ablation"
             assert doc["process_docs"] == ("function", f"utils.docs_{style}")
-    budgets = {_yaml(f"gridwm_prompt_ablation_{s}.yaml")["generation_kwargs"]["max_new_tokens"]
+    budgets = {lmms_yaml(f"gridwm_prompt_ablation_{s}.yaml")["generation_kwargs"]["max_new_tokens"]
                for s in ("direct", "structured_rationale")}
     assert budgets == {256, 1024}  # the rationale style has four times the budget
 
@@ -146,9 +113,9 @@ def test_lmms_eval_hooks_on_control_rows_equal_score(controls_build, tmp_path, c
     all_docs = datasets.load_dataset(str(controls_build), config, split="test")
     task = task_spec(config).name
     said = {d["uid"]: control_answer(d["uid"], d) for d in all_docs}
-    _predictions(tmp_path / "p.jsonl", controls_build, config, said)
-    expected = expected_figures(_score(controls_build, tmp_path / "p.jsonl", tmp_path / "s",
-                                       "scripted"), task)
+    write_predictions(tmp_path / "p.jsonl", controls_build, config, said)
+    expected = expected_figures(score_judge(controls_build, tmp_path / "p.jsonl", tmp_path / "s",
+                                            "scripted"), task)
     keys = [k for k, _ in _tasks().values() if k.split("/")[0] == task]
     compared = 0
     for key in keys:
@@ -174,35 +141,11 @@ def test_lmms_eval_hooks_on_control_rows_equal_score(controls_build, tmp_path, c
 # --- inspect_ai -----------------------------------------------------------------------------
 
 
-def _mock(dataset, config):
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-
-    items = load_items(str(dataset), config)
-    table = {i.item_digest: (i.uid, control_answer(i.uid, i.audit)) for i in items}
-    assert len(table) == len(items)
-    seen = []
-
-    def outputs(messages, tools, tool_choice, config):
-        images, texts = [], []
-        for part in messages[-1].content:
-            if part.type == "image":
-                images.append(base64.b64decode(part.image.partition(";base64,")[2]))
-            else:
-                texts.append(part.text)
-        uid, raw = table[item_digest(items[0].task, texts[0], images)]
-        seen.append((uid, len(images), config.temperature, config.max_tokens))
-        out = ModelOutput.from_content(model="mockllm", content=raw)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return out
-
-    return get_model("mockllm/model", custom_outputs=outputs), items, seen
-
-
 def _inspect(dataset, config, tmp_path, **kw):
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval
 
-    model, items, seen = _mock(dataset, config)
+    model, items, seen = mock_model(dataset, config, control_answer)
     [log] = inspect_eval(f"gridwm_judge/{config}", model=model,
                          task_args={"dataset": str(dataset)}, log_dir=str(tmp_path / "logs"),
                          display="none", **kw)
@@ -228,7 +171,7 @@ def test_inspect_eval_of_a_control_equals_score(controls_build, tmp_path, config
     assert main(["import-inspect", log.location, "--out", str(run)]) == 0
     records = read_prediction_file(run / "predictions.jsonl")
     assert {r.parse_mode for r in records} <= {"strict", "invalid"}  # JSON read as JSON
-    judge = _score(controls_build, run / "predictions.jsonl", out, JUDGE)
+    judge = score_judge(controls_build, run / "predictions.jsonl", out, JUDGE)
     expected = expected_figures(judge, spec.name)
     assert len(expected) >= 8 and len(set(expected.values())) >= 2
     assert {k: printed[k] for k in expected} == pytest.approx(expected)

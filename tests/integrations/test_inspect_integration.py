@@ -10,52 +10,21 @@ import json
 from importlib.metadata import entry_points
 
 import pytest
+from bridge_helpers import mock_model
 
 pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
-from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.integrations import inspect_tasks  # noqa: E402
 from gridwm_judge.integrations.inspect_convert import log_records  # noqa: E402
 from gridwm_judge.integrations.items import load_items  # noqa: E402
-from gridwm_judge.item_hash import item_digest  # noqa: E402
 from gridwm_judge.records import ScoresRecord, read_prediction_file  # noqa: E402
 from gridwm_judge.task_table import TASKS  # noqa: E402
 
 FAIL_UID_SHARE = 17  # every 17th item's request errors (nothing comes back)
-
-
-def _mock(dataset, config, answer, *, fail=()):
-    """mockllm/model answering each item from its digest (what it was sent), not its order.
-
-    Task C holds the same item under two uids (the phi0 row of the grid and of the framing
-    probe set): a deterministic judge gives both one answer, the first uid's."""
-    items = load_items(str(dataset), config)
-    table: dict[str, tuple[str, str]] = {}
-    for i in items:
-        table.setdefault(i.item_digest, (i.uid, answer(i.uid, i.audit)))
-    task = items[0].task
-    seen = []
-
-    def outputs(messages, tools, tool_choice, config):
-        images, texts = [], []
-        for part in messages[-1].content:
-            if part.type == "image":
-                images.append(base64.b64decode(part.image.partition(";base64,")[2]))
-            else:
-                texts.append(part.text)
-        uid, raw = table[item_digest(task, texts[0], images)]
-        seen.append((uid, len(images), config.temperature, config.max_tokens))
-        if uid in fail:
-            raise RuntimeError(f"simulated transport failure for {uid}")
-        out = ModelOutput.from_content(model="mockllm", content=raw)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return out
-
-    return get_model("mockllm/model", custom_outputs=outputs), items, seen
 
 
 def test_entry_point_and_one_task_per_config():
@@ -72,7 +41,7 @@ def _eval(dataset, model, tmp_path, **kw):
 
 
 def test_eval_metrics_equal_score_on_the_converted_log(smoke_build, tmp_path, answer):
-    model, items, seen = _mock(smoke_build, "task_c", answer)
+    model, items, seen = mock_model(smoke_build, "task_c", answer)
     log = _eval(smoke_build, model, tmp_path)
     assert log.status == "success" and len(log.samples) == len(items)
     # images in the dataset's order, the prompt unchanged, greedy with the table's budget
@@ -118,7 +87,7 @@ def test_errored_samples_stay_errors_and_bad_logs_are_refused(smoke_build, tmp_p
     uids = [i.uid for i in items]
     failing = {i.item_digest for i in items[::FAIL_UID_SHARE]}
     fail = {i.uid for i in items if i.item_digest in failing}  # every uid of a failing item
-    model, _, _ = _mock(smoke_build, "task_c", answer, fail=fail)
+    model, _, _ = mock_model(smoke_build, "task_c", answer, fail=fail)
     log = _eval(smoke_build, model, tmp_path, fail_on_error=False, retry_on_error=0)
     run = tmp_path / "run"
     assert main(["import-inspect", log.location, "--out", str(run)]) == 0

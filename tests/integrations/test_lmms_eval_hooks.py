@@ -6,11 +6,10 @@ from __future__ import annotations
 import io
 import json
 import math
-from pathlib import Path
 
 import datasets
 import pytest
-import yaml
+from bridge_helpers import lmms_yaml
 
 from gridwm_judge.cli import main
 from gridwm_judge.integrations.lmms_eval import utils
@@ -18,23 +17,9 @@ from gridwm_judge.records import PredictionRecord, ScoresRecord
 from gridwm_judge.scoring.score import load_rows
 from gridwm_judge.task_table import TASKS, task_spec
 
-FOLDER = Path(utils.__file__).parent
-
-
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-_Loader.add_constructor(
-    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
-
-
-def _yaml(name: str) -> dict:
-    return yaml.load((FOLDER / name).read_text(), Loader=_Loader)
-
 
 def test_one_yaml_per_config_following_the_task_table():
-    template = _yaml("_default_template_yaml")
+    template = lmms_yaml("_default_template_yaml")
     assert template["output_type"] == "generate_until" and template["test_split"] == "test"
     # lmms-eval's CLT standard errors read this field of each graded row, clustered by group
     assert (template["score_key"], template["cluster_key"]) == ("correct", "group_id")
@@ -42,7 +27,7 @@ def test_one_yaml_per_config_following_the_task_table():
         kind, ref = template[hook]
         assert kind == "function" and callable(getattr(utils, ref.split(".", 1)[1]))
     for spec in TASKS:
-        doc = _yaml(f"gridwm_{spec.config}.yaml")
+        doc = lmms_yaml(f"gridwm_{spec.config}.yaml")
         assert doc["include"] == "_default_template_yaml"
         assert (doc["task"], doc["dataset_name"]) == (f"gridwm_{spec.config}", spec.config)
         gen = doc["generation_kwargs"]

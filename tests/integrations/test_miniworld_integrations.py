@@ -5,27 +5,20 @@ Skipped without the ``3d`` extra; the inspect part also without the ``inspect`` 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import math
-from pathlib import Path
 
 import datasets
 import pytest
-import yaml
+from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.integrations.items import load_items  # noqa: E402
 from gridwm_judge.integrations.lmms_eval import utils  # noqa: E402
-from gridwm_judge.item_hash import item_digest  # noqa: E402
-from gridwm_judge.records import PredictionRecord, ScoresRecord  # noqa: E402
-from gridwm_judge.scoring.score import load_rows  # noqa: E402
 from gridwm_judge.task_table import MINIWORLD_TASKS, Choice, task_spec  # noqa: E402
 
-FOLDER = Path(utils.__file__).parent
 CONFIGS = [t.config for t in MINIWORLD_TASKS]
 
 
@@ -56,23 +49,6 @@ def mw_answer(uid: str, audit) -> str:
     return success if audit["label"] == 1 else failure
 
 
-def _write_predictions(path: Path, dataset: Path, config: str, said: dict[str, str | None],
-                       judge: str = "scripted") -> None:
-    digests = {r["uid"]: r["item_digest"] for r in load_rows(str(dataset), [config])}
-    task = task_spec(config).name
-    with path.open("w") as fh:
-        for uid, raw in said.items():
-            fh.write(json.dumps(PredictionRecord(
-                uid=uid, judge=judge, task=task, raw=raw, status="ok", request_hash="",
-                item_digest=digests[uid]).to_json()) + "\n")
-
-
-def _score(dataset: Path, predictions: Path, out: Path, judge: str):
-    assert main(["score", "--dataset", str(dataset), "--predictions", str(predictions),
-                 "--out", str(out), "--n-resamples", "100", "--no-les"]) == 0
-    return ScoresRecord.read(out / "scores.json").judges[judge]
-
-
 def expected_figures(judge, task: str) -> dict[str, float]:
     """score's point estimates under the bridges' flat names (see items.task_figures)."""
     spec = task_spec(task)
@@ -101,17 +77,9 @@ def expected_figures(judge, task: str) -> dict[str, float]:
 # --- lmms-eval ------------------------------------------------------------------------------
 
 
-class _Loader(yaml.SafeLoader):
-    pass
-
-
-_Loader.add_constructor(
-    "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
-
-
 def test_lmms_eval_yaml_per_miniworld_config_follows_the_task_table():
     for spec in MINIWORLD_TASKS:
-        doc = yaml.load((FOLDER / f"gridwm_{spec.config}.yaml").read_text(), Loader=_Loader)
+        doc = lmms_yaml(f"gridwm_{spec.config}.yaml")
         assert doc["include"] == "_default_template_yaml"
         assert (doc["task"], doc["dataset_name"]) == (f"gridwm_{spec.config}", spec.config)
         gen = doc["generation_kwargs"]
@@ -143,8 +111,8 @@ def test_lmms_eval_hooks_on_miniworld_rows_equal_score(mw_build, tmp_path, confi
             per_metric.setdefault(name, []).append(json.loads(json.dumps(value)))
     task = task_spec(config).name
     assert sorted(per_metric) == sorted(["accuracy", *utils.FIGURES[task]])
-    _write_predictions(tmp_path / "p.jsonl", mw_build, config, said)
-    judge = _score(mw_build, tmp_path / "p.jsonl", tmp_path / "s", "scripted")
+    write_predictions(tmp_path / "p.jsonl", mw_build, config, said)
+    judge = score_judge(mw_build, tmp_path / "p.jsonl", tmp_path / "s", "scripted")
     aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
     expected = expected_figures(judge, task)
     shown = {k: v for k, v in expected.items() if k in utils.FIGURES[task]}
@@ -162,31 +130,6 @@ def test_lmms_eval_hooks_on_miniworld_rows_equal_score(mw_build, tmp_path, confi
 # --- inspect_ai -----------------------------------------------------------------------------
 
 
-def _mock(dataset, config):
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-
-    items = load_items(str(dataset), config)
-    table: dict[str, tuple[str, str]] = {}
-    for i in items:  # an item held under two uids gets one answer, the first uid's
-        table.setdefault(i.item_digest, (i.uid, mw_answer(i.uid, i.audit)))
-    seen = []
-
-    def outputs(messages, tools, tool_choice, config):
-        images, texts = [], []
-        for part in messages[-1].content:
-            if part.type == "image":
-                images.append(base64.b64decode(part.image.partition(";base64,")[2]))
-            else:
-                texts.append(part.text)
-        uid, raw = table[item_digest(items[0].task, texts[0], images)]
-        seen.append((uid, config.temperature, config.max_tokens))
-        out = ModelOutput.from_content(model="mockllm", content=raw)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return out
-
-    return get_model("mockllm/model", custom_outputs=outputs), items, seen
-
-
 def test_inspect_has_a_task_per_miniworld_config():
     pytest.importorskip("inspect_ai")
     from gridwm_judge.integrations import inspect_tasks
@@ -201,17 +144,17 @@ def test_inspect_eval_of_miniworld_equals_score(mw_build, tmp_path, config):
     from inspect_ai import eval as inspect_eval
 
     spec = task_spec(config)
-    model, items, seen = _mock(mw_build, config)
+    model, items, seen = mock_model(mw_build, config, mw_answer)
     [log] = inspect_eval(f"gridwm_judge/{config}", model=model,
                          task_args={"dataset": str(mw_build)}, log_dir=str(tmp_path / "logs"),
                          display="none")
     assert log.status == "success" and len(log.samples) == len(items)
-    assert {(s[1], s[2]) for s in seen} == {(0.0, spec.max_tokens)}
+    assert {(s[2], s[3]) for s in seen} == {(0.0, spec.max_tokens)}
     printed = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
 
     run, out = tmp_path / "run", tmp_path / "scores"
     assert main(["import-inspect", log.location, "--out", str(run)]) == 0
-    judge = _score(mw_build, run / "predictions.jsonl", out, "inspect/mockllm/model")
+    judge = score_judge(mw_build, run / "predictions.jsonl", out, "inspect/mockllm/model")
     expected = expected_figures(judge, spec.name)
     assert len(expected) >= 3 and len(set(expected.values())) >= 2  # not a constant judge
     assert expected and {k: printed[k] for k in expected} == pytest.approx(expected)
