@@ -4,8 +4,9 @@ A process pool's workers outlive a parent killed with ``kill -9`` (they hold gig
 keep computing), and Ctrl-C, sent to the whole foreground process group, makes each worker
 print its own traceback. :func:`init_worker` fixes both in a worker: on Linux the kernel
 sends it SIGKILL when its parent ends (``PR_SET_PDEATHSIG``); elsewhere a daemon thread
-exits it when its parent pid changes; and on SIGINT it exits at once, silently, so only the
-parent reports Ctrl-C (and stops a pool it still holds with :func:`stop_pool`).
+exits it when its parent pid changes; and on SIGINT it exits at once, silently, or ignores
+it where its parent's pool must keep its workers, so only the parent reports Ctrl-C (and
+stops a pool it still holds with :func:`stop_pool`).
 
 Pass ``initializer=init_worker`` to pools this package creates; pools created inside
 libraries (``datasets``' ``multiprocess.Pool``) are covered by :func:`workers_die_with_parent`,
@@ -15,6 +16,7 @@ which runs :func:`init_worker` in every child forked while it is active.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 import sys
@@ -29,19 +31,20 @@ _state = {"active": 0, "quiet": 0, "parent": None}
 
 def init_worker(parent_pid: int | None = None, kernel_signal: bool = True,
                 quiet_ctrl_c: bool = True) -> None:
-    """Make this process end when its parent does, and end quietly on Ctrl-C.
+    """Make this process end when its parent does, and leave Ctrl-C to the parent.
 
-    Ctrl-C reaches the whole foreground process group: with ``quiet_ctrl_c`` the worker exits
-    at once without a traceback, and the parent reports the interruption in one line (a pool
-    whose futures the parent cancels on Ctrl-C, as ``Executor.map`` does, should keep Python's
-    own handling: on Python < 3.12 the pool's thread then races the cancellation and prints an
-    InvalidStateError). ``kernel_signal`` False
+    Ctrl-C reaches the whole foreground process group. With ``quiet_ctrl_c`` the worker exits
+    at once without a traceback (for a pool the parent stops with :func:`stop_pool`, as the
+    build does). Without it the worker ignores Ctrl-C and its parent stops the pool: what has
+    not started is cancelled and the running tasks finish. A worker that died instead would
+    print a traceback when idle in its queue, and would break its pool while the parent
+    cancels the futures: on Python < 3.12 the pool's thread then races the cancellation and
+    prints an InvalidStateError. ``kernel_signal`` False
     uses the parent-watch thread only: the kernel signal fires when the *thread* that forked
     the worker ends, which is too early for a child forked from a short-lived thread.
     """
     parent = parent_pid if parent_pid is not None else os.getppid()
-    if quiet_ctrl_c:
-        signal.signal(signal.SIGINT, _quiet_exit)
+    signal.signal(signal.SIGINT, _quiet_exit if quiet_ctrl_c else signal.SIG_IGN)
     if not (kernel_signal and _pdeathsig()):
         threading.Thread(target=_watch, args=(parent,), daemon=True, name="gwj-parent").start()
     if os.getppid() != parent:  # the parent died before the line above took effect
@@ -105,6 +108,18 @@ def workers_die_with_parent(quiet_ctrl_c: bool = False) -> Iterator[None]:
     finally:
         _state["active"] -= 1
         _state["quiet"] -= bool(quiet_ctrl_c)
+
+
+def kill_remaining_workers() -> None:
+    """Kill this process's worker processes still alive, for a command that ends on Ctrl-C.
+
+    A worker forked in the instant Ctrl-C arrived never got the signal, and its pool may not
+    have started the thread that would stop it: it waits for work forever, and Python's exit
+    (``multiprocessing`` joins its children) would wait for it forever.
+    """
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(Exception):
+            child.kill()
 
 
 def stop_pool(executor) -> None:
