@@ -82,6 +82,15 @@ def _usage(output) -> dict[str, int | None] | None:
     return {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
 
 
+def _eval_budget(log) -> int | None:
+    """The max_tokens the eval ran under: the task's config merged with the eval's generate
+    arguments (``--max-tokens``), which is what each generate used and what the prompt
+    ablation's solver scales per style. The model's own config says nothing of it when the
+    eval was given a Model object (inspect's Python API), and loses to the task's anyway."""
+    plan = getattr(log, "plan", None)
+    return getattr(getattr(plan, "config", None), "max_tokens", None)
+
+
 def log_records(log, judge: str, identity: Mapping[str, Any], budget: int, task: str
                 ) -> list[PredictionRecord]:
     """One record per sample of the log (epoch 1; more epochs are refused). ``budget`` is the
@@ -133,7 +142,8 @@ def convert_log(log_path: str | Path, out: str | Path, *, overwrite: bool = Fals
                          "gridwm-judge task (inspect eval gridwm_judge/task_c ...)")
     spec = task_spec(str(meta["gridwm_task"]))
     config = log.eval.model_generate_config
-    budget = int(config.max_tokens or meta.get("max_tokens") or spec.max_tokens)
+    budget = int(_eval_budget(log) or config.max_tokens or meta.get("max_tokens")
+                 or spec.max_tokens)
     judge = f"inspect/{log.eval.model}"
     options = {"framework": "inspect_ai",
                "generate_config": config.model_dump(exclude_none=True, mode="json")}

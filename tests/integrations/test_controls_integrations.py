@@ -17,6 +17,7 @@ from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
 
 from gridwm_judge.cli import main
 from gridwm_judge.integrations.lmms_eval import utils
+from gridwm_judge.item_hash import request_hash
 from gridwm_judge.records import read_prediction_file
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.task_table import task_spec
@@ -195,3 +196,15 @@ def test_inspect_prompt_ablation_scales_each_style_from_the_eval_budget(controls
         by_style.setdefault(items[uid].audit["prompt_style"], set()).add(budget)
     assert by_style == {"direct": {100}, "structured_verdict": {100},
                         "structured_rationale": {400}}
+    # the imported run records the budget the eval ran under, and each row's request hash
+    # the budget it was asked with (the model object given here has no max_tokens of its own)
+    run = tmp_path / "run"
+    assert main(["import-inspect", log.location, "--out", str(run)]) == 0
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["max_tokens"] == {"PA": 100}
+    identity = {k: meta[k] for k in ("judge", "judge_options", "judge_settings")}
+    sent = {uid: budget for uid, _, _, budget in seen}
+    records = read_prediction_file(run / "predictions.jsonl")
+    assert len(records) == len(items)
+    for r in records:
+        assert r.request_hash == request_hash(identity, sent[r.uid], r.item_digest), r.uid
