@@ -123,8 +123,11 @@ def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
             yield s, try_seed(family, env_id, s)
         return
     seeds = list(seeds)
-    futures = [pool.submit(try_seed, family, env_id, s) for s in seeds]
-    try:
+    futures = []
+    try:  # submitted inside: Ctrl-C while a batch is submitted cancels what was (the
+        # workers ignore it, and the pool's shutdown would otherwise run the whole batch)
+        for s in seeds:
+            futures.append(pool.submit(try_seed, family, env_id, s))
         for s, fut in zip(seeds, futures, strict=True):
             yield s, fut.result()
     finally:

@@ -1,5 +1,7 @@
 """Generation: valid groups from consecutive seeds, reject accounting, Task E statuses."""
 
+from concurrent.futures import Future
+
 import pytest
 
 from gridwm_judge.schema import E_STATUSES as STATUSES
@@ -12,6 +14,7 @@ from gridwm_judge.sim import (
     build_group,
     generate_groups,
 )
+from gridwm_judge.sim.generate import _seed_results
 from gridwm_judge.sim.holding import identity_label, status_at
 
 
@@ -148,3 +151,26 @@ def test_draw_loop_stops_at_the_draw_limit_whatever_the_batch(min_batch):
     limit = MAX_DRAWS_FACTOR * 2 + 50
     with pytest.raises(RuntimeError, match=rf"only 1/2 valid groups in {limit} seeds from 0"):
         draw_groups("f", "E-v0", 2, 0, _fake_outcomes(10**6), min_batch=min_batch)
+
+
+class _InterruptedPool:
+    """An executor whose third submit is interrupted (Ctrl-C while a batch is submitted)."""
+
+    def __init__(self):
+        self.futures = []
+
+    def submit(self, fn, *args):
+        if len(self.futures) == 2:
+            raise KeyboardInterrupt
+        fut = Future()
+        self.futures.append(fut)
+        return fut
+
+
+def test_ctrl_c_while_a_batch_is_submitted_cancels_what_was_submitted():
+    """Pool workers ignore Ctrl-C under the CLI: a future left pending would be run by the
+    pool's shutdown, so the whole batch would be computed before the command exits."""
+    pool = _InterruptedPool()
+    with pytest.raises(KeyboardInterrupt):
+        next(_seed_results("doorkey", ENV_CARDS["doorkey"].default_env_id, range(10), pool=pool))
+    assert len(pool.futures) == 2 and all(f.cancelled() for f in pool.futures)
