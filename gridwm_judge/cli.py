@@ -24,7 +24,7 @@ import sys
 
 from gridwm_judge import __version__
 from gridwm_judge.command_line import INTERRUPTED
-from gridwm_judge.workers import kill_remaining_workers, workers_die_with_parent
+from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
 COMMAND_MODULES = (
@@ -129,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
         with workers_die_with_parent():
             return int(args.handler(args) or 0)
     except KeyboardInterrupt:
-        kill_remaining_workers()
         print(f"{prefix}: interrupted; {getattr(args, 'interrupted', INTERRUPTED)}",
               file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -39,7 +39,8 @@ def init_worker(parent_pid: int | None = None, kernel_signal: bool = True,
     not started is cancelled and the running tasks finish. A worker that died instead would
     print a traceback when idle in its queue, and would break its pool while the parent
     cancels the futures: on Python < 3.12 the pool's thread then races the cancellation and
-    prints an InvalidStateError. ``kernel_signal`` False
+    prints an InvalidStateError. (An ignored Ctrl-C outlives ``exec``: a program such a worker
+    started would ignore it too; no worker of this package starts one.) ``kernel_signal`` False
     uses the parent-watch thread only: the kernel signal fires when the *thread* that forked
     the worker ends, which is too early for a child forked from a short-lived thread.
     """
@@ -93,33 +94,31 @@ if hasattr(os, "register_at_fork"):
 
 @contextlib.contextmanager
 def workers_die_with_parent(quiet_ctrl_c: bool = False) -> Iterator[None]:
-    """While active, every child forked by this process runs :func:`init_worker`.
+    """While active, every child forked by this process runs :func:`init_worker`; on Ctrl-C
+    the ``multiprocessing`` children started meanwhile and still alive are killed.
 
     Covers process pools made inside libraries (``datasets.Builder.download_and_prepare``
     with ``num_proc``) and pools of this package that do not pass the initializer. The
     command line keeps it active for the whole command. (Pools started with ``spawn`` or
     ``forkserver`` are not forked from here: they need ``initializer=init_worker``.)
     ``quiet_ctrl_c`` makes those children exit silently on Ctrl-C (see :func:`init_worker`).
+    The kill: a worker forked in the instant Ctrl-C arrived never got the signal, and its
+    pool may not have started the thread that would stop it, so it would wait for work, and
+    Python's exit (``multiprocessing`` joins its children) for it, forever.
     """
+    before = set(multiprocessing.active_children())
     _state["active"] += 1
     _state["quiet"] += bool(quiet_ctrl_c)
     try:
         yield
+    except KeyboardInterrupt:
+        for child in set(multiprocessing.active_children()) - before:
+            with contextlib.suppress(Exception):
+                child.kill()
+        raise
     finally:
         _state["active"] -= 1
         _state["quiet"] -= bool(quiet_ctrl_c)
-
-
-def kill_remaining_workers() -> None:
-    """Kill this process's worker processes still alive, for a command that ends on Ctrl-C.
-
-    A worker forked in the instant Ctrl-C arrived never got the signal, and its pool may not
-    have started the thread that would stop it: it waits for work forever, and Python's exit
-    (``multiprocessing`` joins its children) would wait for it forever.
-    """
-    for child in multiprocessing.active_children():
-        with contextlib.suppress(Exception):
-            child.kill()
 
 
 def stop_pool(executor) -> None:

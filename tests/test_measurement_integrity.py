@@ -192,3 +192,28 @@ def test_a_cut_off_answer_is_truncated_and_not_read_as_a_verdict(smoke, tmp_path
     assert cov["statuses"] == {"truncated": cov["asked"]}
     causal = judge["tasks"]["C"]["representations"]["composite"]["causal"]
     assert causal["metrics"]["jacc_neu"]["value"] == 0.0
+
+
+def test_a_styled_record_without_item_digest_is_checked_with_its_style_budget(tmp_path, capsys):
+    """Records that carry only a request hash (no item digest) are checked by recomputing it
+    with the budget the row was asked with: the rationale style's is 4x the task's."""
+    ds = tmp_path / "pa"
+    assert main(["build", "--profile", "smoke", "--configs", "prompt_ablation",
+                 "--out", str(ds)]) == 0
+    run = tmp_path / "run"
+    assert _eval(ds, run, "--tasks", "prompt_ablation", "--judge", "baseline:random",
+                 "--max-tokens-pa", "100") == 0
+    path = run / "predictions.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert {r["uid"].rsplit(".", 1)[1] for r in records} == {
+        "direct", "structured_verdict", "structured_rationale"}
+    for r in records:
+        r["item_digest"] = ""
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert _score(ds, run, tmp_path / "s") == 0, capsys.readouterr().err
+    # the check still refuses a record whose item changed
+    records[0]["uid"], records[1]["uid"] = records[1]["uid"], records[0]["uid"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert _score(ds, run, tmp_path / "s2") == 2
+    assert "answered a different item" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """Worker lifetimes on Ctrl-C, in real forked processes: a worker of a pool its parent stops
 itself ignores Ctrl-C (it neither dies nor prints), and a worker that never got the signal does
-not keep the command alive."""
+not keep the command alive (a process the command did not start is left alone)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from gridwm_judge.workers import init_worker, kill_remaining_workers
+from gridwm_judge.workers import init_worker, workers_die_with_parent
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 CTX = multiprocessing.get_context("fork")
@@ -39,11 +39,18 @@ def test_ctrl_c_leaves_an_idle_worker_to_its_parent(capfd):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
-def test_a_worker_that_missed_ctrl_c_is_killed_not_waited_for():
-    worker = CTX.Process(target=time.sleep, args=(600,))  # not daemonic: exit would join it
-    worker.start()
-    start = time.monotonic()
-    kill_remaining_workers()
-    worker.join(30)
-    assert worker.exitcode == -signal.SIGKILL and time.monotonic() - start < 30
-    assert worker not in multiprocessing.active_children()
+def test_ctrl_c_kills_the_workers_a_command_started_and_only_those():
+    older = CTX.Process(target=time.sleep, args=(600,))  # not daemonic: exit would join it
+    older.start()
+    try:
+        with pytest.raises(KeyboardInterrupt), workers_die_with_parent():
+            missed = CTX.Process(target=time.sleep, args=(600,))  # never got the signal
+            missed.start()
+            raise KeyboardInterrupt
+        start = time.monotonic()
+        missed.join(30)
+        assert missed.exitcode == -signal.SIGKILL and time.monotonic() - start < 30
+        assert older.is_alive()  # not the command's: left to its owner
+    finally:
+        older.kill()
+        older.join(30)

@@ -179,7 +179,6 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         replace_dir(stage, out)
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()
-        remove_dead_stages(out)  # again: a killed build's last threads may have held its lock
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         if made_parent:
@@ -188,6 +187,10 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         raise
     finally:
         os.close(lock)
+    # Once more, now the build is done: a killed build's last threads may have held its
+    # stage's lock when this build started.
+    with contextlib.suppress(OSError):
+        remove_dead_stages(out)
     return BuildReport(out=out, profile=prof.name, configs=chosen,
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,

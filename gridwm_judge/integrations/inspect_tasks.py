@@ -25,9 +25,11 @@ errored request. This module imports inspect_ai at the top: it is loaded by insp
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 from inspect_ai import Task, task
+from inspect_ai import __version__ as inspect_version
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
 from inspect_ai.scorer import (
@@ -160,10 +162,14 @@ def gridwm_answer() -> Callable:
 
 def _active_budget() -> int | None:
     """The eval's max_tokens (the task's, or ``--max-tokens``): inspect has no public reader
-    for the generate config a solver runs under, so this reads its context variable."""
+    for the generate config a solver runs under, so this reads its context variable. An
+    inspect without it gets the table's budgets, with a warning (``--max-tokens`` is then not
+    applied to styled rows)."""
     try:
         from inspect_ai.model._generate_config import active_generate_config
-    except ImportError:  # pragma: no cover - a later inspect moved it: the table's budgets
+    except ImportError:
+        warnings.warn(f"inspect_ai {inspect_version} has no active_generate_config: prompt-style "
+                      "rows get the task table's budgets, not --max-tokens", stacklevel=2)
         return None
     return active_generate_config().max_tokens
 

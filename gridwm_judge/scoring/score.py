@@ -106,25 +106,31 @@ def read_runs(predictions: Sequence[str | Path]) -> list[RunPredictions]:
     return out
 
 
-def _answered_other_item(run: RunPredictions, rec: PredictionRecord, digest: str) -> bool | None:
-    """Whether ``rec`` answered an item other than ``digest``; None when it cannot be told."""
+def _answered_other_item(run: RunPredictions, rec: PredictionRecord,
+                         row: Mapping[str, Any]) -> bool | None:
+    """Whether ``rec`` answered an item other than ``row``'s; None when it cannot be told.
+    Without an item digest the request hash is checked, with the budget the row was asked
+    with (its prompt style's)."""
+    digest = row["item_digest"]
     if rec.item_digest:
         return rec.item_digest != digest
     if run.run is None or not rec.request_hash:
         return None
     identity = {k: run.run.get(k) for k in ("judge", "judge_options", "judge_settings")}
-    budget = (run.run.get("max_tokens") or {}).get(rec.task, task_spec(rec.task).max_tokens)
-    return rec.request_hash != request_hash(identity, int(budget), digest)
+    spec = task_spec(rec.task)
+    base = (run.run.get("max_tokens") or {}).get(spec.name, spec.max_tokens)
+    budget = spec.budget(str(row.get("prompt_style") or ""), int(base))
+    return rec.request_hash != request_hash(identity, budget, digest)
 
 
 def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]],
                fingerprint: str | None) -> list[str]:
     """Why the predictions may not be scored against these rows (empty: they may)."""
-    digest = {str(r["uid"]): r["item_digest"] for r in rows}
+    by_uid = {str(r["uid"]): r for r in rows}
     problems = []
     for run in runs:
-        checks = [(r.uid, _answered_other_item(run, r, digest[r.uid]))
-                  for r in run.records if r.uid in digest]
+        checks = [(r.uid, _answered_other_item(run, r, by_uid[r.uid]))
+                  for r in run.records if r.uid in by_uid]
         bad = [uid for uid, other in checks if other]
         unknown = [uid for uid, other in checks if other is None]
         if bad:

@@ -20,6 +20,7 @@ from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.item_hash import request_hash
 from gridwm_judge.records import read_prediction_file
 from gridwm_judge.schema import EVIDENCE
+from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.task_table import task_spec
 
 JUDGE = "inspect/mockllm/model"
@@ -182,8 +183,6 @@ def test_inspect_eval_of_a_control_equals_score(controls_build, tmp_path, config
 
 
 def _graded(scores_dir: Path):
-    from gridwm_judge.scoring.grading import GradedRow
-
     lines = (scores_dir / "rows.jsonl").read_text().splitlines()
     return [GradedRow(**json.loads(line)) for line in lines]
 

@@ -98,7 +98,7 @@ def _figure(name: str):
 
 def _docs_in(style: str):
     def process_docs(dataset):
-        return dataset.filter(lambda doc: doc["prompt_style"] == style)
+        return dataset.filter(lambda s: s == style, input_columns="prompt_style")
 
     process_docs.__name__ = f"docs_{style}"
     process_docs.__doc__ = f"The rows asked in prompt style {style!r} (a YAML's process_docs)."
