@@ -124,8 +124,9 @@ def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
         return
     seeds = list(seeds)
     futures = []
-    try:  # submitted inside: Ctrl-C while a batch is submitted cancels what was (the
-        # workers ignore it, and the pool's shutdown would otherwise run the whole batch)
+    # Submitted inside the try: a Ctrl-C during submission cancels what was submitted (the
+    # workers ignore Ctrl-C, and the pool's shutdown would otherwise run the whole batch).
+    try:
         for s in seeds:
             futures.append(pool.submit(try_seed, family, env_id, s))
         for s, fut in zip(seeds, futures, strict=True):

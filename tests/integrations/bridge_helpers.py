@@ -31,6 +31,13 @@ _Loader.add_constructor(
     "!function", lambda loader, node: ("function", loader.construct_scalar(node)))
 
 
+def built(tmp_path_factory, name: str, *build_args: str) -> Path:
+    """A real build (``gridwm-judge build`` with ``build_args``) in a fresh temporary folder."""
+    out = tmp_path_factory.mktemp(name) / "smoke"
+    assert main(["build", "--out", str(out), *build_args]) == 0
+    return out
+
+
 def lmms_yaml(name: str) -> dict:
     """One YAML of the package's lmms-eval task folder."""
     return yaml.load((LMMS_FOLDER / name).read_text(), Loader=_Loader)

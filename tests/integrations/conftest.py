@@ -7,16 +7,12 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-
-from gridwm_judge.cli import main
+from bridge_helpers import built
 
 
 @pytest.fixture(scope="session")
 def smoke_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bridge") / "smoke"
-    assert main(["build", "--profile", "smoke", "--out", str(out),
-                 "--configs", "task_c,task_d"]) == 0
-    return out
+    return built(tmp_path_factory, "bridge", "--profile", "smoke", "--configs", "task_c,task_d")
 
 
 def scripted_answer(uid: str, audit) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
+from bridge_helpers import built, lmms_yaml, mock_model, score_judge, write_predictions
 
 from gridwm_judge.cli import main
 from gridwm_judge.integrations.lmms_eval import utils
@@ -28,10 +28,8 @@ JUDGE = "inspect/mockllm/model"
 
 @pytest.fixture(scope="module")
 def controls_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("controls") / "smoke"
-    assert main(["build", "--profile", "smoke", "--out", str(out),
-                 "--configs", "oracle_state,prompt_ablation"]) == 0
-    return out
+    return built(tmp_path_factory, "controls", "--profile", "smoke",
+                 "--configs", "oracle_state,prompt_ablation")
 
 
 def control_answer(uid: str, audit) -> str:

@@ -11,7 +11,7 @@ import math
 
 import datasets
 import pytest
-from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
+from bridge_helpers import built, lmms_yaml, mock_model, score_judge, write_predictions
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
@@ -24,9 +24,7 @@ CONFIGS = [t.config for t in MINIWORLD_TASKS]
 
 @pytest.fixture(scope="module")
 def mw_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mwbridge") / "smoke"
-    assert main(["build", "--profile", "miniworld_smoke", "--out", str(out)]) == 0
-    return out
+    return built(tmp_path_factory, "mwbridge", "--profile", "miniworld_smoke")
 
 
 def mw_answer(uid: str, audit) -> str:
