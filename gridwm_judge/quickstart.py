@@ -1,5 +1,6 @@
-"""``gridwm-judge quickstart``: build a small dataset, run the five weight-free baseline judges,
-score them, write the report and print the headline table -- no downloads, about a minute.
+"""``gridwm-judge quickstart``: build a small dataset, run the weight-free baseline judges (the
+five reference judges and the four shortcut judges), score them, write the report and print
+the headline table -- no downloads, about a minute.
 
 Why a profile of its own: ``smoke`` has two Task C groups, so every judge, the oracle too,
 would carry the low-activation caution (G_active < 10) and the table could not show the
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.export import build_dataset
+from gridwm_judge.judges import judge_tasks
+from gridwm_judge.judges.shortcuts import NAMES as SHORTCUTS
 from gridwm_judge.records import PREDICTIONS_FILE
 from gridwm_judge.report.writer import write_report
 from gridwm_judge.runner.evaluate import EvalConfig, run_eval
@@ -32,7 +35,7 @@ from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import TASK_NAMES
 from gridwm_judge.workers import stop_pool
 
-BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle")
+BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle", *SHORTCUTS)
 PROFILE = "quickstart"
 HOW_TO_READ = (
     "How to read it: NS/JCR = 1 means no verdict moved under the presentation probes (frame",
@@ -103,7 +106,7 @@ def _run(out: Path, *, judges, profile, n_resamples, dataset, log) -> Quickstart
     configs = [
         EvalConfig(
             dataset=str(dataset),
-            tasks=TASK_NAMES,
+            tasks=judge_tasks(f"baseline:{name}", TASK_NAMES),
             judge=f"baseline:{name}",
             out=out / "runs" / name,
             progress=False,
@@ -168,9 +171,10 @@ def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | 
 def register(subparsers) -> None:
     q = add_command(
         subparsers, "quickstart", lambda args: main(args.out),
-        help="build a small dataset, run the 5 baseline judges, score and report (~1-2 min)",
+        help="build a small dataset, run the 9 baseline judges, score and report (~1-2 min)",
         description="No downloads: builds the 'quickstart' profile, runs always-yes, always-no, "
-        "random, pixel-heuristic and oracle, scores them, writes the report and prints the "
+        "random, pixel-heuristic, oracle and the shortcut judges (first-frame, last-frame, "
+        "mask-artifact, least-change), scores them, writes the report and prints the "
         "headline table.",
     )
     q.add_argument(

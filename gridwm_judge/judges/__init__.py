@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Sequence
 
 from gridwm_judge.judges.base import (
     Judge,
@@ -55,6 +56,22 @@ def split_spec(spec: str) -> tuple[str, str]:
     return backend, name
 
 
+def judge_tasks(spec: str, tasks: Sequence[str]) -> tuple[str, ...]:
+    """The ones of ``tasks`` the judge ``spec`` answers (a shortcut judge has rules for a few;
+    every other judge answers all), in the given order."""
+    backend, name = split_spec(spec)
+    module = importlib.import_module(BACKENDS[backend])
+    rules = getattr(module, "tasks_of", lambda _name: None)(name)
+    return tuple(tasks) if rules is None else tuple(t for t in tasks if t in rules)
+
+
+def images_only(spec: str) -> bool:
+    """Whether the judge ``spec`` answers only items with images (it reads pixels only)."""
+    backend, name = split_spec(spec)
+    module = importlib.import_module(BACKENDS[backend])
+    return bool(getattr(module, "images_only", lambda _name: False)(name))
+
+
 def make_judge(spec: str, options: JudgeOptions | None = None) -> Judge:
     """Create the judge a spec names (raises MissingDependencyError with the pip line)."""
     backend, name = split_spec(spec)
@@ -71,6 +88,8 @@ __all__ = [
     "JudgeResponse",
     "MissingDependencyError",
     "Usage",
+    "images_only",
+    "judge_tasks",
     "make_judge",
     "split_spec",
 ]

@@ -16,6 +16,9 @@
   reversed-order note; for D the query storyboard only). A: the candidate that differs least
   from the current frame. B/E: a fixed-guess JSON. It fails in explainable ways: goals that
   are not a green tile (KeyCorridor objects, RedBlueDoor doors) always read as failure.
+- ``first-frame``, ``last-frame``, ``mask-artifact``, ``least-change``: the shortcut judges
+  (:mod:`gridwm_judge.judges.shortcuts`): they answer only the tasks they have a rule for
+  (``tasks_for``) and only items with images.
 
 Answers are in each task's own format (a row's prompt style's, for the prompt ablation: a
 verdict asked as JSON is the same verdict as a strict JSON object), so they go through the
@@ -32,7 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from gridwm_judge.judges import did_you_mean, pixels
+from gridwm_judge.judges import did_you_mean, pixels, shortcuts
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
 from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import (
@@ -47,7 +50,7 @@ from gridwm_judge.task_table import (
     task_spec,
 )
 
-NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic")
+NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic", *shortcuts.NAMES)
 ORACLE_NOTE = "oracle reads the gold answer: an upper-bound sanity judge, not a model result"
 
 FIXED_B = json.dumps(
@@ -67,7 +70,7 @@ _E_LABELS = {
     ),
     "status": ("holding", "dropped", "reacquired_and_holding"),
 }
-REFERENCE_AIDED = ("reference_aided", "prompt_ablation")
+REFERENCE_AIDED = ("reference_aided", "prompt_ablation", "oracle_state")
 """Recipes whose items show a reference storyboard before the query (Task D's layout)."""
 FIXED_OBJECTIVE = "goal_green"
 _OBJECTIVES = tuple(f"{t}_{c}" for t in OS_OBJECT_TYPES for c in OS_COLORS)
@@ -175,6 +178,8 @@ class BaselineJudge:
             return _fixed(fmt, req.prompt)
         if self.name == "random":
             return self._random(req, fmt)
+        if self.name in shortcuts.NAMES:
+            return self._shortcut(req, fmt)
         return self._pixel(req, fmt)
 
     def _staged_answer(self, req: JudgeRequest, fmt: JsonObject) -> str:
@@ -184,6 +189,9 @@ class BaselineJudge:
         if self.name == "random":
             rng = self._rng(req)
             return _staged(fmt, (success, failure)[int(rng.integers(2))], rng)
+        if self.name in shortcuts.NAMES:
+            word = self._shortcut(req, Verdict(success, failure))
+            return _staged(fmt, word)
         if req.images:
             on_goal = pixels.agent_on_goal(pixels.panels(req.images[-1])[-1])
         else:
@@ -202,6 +210,24 @@ class BaselineJudge:
             labels = _E_LABELS[_e_question(req.prompt)]
             return json.dumps({fmt.required: labels[int(rng.integers(len(labels)))]})
         return FIXED_B
+
+    def _shortcut(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
+        spec = task_spec(req.task)
+        if spec.name not in shortcuts.tasks_for(self.name):
+            raise ValueError(f"baseline:{self.name} has no rule for task {spec.name}")
+        if isinstance(fmt, Choice):
+            return least_changed_candidate(req.images)
+        if not isinstance(fmt, Verdict):
+            raise ValueError(f"baseline:{self.name} answers verdicts, not {type(fmt).__name__}")
+        if not req.images:
+            raise ValueError(f"baseline:{self.name} reads images; {req.uid!r} has none")
+        ordered = _in_time_order(req.prompt, query_frames(spec.recipe, req.prompt, req.images))
+        target = shortcuts.stated_target(req.prompt)
+        if target is None and spec.world == "minigrid" and spec.recipe in REFERENCE_AIDED:
+            target = shortcuts.reference_target(_in_time_order(
+                req.prompt, reference_frames(spec.recipe, req.prompt, req.images)))
+        ok = shortcuts.verdict(self.name, spec.world, ordered, target)
+        return fmt.success if ok else fmt.failure
 
     def _pixel(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         if isinstance(fmt, Verdict):
@@ -235,6 +261,27 @@ def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
     if len(images) == 1:
         return pixels.panels(images[0])
     return _Arrays(images, 0)
+
+
+def reference_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
+    """Frames (in shown order) of a reference-aided item's reference storyboard: the images
+    before the query's, or the first image's panels."""
+    images = images if isinstance(images, Sequence) else list(images)
+    if recipe not in REFERENCE_AIDED or not images:
+        return []
+    m = _QUERY_SPLIT.search(prompt)
+    if m and 0 < int(m.group(1)) < len(images):
+        return [pixels.to_array(im) for im in images[: len(images) - int(m.group(1))]]
+    if len(images) >= 2:
+        return pixels.panels(images[0])
+    frames = pixels.panels(images[0])
+    return frames[: len(frames) // 2]
+
+
+def _in_time_order(prompt: str, frames: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``frames`` in time order (a reversed storyboard's prompt says so)."""
+    frames = list(frames)
+    return frames[::-1] if REVERSED_NOTE in prompt else frames
 
 
 class _Arrays(Sequence):
@@ -284,6 +331,16 @@ def _resize_like(frame: np.ndarray, target: np.ndarray) -> np.ndarray:
 
     img = Image.fromarray(frame.astype(np.uint8)).resize(target.shape[1::-1], Image.Resampling.BOX)
     return np.asarray(img).astype(np.int16)
+
+
+def tasks_of(name: str) -> tuple[str, ...] | None:
+    """The tasks baseline ``name`` answers: a shortcut's rules, None (every task) otherwise."""
+    return shortcuts.tasks_for(name) if name in shortcuts.NAMES else None
+
+
+def images_only(name: str) -> bool:
+    """The shortcuts read pixels only: an item without images (a State-arm row) is not theirs."""
+    return name in shortcuts.NAMES
 
 
 def create(name: str, options: JudgeOptions, spec: str) -> BaselineJudge:

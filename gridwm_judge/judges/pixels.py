@@ -142,3 +142,99 @@ def difference(a: np.ndarray, b: np.ndarray) -> float:
     diff = np.abs(a[:h, :w] - b[:h, :w]).mean()
     size_penalty = abs(a.shape[0] - b.shape[0]) + abs(a.shape[1] - b.shape[1])
     return float(diff) + float(size_penalty)
+
+
+# --- colour classes, the agent and NoCue marks (the shortcut judges' reading) ------------
+HUES: dict[str, tuple[float, float]] = {
+    "red": (345.0, 15.0),
+    "orange": (15.0, 45.0),
+    "yellow": (45.0, 75.0),
+    "green": (75.0, 165.0),
+    "blue": (195.0, 255.0),
+    "purple": (255.0, 300.0),
+}
+"""Hue ranges (degrees) of the saturated colours both worlds draw objects in: MiniGrid's
+palette (red, green, blue, purple, yellow; lava orange) and MiniWorld's lit entity colours.
+Grey, black and white are not colour classes: walls, floors and grey objects look alike."""
+_MIN_SATURATION = 0.5
+_MIN_VALUE = 0.25
+
+
+def colour_mask(frame: np.ndarray, colour: str) -> np.ndarray:
+    """Per pixel: saturated and of ``colour``'s hue (``HUES``); robust to the noise and style
+    probes, which keep hues. Channel-wise arithmetic (a reduction over the channel axis is
+    several times slower on frames this size)."""
+    if colour not in HUES:
+        raise ValueError(f"unknown colour class {colour!r}; expected one of {', '.join(HUES)}")
+    r, g, b = (frame[..., i].astype(np.float32) for i in range(3))
+    hi = np.maximum(np.maximum(r, g), b)
+    chroma = hi - np.minimum(np.minimum(r, g), b)
+    keep = (chroma >= _MIN_SATURATION * hi) & (hi >= 255 * _MIN_VALUE) & (chroma > 0)
+    out = np.zeros(keep.shape, dtype=bool)
+    if not keep.any():
+        return out
+    r, g, b, hi, chroma = r[keep], g[keep], b[keep], hi[keep], chroma[keep]
+    hue = np.where(hi == r, (60.0 * (g - b) / chroma) % 360.0,
+                   np.where(hi == g, 60.0 * (b - r) / chroma + 120.0,
+                            60.0 * (r - g) / chroma + 240.0))
+    lo_h, hi_h = HUES[colour]
+    out[keep] = (hue >= lo_h) | (hue < hi_h) if lo_h > hi_h else (hue >= lo_h) & (hue < hi_h)
+    return out
+
+
+def agent_box(frame: np.ndarray) -> tuple[slice, slice] | None:
+    """Bounding box of MiniGrid's agent: the largest red blob shaped like its triangle (a
+    triangle fills about half its bounding box; red keys, balls and door outlines do not)."""
+    from scipy import ndimage
+
+    red = colour_mask(frame, "red")
+    labels, _ = ndimage.label(red)
+    best, best_size = None, 0
+    for i, sl in enumerate(ndimage.find_objects(labels), start=1):
+        if sl is None:
+            continue
+        blob = labels[sl] == i
+        size = int(blob.sum())
+        if size >= 6 and 0.3 <= size / blob.size <= 0.7 and size > best_size:
+            best, best_size = sl, size
+    return best
+
+
+def around(frame: np.ndarray, box: tuple[slice, slice], reach: float = 2.0
+           ) -> tuple[slice, slice]:
+    """``box`` grown by ``reach`` times its own size on every side, clipped to the frame: the
+    agent's triangle spans 0.6-0.75 of a tile, so 2 reaches across the whole tile it faces
+    (an opened door's outline lies on that tile's far edge)."""
+    rows, cols = box
+    dh = int(round(reach * (rows.stop - rows.start)))
+    dw = int(round(reach * (cols.stop - cols.start)))
+    return (slice(max(0, rows.start - dh), min(frame.shape[0], rows.stop + dh)),
+            slice(max(0, cols.start - dw), min(frame.shape[1], cols.stop + dw)))
+
+
+FOG_RANGE = (130, 195)
+"""Channel range of MiniGrid's NoCue fog (160, 160, 160) under the noise and style probes;
+MiniGrid draws its walls and grey objects at 100 and nothing else in this grey."""
+
+
+def fog_marks(frame: np.ndarray, min_side: int = 6) -> int:
+    """How many opaque light-grey squares (MiniGrid's NoCue fog, one per masked tile or a
+    block of them) a MiniGrid frame shows: near-uniform grey blobs that fill their bounding
+    box (thin layout rules and text do not)."""
+    from scipy import ndimage
+
+    r, g, b = (frame[..., i].astype(np.int16) for i in range(3))
+    lo_v, hi_v = FOG_RANGE
+    grey = ((r >= lo_v) & (r <= hi_v) & (g >= lo_v) & (g <= hi_v) & (b >= lo_v) & (b <= hi_v)
+            & (np.abs(r - g) <= 30) & (np.abs(r - b) <= 30) & (np.abs(g - b) <= 30))
+    if not grey.any():
+        return 0
+    labels, _ = ndimage.label(grey)
+    n = 0
+    for i, sl in enumerate(ndimage.find_objects(labels), start=1):
+        if sl is None:
+            continue
+        h, w = sl[0].stop - sl[0].start, sl[1].stop - sl[1].start
+        if min(h, w) >= min_side and (labels[sl] == i).mean() >= 0.85:
+            n += 1
+    return n

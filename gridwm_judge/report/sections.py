@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
+from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import (
     miniworld_asked,
@@ -37,7 +38,8 @@ def minigrid_shown(data: ReportData) -> bool:
 
 def all_tables(data: ReportData) -> tuple[Table, ...]:
     """The MiniGrid tables, then MiniWorld's own section when any judge answered it, then the
-    prompt ablation's and the Oracle-State control's when any judge was asked them."""
+    prompt ablation's and the Oracle-State control's when any judge was asked them, then the
+    shortcut ceiling and the judges beside it."""
     tables: tuple[Table, ...] = (headline(data),) if minigrid_shown(data) else ()
     tables += miniworld_summary(data)
     if minigrid_shown(data):
@@ -46,7 +48,8 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     tables += miniworld_section(data)
     if pa.asked(data):
         tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
-    return tables + os_.tables(data)
+    tables += os_.tables(data)
+    return tables + (shortcuts.ceiling(data), shortcuts.beside_judges(data))
 
 
 def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fmetric, fnum
@@ -364,9 +365,11 @@ def headline(data: ReportData) -> Table:
         if c is None:
             errored = sum(cov.errored for cov in e.scores.coverage.values())
             if errored:  # a judge that never answered is shown as such, never diagnosed
-                rows.append((e.label, *[DASH] * 6, f"no answers ({errored} requests errored)"))
+                rows.append((e.label, *[DASH] * 7, f"no answers ({errored} requests errored)"))
             continue
         p = _m(c, "p_active")
+        task = rep.split("/")[0]
+        best = None if shortcuts.is_shortcut(e) else shortcuts.best_shortcut(data, task)
         rows.append(
             (
                 e.label if rep == "C/composite" else f"{e.label} ({rep})",
@@ -376,17 +379,21 @@ def headline(data: ReportData) -> Table:
                 fnum(_v(c, "acc_cf"), 2),
                 fnum(_min_family(e, "ns", (rep,)), 2),
                 fnum(_min_family(e, "jcr", (rep,)), 2),
+                DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
                 ", ".join(flags(e)) or "none",
             )
         )
     return Table(
         "headline",
         "Headline: does the judge change its verdict for the right reason?",
-        ("judge", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min", "flags"),
+        ("judge", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min",
+         "shortcut IDR", "flags"),
         tuple(rows),
         (
             "Task C composite (eligible pairs; for a judge without it, the scope in brackets). "
-            "NS_min / JCR_min: the least stable probe family. "
+            "NS_min / JCR_min: the least stable probe family. Shortcut IDR: the best shortcut "
+            "judge's IDR_raw on the same config (a rule that ignores the trajectory; see "
+            "shortcut_ceiling). "
             "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",
             *coverage_note(data, ("C", "D")),
         ),

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gridwm_judge.command_line import add_command, options_of
+from gridwm_judge.judges import judge_tasks
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
@@ -21,7 +22,9 @@ EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
-hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic}.
+hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic} and the shortcut
+judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with --tasks all they run
+the tasks they have a rule for; naming another task is refused).
 Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
 and those whose request errored (nothing came back); --reask adds empty or truncated answers.
 eval exits 1 while errored requests remain and prints the command that asks them again.
@@ -118,9 +121,12 @@ def run(args: argparse.Namespace) -> int:
                      "structured", "max_model_len", "max_pixels", "tensor_parallel_size",
                      "device"),
     )
+    tasks = parse_task_list(args.tasks)
+    if args.tasks.strip().lower() == "all":  # 'all' is every task the judge has a rule for
+        tasks = judge_tasks(args.judge, tasks) or tasks
     cfg = EvalConfig(
         dataset=args.dataset,
-        tasks=parse_task_list(args.tasks),
+        tasks=tasks,
         judge=args.judge,
         out=args.out,
         representation=args.representation,

@@ -23,7 +23,7 @@ from typing import Any
 
 from gridwm_judge.dataset_io import load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
-from gridwm_judge.judges import make_judge, split_spec
+from gridwm_judge.judges import images_only, judge_tasks, make_judge, split_spec
 from gridwm_judge.judges.base import (
     OPERATIONAL_OPTIONS,
     JudgeOptions,
@@ -41,7 +41,7 @@ from gridwm_judge.runner.store import (
     write_run_manifest,
 )
 from gridwm_judge.schema import REPRESENTATIONS
-from gridwm_judge.task_table import DEFAULT_MAX_TOKENS, TASK_NAMES, task_spec
+from gridwm_judge.task_table import ALL_TASKS, DEFAULT_MAX_TOKENS, TASK_NAMES, task_spec
 
 REASKABLE = ("empty", "truncated")
 _BATCH = 32  # rows converted from Arrow at a time (bounded memory, few conversions)
@@ -70,6 +70,12 @@ class EvalConfig:
 
     def check(self) -> None:
         split_spec(self.judge)  # bad specs fail before any data is read
+        answered = judge_tasks(self.judge, self.tasks)
+        if len(answered) < len(self.tasks):
+            other = [t for t in self.tasks if t not in answered]
+            has = judge_tasks(self.judge, [t.name for t in ALL_TASKS])
+            raise ValueError(f"{self.judge} has no rule for task(s) {', '.join(other)}; it "
+                             f"answers {', '.join(has) or 'none'}")
         if self.representation is not None and self.representation not in REPRESENTATIONS:
             raise ValueError(f"unknown representation {self.representation!r}; "
                              f"expected one of {', '.join(REPRESENTATIONS)}")
@@ -216,6 +222,7 @@ def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:
     import pyarrow.compute as pc
 
     chosen: list[tuple[str, PendingRow]] = []
+    pixels_only = images_only(cfg.judge)
     for task, ds in tables.items():
         uids = ds.data.column("uid").to_pylist()
         reps = ds.data.column("representation").to_pylist() if cfg.representation else None
@@ -223,6 +230,8 @@ def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:
         kept = 0
         for i, uid in enumerate(uids):
             if reps is not None and reps[i] not in ("", cfg.representation):
+                continue
+            if pixels_only and not n_images[i]:
                 continue
             if cfg.limit is not None and kept >= cfg.limit:
                 break

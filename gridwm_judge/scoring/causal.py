@@ -10,6 +10,10 @@ Protocols (Appendix A.3 "Task-specific eligibility"):
   groups whose Full *and* CF verdicts both parse. JAcc_neu and Acc_* always use every group
   of the variant, invalid = incorrect.
 
+``nocue_lift`` = Pr(y_nocue = 1) - Pr(y_full = 1) over the groups with both verdicts, in
+[-1, 1]: how much more often NoCue is accepted than its Full twin. NoCue keeps Full's outcome,
+so a judge that reads the trajectory has 0; a judge that reads a mark NoCue leaves has more.
+
 Undefined values are ``None`` (documented, never NaN): a metric whose set is empty, and
 IDR_cond when G_active = 0. IDR_cond below ``MIN_ACTIVE`` active groups is reported with
 status "unstable" (descriptive only).
@@ -50,7 +54,10 @@ CAUSAL_METRICS = (
     "idr_raw",
     "idr_cond",
     "idr_rev",
+    "nocue_lift",
 )
+FAMILY_METRICS = ("p_active", "acc_cf", "idr_raw", "nocue_lift")
+"""The metrics a per-family causal block carries (what the shortcut ceiling compares)."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +195,9 @@ def causal_metrics(
         "idr_cond": ratio(a & c, a * one),
         "idr_rev": ratio(pairs & (full == FAILURE) & (cf == SUCCESS), pairs * one),
         "cf_accept": ratio(pairs & (cf == SUCCESS), pairs * one),
+        "nocue_lift": ratio(
+            (has_full & has_nocue) * ((nocue == SUCCESS).astype(float) - (full == SUCCESS)),
+            (has_full & has_nocue) * one),
     }
     g_active = int(a.sum())
     flags = degenerate_flags(ratios["p_active"].value, ratios["cf_accept"].value, g_active)

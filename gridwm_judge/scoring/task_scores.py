@@ -21,7 +21,7 @@ from gridwm_judge.scoring.bootstrap import (
     DEFAULT_RESAMPLES,
     bootstrap_ratios,
 )
-from gridwm_judge.scoring.causal import CAUSAL_METRICS, causal_metrics
+from gridwm_judge.scoring.causal import CAUSAL_METRICS, FAMILY_METRICS, causal_metrics
 from gridwm_judge.scoring.controls import (
     B_THRESHOLD,
     B_WEIGHTS,
@@ -139,15 +139,15 @@ def _causal_block(
             if key not in phi0 or (r.probe_family == "grid" and phi0[key].probe_family != "grid"):
                 phi0[key] = r
     sel = list(phi0.values())
-    res = causal_metrics(
-        [r.verdict for r in sel],
-        [r.group_id for r in sel],
-        [r.variant for r in sel],
-        protocol=protocol,
-    )
+    res = _causal(sel, protocol)
     ratios = {k: res.ratios[k] for k in CAUSAL_METRICS}
     # reporting rule: IDR_cond gets no interval below 10 active groups
     block = s.block(ratios, clusters, no_ci=() if res.idr_cond_status == "ok" else ("idr_cond",))
+    by_family = {}
+    for fam in sorted({r.family for r in sel}):
+        sub = _causal([r for r in sel if r.family == fam], protocol)
+        by_family[fam] = {"metrics": s.block({k: sub.ratios[k] for k in FAMILY_METRICS}),
+                          "n_groups": sub.n_groups, "n_pairs": sub.n_pairs}
     return {
         "protocol": protocol,
         "metrics": block,
@@ -157,7 +157,13 @@ def _causal_block(
         "idr_cond_status": res.idr_cond_status,
         "degenerate": res.degenerate,
         "degenerate_flags": list(res.degenerate_flags),
+        "by_family": by_family,
     }
+
+
+def _causal(rows: Sequence[GradedRow], protocol: str):
+    return causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+                          [r.variant for r in rows], protocol=protocol)
 
 
 def _probe_block(rows: Sequence[GradedRow], fam: ProbeFamily, protocol: str, s: Batch) -> dict:
@@ -267,7 +273,15 @@ def score_task_a(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     ratios = {("acc_a1" if c == "orig" else f"acc_{c}"): r for c, r in res.acc.items()}
     ratios.update({f"delta_{c}": r for c, r in res.delta.items()})
     tests = {c: _test_json(mcnemar(*nn)) for c, nn in res.discordant.items()}
-    return {"metrics": s.block(ratios), "mcnemar": tests}
+    orig = [r for r in rows if r.action_condition == "orig"]
+    by_family = {}
+    for fam in sorted({r.family for r in orig}):
+        sub = [r for r in orig if r.family == fam]
+        acc = task_a_metrics([r.parsed for r in sub], [r.gold for r in sub],
+                             [r.item_id for r in sub], [r.action_condition for r in sub],
+                             [r.group_id for r in sub]).acc["orig"]
+        by_family[fam] = {"metrics": s.block({"acc_a1": acc}), "n_items": len(sub)}
+    return {"metrics": s.block(ratios), "mcnemar": tests, "by_family": by_family}
 
 
 def score_task_b(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:

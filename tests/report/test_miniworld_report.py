@@ -180,7 +180,8 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     grid = dataclasses.replace(data, judges=tuple(strip(e) for e in data.judges))
     full_keys = [t.key for t in all_tables(data)]
     keys = [t.key for t in all_tables(grid)]
-    assert keys == ["headline", "task_c", "composite_split", "controls", "task_d", "stability"]
+    assert keys == ["headline", "task_c", "composite_split", "controls", "task_d", "stability",
+                    "shortcut_ceiling", "shortcut_vs_judges"]
     assert full_keys[0] == "miniworld_headline"  # no MiniGrid task asked: no MiniGrid tables
     assert [k for k in full_keys if k not in keys] == [
         "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability"]

@@ -168,6 +168,10 @@ def test_quickstart_result_points_at_real_files(qs):
         "random",
         "pixel-heuristic",
         "oracle",
+        "first-frame",
+        "last-frame",
+        "mask-artifact",
+        "least-change",
     }
     for run in qs.run_dirs:
         assert (run / "predictions.jsonl").is_file() and (run / SCORES).is_file()

@@ -1,0 +1,159 @@
+"""The shortcut ceiling: what rules that ignore the trajectory score, beside every judge.
+
+The shortcut judges (``baseline:first-frame``, ``last-frame``, ``mask-artifact``,
+``least-change``; :mod:`gridwm_judge.judges.shortcuts`) are judges like any other: their runs
+are scored the usual way and this module only reads their scores. Per config and family it
+shows each shortcut's IDR_raw, Acc_cf and NoCue lift (Acc_A1 on A / MA), each with its CI; and
+per judge and config, the judge's IDR_raw beside the best shortcut's on the same config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gridwm_judge.judges.shortcuts import NAMES
+from gridwm_judge.report.inputs import JudgeEntry, ReportData
+from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.task_table import ALL_TASKS
+
+SHORTCUT_JUDGES = tuple(f"baseline:{n}" for n in NAMES)
+SCOPE = {
+    "presentation_invariance": ("representations", "composite", "causal"),
+    "reference_aided": ("causal",),
+    "oracle_state": ("arms", "pixel", "causal"),
+    "prompt_ablation": ("styles", "direct"),
+    "next_state": (),
+}
+"""Where a config's ceiling is read, by recipe: Task C's composite items, Task D's canonical
+presentation, the Oracle-State Pixel arm, the prompt ablation's direct style, Task A's
+items (orig action)."""
+NOT_RUN_NOTE = (
+    "No shortcut judge in this report. Run `gridwm-judge eval --tasks all --judge "
+    "baseline:first-frame` (and last-frame, mask-artifact, least-change) on the same dataset "
+    "and add their run folders to see how much of a judge's score a rule that ignores the "
+    "trajectory already gets."
+)
+
+
+def is_shortcut(entry: JudgeEntry) -> bool:
+    return entry.judge in SHORTCUT_JUDGES
+
+
+def _name(entry: JudgeEntry) -> str:
+    return entry.judge.split(":", 1)[1]
+
+
+def scope_block(entry: JudgeEntry, task: str) -> Mapping[str, Any] | None:
+    """The block a ceiling reads for ``task`` (None when the judge has none)."""
+    spec = next(t for t in ALL_TASKS if t.name == task)
+    path = SCOPE.get(spec.recipe)
+    if path is None:
+        return None
+    return entry.scores.block(task, *path)
+
+
+def _metric(block: Mapping[str, Any] | None, name: str) -> dict | None:
+    return None if not block else block.get("metrics", {}).get(name)
+
+
+def _tasks(data: ReportData) -> list[str]:
+    return [t.name for t in ALL_TASKS if t.recipe in SCOPE and data.asked((t.name,))]
+
+
+def _headline_metric(task: str) -> str:
+    spec = next(t for t in ALL_TASKS if t.name == task)
+    return "acc_a1" if spec.recipe == "next_state" else "idr_raw"
+
+
+def best_shortcut(data: ReportData, task: str, family: str | None = None
+                  ) -> tuple[str, dict] | None:
+    """(shortcut name, metric) of the shortcut scoring highest on ``task`` (its IDR_raw, or
+    Acc_A1 for A / MA), over the whole config or one ``family``."""
+    metric = _headline_metric(task)
+    best = None
+    for e in data.judges:
+        if not is_shortcut(e):
+            continue
+        blk = scope_block(e, task)
+        if family is not None:
+            blk = (blk or {}).get("by_family", {}).get(family)
+        m = _metric(blk, metric)
+        if m and m.get("value") is not None and (best is None
+                                                  or m["value"] > best[1]["value"]):
+            best = (_name(e), m)
+    return best
+
+
+def short(m: Mapping[str, Any] | None) -> str:
+    """``0.50 [0.21, 0.79]``."""
+    if not m or m.get("value") is None:
+        return DASH
+    ci = m.get("ci")
+    return fnum(m["value"], 2) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def ceiling(data: ReportData) -> Table:
+    """Per config and family, each shortcut's figures (``M`` cells carry the CIs)."""
+    rows = []
+    for task in _tasks(data):
+        metric = _headline_metric(task)
+        for e in (e for e in data.judges if is_shortcut(e)):
+            blk = scope_block(e, task)
+            if not blk:
+                continue
+            scopes: Sequence[tuple[str, Mapping]] = [("all", blk),
+                                                     *sorted(blk.get("by_family", {}).items())]
+            for fam, b in scopes:
+                n = b.get("n_pairs", b.get("n_items"))
+                if metric == "acc_a1":
+                    n = n if n is not None else int((_metric(b, "acc_a1") or {}).get("den") or 0)
+                    rows.append((task, fam, _name(e), n, DASH, DASH, DASH,
+                                 _metric(b, "acc_a1")))
+                else:
+                    rows.append((task, fam, _name(e), n, _metric(b, "idr_raw"),
+                                 _metric(b, "acc_cf"), _metric(b, "nocue_lift"), DASH))
+    notes = [
+        "What rules that read only what a judge sees, but never follow the trajectory, score "
+        "(groups: Full-CF pairs, or A items). first-frame: Fail when the target is absent from "
+        "the first frame; last-frame: Success when the trajectory ends at the target; "
+        "mask-artifact: Success when a NoCue mark shows, else last-frame; least-change: the "
+        "candidate closest to the current frame. NoCue lift = Pr(NoCue accepted) - Pr(Full "
+        "accepted): 0 when a verdict carries no sign of the NoCue manipulation.",
+        "Scopes: C / MC composite items, D / MD canonical presentation, OS Pixel arm, PA "
+        "direct style, A / MA orig action.",
+    ]
+    if not rows:
+        notes.insert(0, NOT_RUN_NOTE)
+    return Table(
+        "shortcut_ceiling",
+        "Shortcut ceiling: what a rule that ignores the trajectory scores",
+        ("config", "family", "shortcut", "groups", "IDR_raw", "Acc_cf", "NoCue lift", "Acc_A1"),
+        tuple(rows), tuple(notes))
+
+
+def beside_judges(data: ReportData) -> Table:
+    """Each (non-shortcut) judge's IDR_raw (Acc_A1 on A / MA) beside the best shortcut's."""
+    rows = []
+    for task in _tasks(data):
+        metric = _headline_metric(task)
+        best = best_shortcut(data, task)
+        for e in data.judges:
+            if is_shortcut(e):
+                continue
+            m = _metric(scope_block(e, task), metric)
+            if not m:
+                continue
+            gap = (DASH if best is None or m.get("value") is None
+                   else f"{m['value'] - best[1]['value']:+.2f}")
+            rows.append((e.label, task, metric, short(m),
+                         DASH if best is None else f"{short(best[1])} ({best[0]})", gap))
+    notes = () if any(is_shortcut(e) for e in data.judges) else (NOT_RUN_NOTE,)
+    return Table(
+        "shortcut_vs_judges",
+        "Judges beside the best shortcut",
+        ("judge", "config", "metric", "judge's", "best shortcut's", "judge - shortcut"),
+        tuple(rows),
+        ("A judge's figure means little where a shortcut scores as well: the last column is "
+         "what the judge adds over the best rule that ignores the trajectory (same config and "
+         "scope as the ceiling table).", *notes))
