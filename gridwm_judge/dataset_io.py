@@ -161,7 +161,8 @@ def dataset_provenance(dataset: str) -> dict:
         return {}
     if not isinstance(meta, dict):
         return {}
-    keys = ("seeds", "profile", "prompt_version", "package_version", "ok")
+    keys = ("seeds", "profile", "prompt_version", "package_version", "dataset_version",
+            "nocue_style", "ok")
     return {k: meta[k] for k in keys if k in meta}
 
 

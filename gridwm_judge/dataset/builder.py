@@ -24,7 +24,7 @@ import datasets
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
-from gridwm_judge.schema import dataset_row, row_dict
+from gridwm_judge.schema import DATASET_VERSION, dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import ALL_CONFIGS, task_spec, world_of
 from gridwm_judge.tasks import build_rows
@@ -127,10 +127,10 @@ def encode_rows(rows: list[dict], cache: PngCache, *, where: str) -> Iterator[di
 class GridWMJudge(datasets.GeneratorBasedBuilder):
     """GridWM-Judge benchmark: five task configs with one shared row layout."""
 
-    VERSION = datasets.Version("0.1.0")
+    VERSION = datasets.Version(DATASET_VERSION)
     BUILDER_CONFIG_CLASS = GridWMJudgeConfig
     BUILDER_CONFIGS = [
-        GridWMJudgeConfig(name=c, version=datasets.Version("0.1.0"),
+        GridWMJudgeConfig(name=c, version=datasets.Version(DATASET_VERSION),
                           description=task_spec(c).description)
         for c in ALL_CONFIGS
     ]

@@ -30,11 +30,12 @@ from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, replace_dir
-from gridwm_judge.dataset import card
+from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
 from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.schema import DATASET_VERSION
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.workers import workers_die_with_parent
 
@@ -161,6 +162,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             "package_version": __version__,
             "datasets_version": datasets.__version__,
             "prompt_version": PROMPT_VERSION,
+            "dataset_version": DATASET_VERSION,
             "profile": prof.name,
             "seeds": {"generation": seed, "sampling": sampling_seed},
             "configs": {c: checks.check_config(stage, c, prof.plan(c).expected_rows)
@@ -168,6 +170,9 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             "generation": pool.report(),
         }
         bad = checks.problems(report)
+        if not bad:
+            progress("measuring the shortcut ceilings ...")
+            report["shortcut_ceilings"] = ceilings.measure(stage, chosen)
         report["ok"] = not bad
         report["problems"] = bad
         checks.write(stage, report)

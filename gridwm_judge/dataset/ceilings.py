@@ -1,0 +1,157 @@
+"""The shortcut ceiling of a build, measured before its card is written.
+
+Every config a shortcut judge has a rule for (:mod:`gridwm_judge.judges.shortcuts`) is answered
+by each of them on its canonical items: one per (group, variant) at the neutral presentation
+(orig order, clean images, neutral framing, composite storyboard, the Pixel arm, the direct
+prompt style, the orig action), read back from the staged Parquet files as a judge sees them.
+Per config and family, each shortcut's IDR_raw (Full accepted and CF rejected, over groups with
+both), Acc_cf and NoCue lift (NoCue accepted minus Full accepted), or Acc_A1 for Task A / MA,
+each proportion with its exact (Clopper-Pearson) 95% interval over groups or items. These are
+the figures `gridwm-judge score` gives the same judges on the same items (its intervals come
+from the group bootstrap instead); the card shows them so a user sees, before running a
+judge, how much a rule that ignores the trajectory already scores.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
+from gridwm_judge.judges.baseline import BaselineJudge
+from gridwm_judge.judges.shortcuts import NAMES, tasks_for
+from gridwm_judge.parsing import parse_answer
+from gridwm_judge.task_table import task_spec
+
+CANONICAL = {
+    "temporal": ("orig", ""),
+    "visual": ("clean", ""),
+    "framing": ("neutral", ""),
+    "representation": ("composite", ""),
+    "evidence": ("pixel", ""),
+    "prompt_style": ("direct", ""),
+    "action_condition": ("orig", ""),
+}
+"""Column -> the values a canonical item may hold ("" where the column does not apply)."""
+_READ = ("uid", "task", "family", "group_id", "item_id", "variant", "answer", "prompt",
+         *CANONICAL)
+LEVEL = 0.95
+
+
+def proportion(k: int, n: int) -> dict[str, Any]:
+    """``{"value", "num", "den", "ci"}`` of k successes in n, the exact 95% interval; an empty
+    set is ``value`` None."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return {"value": None, "num": 0, "den": 0, "ci": None}
+    ci = binomtest(k, n).proportion_ci(LEVEL, method="exact")
+    return {"value": k / n, "num": k, "den": n,
+            "ci": [round(float(ci.low), 4), round(float(ci.high), 4)]}
+
+
+def canonical_rows(folder: Path, config: str) -> list[dict[str, Any]]:
+    """The canonical items of ``config``, one per (group, variant, item) (Task A holds several
+    questions per group), with their images' bytes."""
+    import pyarrow.parquet as pq
+
+    rows, seen = [], set()
+    for f in sorted((folder / "data" / config).glob("test-*.parquet")):
+        pf = pq.ParquetFile(f)
+        names = set(pf.schema_arrow.names)
+        table = pf.read(columns=[c for c in (*_READ, "images") if c in names])
+        cols = {c: table.column(c).to_pylist() for c in table.column_names if c != "images"}
+        for i in range(table.num_rows):
+            row = {c: cols[c][i] if c in cols else "" for c in _READ}
+            key = (row["group_id"], row["variant"], row["item_id"])
+            if key in seen or any(row[c] not in ok for c, ok in CANONICAL.items()):
+                continue
+            seen.add(key)
+            row["images"] = [im["bytes"] for im in table.column("images")[i].as_py() or ()]
+            rows.append(row)
+    return rows
+
+
+def _verdicts(name: str, rows: Sequence[dict[str, Any]]) -> list[Any]:
+    from PIL import Image
+
+    judge = BaselineJudge(name, JudgeOptions(), f"baseline:{name}")
+    out = []
+    for r in rows:
+        images = [Image.open(io.BytesIO(b)) for b in r["images"]]
+        req = JudgeRequest(r["uid"], r["task"], r["prompt"], images, 1)
+        out.append(parse_answer(r["task"], judge.answer(req)).value)
+    return out
+
+
+def _verdict_figures(rows, answers) -> dict[str, Any]:
+    by_group: dict[str, dict[str, bool]] = defaultdict(dict)
+    for r, a in zip(rows, answers, strict=True):
+        by_group[r["group_id"]][r["variant"]] = a == "success"
+    pairs = [g for g in by_group.values() if "full" in g and "cf" in g]
+    with_nocue = [g for g in by_group.values() if "full" in g and "nocue" in g]
+    lift = (sum(g["nocue"] - g["full"] for g in with_nocue) / len(with_nocue)
+            if with_nocue else None)
+    return {"idr_raw": proportion(sum(g["full"] and not g["cf"] for g in pairs), len(pairs)),
+            "acc_cf": proportion(sum(not g["cf"] for g in pairs), len(pairs)),
+            "nocue_lift": {"value": lift, "den": len(with_nocue)}}
+
+
+def measure(folder: Path, configs: Sequence[str]) -> dict[str, dict]:
+    """{config: {shortcut: {"all" | family: figures}}} for every config a shortcut answers."""
+    out: dict[str, dict] = {}
+    for config in configs:
+        task = task_spec(config).name
+        names = [n for n in NAMES if task in tasks_for(n)]
+        if not names:
+            continue
+        rows = canonical_rows(folder, config)
+        per: dict[str, dict] = {}
+        for name in names:
+            answers = _verdicts(name, rows)
+            scopes = {"all": list(range(len(rows)))}
+            for i, r in enumerate(rows):
+                scopes.setdefault(r["family"], []).append(i)
+            per[name] = {}
+            for scope, idx in sorted(scopes.items(), key=lambda kv: kv[0] != "all"):
+                sub, ans = [rows[i] for i in idx], [answers[i] for i in idx]
+                if name == "least-change":
+                    right = sum(a == r["answer"] for r, a in zip(sub, ans, strict=True))
+                    per[name][scope] = {"acc_a1": proportion(right, len(sub))}
+                else:
+                    per[name][scope] = _verdict_figures(sub, ans)
+        out[config] = per
+    return out
+
+
+def markdown(ceilings: dict[str, dict]) -> str:
+    """The card's table: config, family, then each shortcut's headline figure."""
+    if not ceilings:
+        return "No config of this build has a shortcut rule."
+    lines = ["| config | family | shortcut | IDR_raw [95% CI] | Acc_cf | NoCue lift | Acc_A1 |",
+             "|---|---|---|---|---|---|---|"]
+    for config, per in ceilings.items():
+        for name, scopes in per.items():
+            for scope, fig in scopes.items():
+                lines.append(f"| `{config}` | {scope} | {name} | {_cell(fig.get('idr_raw'))} | "
+                             f"{_cell(fig.get('acc_cf'), ci=False)} | "
+                             f"{_lift(fig.get('nocue_lift'))} | {_cell(fig.get('acc_a1'))} |")
+    return "\n".join(lines)
+
+
+def _cell(m: dict | None, *, ci: bool = True) -> str:
+    if not m or m.get("value") is None:
+        return "–"
+    text = f"{m['value']:.2f} ({m['num']}/{m['den']})"
+    if ci and m.get("ci"):
+        text += f" [{m['ci'][0]:.2f}, {m['ci'][1]:.2f}]"
+    return text
+
+
+def _lift(m: dict | None) -> str:
+    if not m or m.get("value") is None:
+        return "–"
+    return f"{m['value']:+.2f} (n={m['den']})"
