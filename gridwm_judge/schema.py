@@ -79,9 +79,9 @@ prompt_style       string prompt_ablation: direct / structured_verdict / structu
 mission            string oracle_state: the env's mission text, audit only (never in the
                           prompt); '' elsewhere
 prompt_version     string version of the prompt templates
-nocue_style        string configs with NoCue rows (C, D, OS, MC, MD): the build's --nocue-style,
-                          clean / occlude (MiniWorld hides its entity the same way under both);
-                          '' elsewhere
+nocue_style        string configs with NoCue rows (C, D, OS, MC, MD; PA when it asks NoCue):
+                          the build's --nocue-style, clean / occlude (MiniWorld hides its entity
+                          the same way under both); '' elsewhere
 """
 
 

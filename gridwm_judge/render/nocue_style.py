@@ -40,7 +40,8 @@ TARGET_RULE: dict[str, str] = {
 }
 """NoCue target type -> how the ``clean`` style hides it (the card states this table)."""
 TARGET_REASON: dict[str, str] = {
-    ERASE: "drawn as the empty floor tile (the object is simply absent; the agent is untouched)",
+    ERASE: "drawn exactly as MiniGrid's empty floor tile (the object is simply absent; the "
+           "agent is untouched)",
     BALANCE: "erasing would change the world's shape, so NoCue keeps a grey square on the "
              "target and its Full and CF twins carry the same squares on wall cells away "
              "from the target, in the same frames",
@@ -173,5 +174,7 @@ def mark_spec(marks: Iterable[FrameMark], style: str | None) -> list[dict]:
 
 
 def style_rules() -> Mapping[str, str]:
-    """Target type -> the ``clean`` rule in words (for the dataset card)."""
-    return {t: f"{rule}: {TARGET_REASON[rule]}" for t, rule in TARGET_RULE.items()}
+    """The ``clean`` rules in words, keyed by the target types each applies to ("key, ball,
+    box, goal"), from :data:`TARGET_RULE` (for the dataset card)."""
+    return {", ".join(t for t, r in TARGET_RULE.items() if r == rule): f"{rule}d, "
+            f"{TARGET_REASON[rule]}" for rule in dict.fromkeys(TARGET_RULE.values())}
