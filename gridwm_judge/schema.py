@@ -29,6 +29,11 @@ E_QUESTIONS = ("identity", "status")
 E_STATUSES = ("holding", "dropped", "reacquired_and_holding")
 EVIDENCE = ("pixel", "state", "pixel_state")
 PROMPT_STYLES = ("direct", "structured_verdict", "structured_rationale")
+NOCUE_STYLES = ("clean", "occlude")
+DEFAULT_NOCUE_STYLE = "clean"
+"""How a build's NoCue frames hide the evidence (``gridwm-judge build --nocue-style``; the
+``nocue_style`` column): ``clean`` leaves no mark that only NoCue shows, ``occlude`` is the
+paper's grey square (see ``render.nocue_style``)."""
 
 # The dataset row, one column a line: name, `datasets` dtype, meaning (an indented line goes on
 # with the meaning above). Model-facing: prompt, images. Everything else is audit.
@@ -67,7 +72,11 @@ frame_indices      string JSON list of trajectory state indices shown, in shown 
 checkpoint         int64  B/E/A: state index the question is about; -1 elsewhere
 reference_group_id string D: group of the successful reference trajectory; '' elsewhere
 intervention       string JSON list of CF operations ('[]' when none)
-mask               string JSON NoCue mask spec ('[]' when none)
+mask               string JSON list of what this row's frames draw over the world ('[]' when
+                          nothing): nocue_style occlude: NoCue's mask spec [{"t", "tiles"}];
+                          clean: [{"t", "erase", "occlude"}], the cells drawn as empty floor and
+                          the cells under the grey square in frame t (NoCue: its targets; Full
+                          and CF: the squares that balance NoCue's)
 validators         string JSON {gate: bool} of the source group
 evidence           string oracle_state: pixel (storyboards) / state (text table of observable
                           facts) / pixel_state (both); '' elsewhere
@@ -76,6 +85,9 @@ prompt_style       string prompt_ablation: direct / structured_verdict / structu
 mission            string oracle_state: the env's mission text, audit only (never in the
                           prompt); '' elsewhere
 prompt_version     string version of the prompt templates
+nocue_style        string configs with NoCue rows (C, D, OS, MC, MD; PA when it asks NoCue):
+                          the build's --nocue-style, clean / occlude (MiniWorld hides its entity
+                          the same way under both); '' elsewhere
 """
 
 

@@ -24,6 +24,15 @@ def test_build_rejects_a_negative_sampling_seed_before_writing(tmp_path, capsys)
     assert not out.exists()
 
 
+def test_build_refuses_an_unknown_nocue_style_before_writing(tmp_path, capsys):
+    out = tmp_path / "ds"
+    assert main(["build", "--profile", "smoke", "--nocue-style", "fog", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("gridwm-judge build: error: unknown --nocue-style 'fog'; expected "
+                           "one of clean, occlude")
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
 def test_report_refuses_a_file_as_out(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()

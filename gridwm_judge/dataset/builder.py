@@ -24,10 +24,11 @@ import datasets
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, get_profile
+from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import DATASET_VERSION, dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import ALL_CONFIGS, task_spec, world_of
-from gridwm_judge.tasks import build_rows
+from gridwm_judge.tasks import NOCUE_CONFIGS, build_rows
 
 try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
@@ -58,11 +59,12 @@ _CITATION = """\
 
 @dataclass
 class GridWMJudgeConfig(datasets.BuilderConfig):
-    """One task config, plus the build profile and seeds (recorded in the card)."""
+    """One task config, plus the build profile, seeds and NoCue style (recorded in the card)."""
 
     profile: str = "base"
     seed: int = GENERATION_SEED
     sampling_seed: int = SAMPLING_SEED
+    nocue_style: str = DEFAULT_NOCUE_STYLE
 
 
 class PngCache:
@@ -169,7 +171,9 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                     "shards": shards_for(plan, groups),
                     "config": plan.config,
                     "n_items": plan.n_items if plan.shard_by == "task" else None,
-                    "options": dict(plan.options),
+                    "options": {**dict(plan.options),
+                                **({"nocue_style": self.config.nocue_style}
+                                   if self.config.name in NOCUE_CONFIGS else {})},
                     "seed": int(self.config.sampling_seed),
                 },
             )

@@ -22,7 +22,8 @@ from gridwm_judge.miniworld.macros import FORWARD_METRES, TURN_DEGREES
 from gridwm_judge.miniworld.outcome import OUTCOME_AREA
 from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
 from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
-from gridwm_judge.render import DEFAULT_MAX_FRAMES
+from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
+from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
 from gridwm_judge.task_table import WORLDS, task_spec, world_of
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
@@ -44,7 +45,7 @@ class WorldText:
 WORLD_TEXT: dict[str, WorldText] = {
     "minigrid": WorldText(
         "MiniGrid", "a [MiniGrid](https://minigrid.farama.org/) trajectory", "",
-        "the same states with the target evidence masked in early frames",
+        "the same states with the target evidence hidden in early frames",
         ("minigrid",), "pip install gridwm-judge"),
     "miniworld": WorldText(
         "MiniWorld",
@@ -184,6 +185,27 @@ def _renderer(validation: Mapping[str, Any]) -> str:
     return f"`{r.get('renderer', '?')}`, OpenGL `{r.get('version', '?')}`"
 
 
+def nocue_style_text(style: str | None) -> str:
+    """What the build's NoCue style does, the ``clean`` rule per target type included."""
+    if style == "occlude":
+        return ("Every hidden target tile is covered by an opaque light-grey "
+                f"{FOG_RGB} square, in NoCue only: the paper's rendering, kept so its items can "
+                "be rebuilt. Such a square appears only in NoCue, whose gold is always success, "
+                "so it predicts the label; build with `--nocue-style clean` to remove that mark.")
+    if style != "clean":
+        return "The NoCue style was not recorded."
+    rules = "; ".join(f"**{kinds}**: {rule}" for kinds, rule in style_rules().items())
+    return ("No mark appears in NoCue alone. Per target type: " + rules + ". The balancing "
+            "squares cover the same number of tiles in the same arrangement (NoCue's pattern "
+            "moved by one translation, drawn from the group's identity, onto cells that are "
+            "walls in Full and CF and, where the grid allows, not next to a target), so every "
+            "variant of a group shows the same kind of mark in the same frames. The `mask` "
+            "column lists, per frame, the cells each row's frames erase and cover; the "
+            "Oracle-State tables leave an erased object out and list every covered cell as "
+            "hidden, decoys included. A build without NoCue rows (e.g. the quickstart's Full / "
+            "CF items) draws no mark at all.")
+
+
 def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]) -> str:
     """Each world's "how it was made" text; with both worlds, each under its name."""
     worlds = worlds_of(configs)
@@ -194,6 +216,8 @@ def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]
         "approach": f"{APPROACH:g} m",
         "area_size": "x".join(map(str, AREA_SIZE)), "view": "x".join(map(str, VIEW_SIZE)),
         "renderer": _renderer(validation), "seed": seed,
+        "nocue_style": validation.get("nocue_style", "not recorded"),
+        "nocue_style_text": nocue_style_text(validation.get("nocue_style")),
     }
     parts = [_fragment("worlds", w, facts) for w in worlds]
     if len(parts) == 1:

@@ -7,6 +7,7 @@ import os
 
 from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.profiles import PROFILES
+from gridwm_judge.schema import DEFAULT_NOCUE_STYLE
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import ALL_CONFIGS
 
@@ -38,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--configs", type=_configs, default=None,
                    help="comma-separated subset of the profile's configs (default all): "
                         f"{', '.join(ALL_CONFIGS)}")
+    b.add_argument("--nocue-style", default=DEFAULT_NOCUE_STYLE,
+                   help="how MiniGrid's NoCue frames hide the evidence: clean (no mark only "
+                        "NoCue shows: a key, ball, box or goal is erased; a door, wall or lava "
+                        "cell keeps a grey square that Full and CF carry too, on wall cells) "
+                        "or occlude (the paper's grey square on NoCue only) "
+                        f"(default {DEFAULT_NOCUE_STYLE})")
     b.add_argument("--overwrite", action="store_true", help="replace a non-empty --out folder")
 
     p = add_command(
@@ -58,7 +65,8 @@ def _build(args: argparse.Namespace) -> int:
     report = build_dataset(args.out, args.profile, seed=args.seed,
                            sampling_seed=args.sampling_seed, num_proc=args.num_proc,
                            configs=args.configs, overwrite=args.overwrite,
-                           progress=lambda line: print(line, flush=True))
+                           progress=lambda line: print(line, flush=True),
+                           nocue_style=args.nocue_style)
     print(f"wrote {report.out} ({report.total_seconds:.1f}s); "
           f"load it with datasets.load_dataset({str(report.out)!r}, {report.configs[0]!r})")
     return 0

@@ -35,7 +35,7 @@ from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
 from gridwm_judge.prompts import PROMPT_VERSION
-from gridwm_judge.schema import DATASET_VERSION
+from gridwm_judge.schema import DATASET_VERSION, DEFAULT_NOCUE_STYLE, NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.workers import workers_die_with_parent
 
@@ -57,12 +57,15 @@ class BuildReport:
 
 
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
-                  configs: tuple[str, ...] | None) -> str:
+                  configs: tuple[str, ...] | None,
+                  nocue_style: str = DEFAULT_NOCUE_STYLE) -> str:
     cmd = ["gridwm-judge", "build", "--profile", profile, "--out", str(out)]
     if seed != GENERATION_SEED:
         cmd += ["--seed", str(seed)]
     if sampling_seed != SAMPLING_SEED:
         cmd += ["--sampling-seed", str(sampling_seed)]
+    if nocue_style != DEFAULT_NOCUE_STYLE:
+        cmd += ["--nocue-style", nocue_style]
     if configs:
         cmd += ["--configs", ",".join(configs)]
     return shlex.join(cmd)
@@ -93,19 +96,23 @@ def build_dataset(
     overwrite: bool = False,
     quiet: bool = True,
     progress: Callable[[str], None] | None = None,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> BuildReport:
     """Build ``profile`` into ``out`` and return what was written (see the module docstring).
 
     ``progress`` receives one plain line as each stage ends (groups generated, each config).
+    ``nocue_style`` (``schema.NOCUE_STYLES``) is how NoCue hides its evidence in MiniGrid
+    (``render.nocue_style``); it is recorded in the card, ``validation.json`` and the
+    ``nocue_style`` column.
     """
     with workers_die_with_parent(quiet_ctrl_c=True), _plain_failures():
         return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,
                       configs=configs, overwrite=overwrite, quiet=quiet,
-                      progress=progress or (lambda line: None))
+                      progress=progress or (lambda line: None), nocue_style=nocue_style)
 
 
 def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, quiet,
-           progress) -> BuildReport:
+           progress, nocue_style) -> BuildReport:
     import datasets
 
     from gridwm_judge.dataset.builder import GridWMJudge  # imports datasets: only when building
@@ -117,6 +124,9 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     for name, value in (("seed", seed), ("sampling_seed", sampling_seed)):
         if not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if nocue_style not in NOCUE_STYLES:
+        raise ValueError(f"unknown --nocue-style {nocue_style!r}; expected one of "
+                         f"{', '.join(NOCUE_STYLES)}")
     out = Path(out).resolve()
     check_out_dir(out, overwrite, ours=("validation.json", "data"), what="dataset folder")
     if quiet:
@@ -143,8 +153,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         for config in chosen:
             t0 = time.perf_counter()
             builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
-                                  pool=pool, seed=seed,
-                                  sampling_seed=sampling_seed, cache_dir=str(stage / ".cache"))
+                                  pool=pool, seed=seed, sampling_seed=sampling_seed,
+                                  nocue_style=nocue_style, cache_dir=str(stage / ".cache"))
             prepared = stage / ".prepared" / config
             builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
                                          num_proc=num_proc if num_proc > 1 else None)
@@ -165,6 +175,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             "dataset_version": DATASET_VERSION,
             "profile": prof.name,
             "seeds": {"generation": seed, "sampling": sampling_seed},
+            "nocue_style": nocue_style,
             "configs": {c: checks.check_config(stage, c, prof.plan(c).expected_rows)
                         for c in chosen},
             "generation": pool.report(),
@@ -180,7 +191,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             raise ValueError(f"build of profile {prof.name!r} failed its checks: {'; '.join(bad)}")
         card.render(stage, splits=splits, validation=report, profile=prof,
                     build_command=build_command(prof.name, Path("gridwm-judge-data"), seed,
-                                                sampling_seed, configs and chosen))
+                                                sampling_seed, configs and chosen,
+                                                nocue_style))
         replace_dir(stage, out)
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()

@@ -9,6 +9,7 @@ from gridwm_judge.render.frames import (
     Crop,
     MiniGridWorld,
     crop_box,
+    minigrid_world,
     render_frames,
     rollout_of,
 )
@@ -23,6 +24,13 @@ from gridwm_judge.render.layout import (
     split,
 )
 from gridwm_judge.render.masks import MaskCheck, check_nocue_mask, mask_pixel_iou
+from gridwm_judge.render.nocue_style import (
+    DEFAULT_NOCUE_STYLE,
+    TARGET_RULE,
+    FrameMark,
+    mark_spec,
+    variant_marks,
+)
 from gridwm_judge.render.painter import FOG_RGB, GridPainter, tile_size_for
 from gridwm_judge.render.probes import VISUALS, apply_visual, rng_from_key, style_factors
 from gridwm_judge.render.tiles import classify_frame, palette, symbolic_grid
@@ -30,12 +38,15 @@ from gridwm_judge.render.tiles import classify_frame, palette, symbolic_grid
 __all__ = [
     "COMPOSITE_MAX_PX",
     "DEFAULT_MAX_FRAMES",
+    "DEFAULT_NOCUE_STYLE",
     "FOG_RGB",
     "MINIGRID",
     "SPLIT_MAX_PX",
+    "TARGET_RULE",
     "VARIANTS",
     "VISUALS",
     "Crop",
+    "FrameMark",
     "GridPainter",
     "MaskCheck",
     "MiniGridWorld",
@@ -46,7 +57,9 @@ __all__ = [
     "composite",
     "crop_box",
     "keyframes",
+    "mark_spec",
     "mask_pixel_iou",
+    "minigrid_world",
     "palette",
     "panel_size",
     "render_frames",
@@ -58,4 +71,5 @@ __all__ = [
     "style_factors",
     "symbolic_grid",
     "tile_size_for",
+    "variant_marks",
 ]

@@ -1,7 +1,9 @@
 """Frames of a trajectory group's variants, replayed in real MiniGrid and rendered once.
 
-``render_frames(group, "nocue")`` applies the NoCue mask (fog over the masked tiles of the
-masked frames); ``"cf"`` replays under the group's intervention. Frames are cached per
+``render_frames(group, "nocue")`` draws NoCue's marks in the NoCue style given
+(``render.nocue_style``: ``clean`` erases a key / ball / box / goal and balances the grey square
+on a door / wall / lava with the same squares in Full and CF; ``occlude`` is the paper's grey
+square on NoCue only); ``"cf"`` replays under the group's intervention. Frames are cached per
 (group, variant, tile size, crop) in an LRU bounded by ``CACHE_BYTES`` and returned read-only,
 so tasks that reuse a group (Task C's presentations, Task A's negatives) render each state once.
 
@@ -10,8 +12,9 @@ Full/NoCue/CF frames stay pixel-aligned): MultiRoom's 25x25 grid is mostly empty
 the full grid would shrink its rooms to a corner of each storyboard panel. Task B, whose
 coordinates count from the full grid's top-left, paints full frames with ``GridPainter``.
 
-``MINIGRID`` is MiniGrid's ``gridwm_judge.world.World``: the object row builders are given to
-get a group's frames and the action vocabulary.
+``MINIGRID`` is MiniGrid's plain ``gridwm_judge.world.World`` (the simulator's frames, no
+NoCue mark in any variant; it refuses NoCue): what the configs without NoCue rows (A, B, E)
+are given. ``minigrid_world(style)`` is the world of the configs with NoCue rows.
 """
 
 from __future__ import annotations
@@ -22,6 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridwm_judge.render.nocue_style import (
+    DEFAULT_NOCUE_STYLE,
+    check_style,
+    marks_by_frame,
+    variant_marks,
+)
 from gridwm_judge.render.painter import GridPainter, tile_size_for
 from gridwm_judge.sim.grid import objects
 from gridwm_judge.sim.interventions import replay_envs
@@ -84,14 +93,17 @@ def render_frames(
     crop: bool = True,
     tile_size: int | None = None,
     show_carrying: bool = True,
+    nocue_style: str | None = DEFAULT_NOCUE_STYLE,
 ) -> list[np.ndarray]:
     """One RGB uint8 frame (H, W, 3) per state of ``variant``, top-down.
 
     ``crop=True`` shows only ``crop_box(group)`` (tile size chosen for the cropped size);
-    ``crop=False`` shows the full grid. NoCue frames have the mask applied. Frames are
+    ``crop=False`` shows the full grid. The variant's NoCue marks are drawn in
+    ``nocue_style`` (None: no mark in any variant, the simulator's own frames). Frames are
     read-only (shared through the cache).
     """
     rollout = rollout_of(group, variant)
+    marks = marks_by_frame(variant_marks(group, variant, nocue_style))
     key = (
         group.group_id,
         group.env_id,
@@ -99,7 +111,7 @@ def render_frames(
         variant,
         tuple(group.actions),
         json.dumps(list(rollout.intervention), sort_keys=True),
-        json.dumps(list(rollout.mask), sort_keys=True) if variant == "nocue" else "",
+        repr(sorted(marks.items())),
         tile_size,
         show_carrying,
         crop,
@@ -108,7 +120,6 @@ def render_frames(
     if hit is not None:
         _CACHE.move_to_end(key)
         return list(hit)
-    fog = mask_by_frame(rollout) if variant == "nocue" else {}
     box = crop_box(group) if crop else None
     painter = None
     frames: list[np.ndarray] = []
@@ -123,7 +134,9 @@ def render_frames(
             rows = slice(box.y * size, (box.y + box.height) * size)
             cols = slice(box.x * size, (box.x + box.width) * size)
         # A copy, not a view: the cache then holds (and counts) only the cropped pixels.
-        frame = painter.paint(env, fog.get(t, ()))[rows, cols].copy()
+        mark = marks.get(t)
+        frame = painter.paint(env, mark.occlude if mark else (),
+                              mark.erase if mark else ())[rows, cols].copy()
         frame.setflags(write=False)
         frames.append(frame)
     if len(frames) != len(rollout.states):
@@ -143,15 +156,31 @@ def _cache_bytes() -> int:
 
 @dataclass(frozen=True)
 class MiniGridWorld:
-    """MiniGrid as a ``gridwm_judge.world.World``: cropped top-down frames, MiniGrid's actions."""
+    """MiniGrid as a ``gridwm_judge.world.World``: cropped top-down frames, MiniGrid's actions.
+
+    ``nocue_style`` (``schema.NOCUE_STYLES``) is how its frames hide NoCue's evidence, and
+    (``clean``) balance that mark in Full and CF; None draws no mark anywhere and refuses
+    NoCue (for configs that show no NoCue row).
+    """
 
     name: str = "minigrid"
     action_names: tuple[str, ...] = ACTION_NAMES
+    nocue_style: str | None = None
 
     def frames(self, group: Group, variant: str) -> list[np.ndarray]:
-        """``render_frames(group, variant)``: cropped, NoCue-masked, read-only."""
+        """``render_frames(group, variant, nocue_style=...)``: cropped, read-only."""
         check_world(group, self)
-        return render_frames(group, variant)
+        if variant == "nocue" and self.nocue_style is None:
+            raise ValueError(f"{group.group_id}: this MiniGrid world draws no NoCue mark; "
+                             "render NoCue with minigrid_world(style)")
+        return render_frames(group, variant, nocue_style=self.nocue_style)
 
 
 MINIGRID = MiniGridWorld()
+
+
+def minigrid_world(nocue_style: str | None) -> MiniGridWorld:
+    """MiniGrid's world drawing NoCue in ``nocue_style`` (None: ``MINIGRID``, no mark)."""
+    if nocue_style is None:
+        return MINIGRID
+    return MiniGridWorld(nocue_style=check_style(nocue_style))

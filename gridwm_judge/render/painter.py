@@ -35,7 +35,8 @@ TILE_SIZES = (8, 16, 24, 32)
 32 px), so a short ladder of sizes keeps the number of distinct tiles, and the first-render
 cost per process, small; every tile is cached after that."""
 FOG_RGB = (160, 160, 160)
-"""Opaque neutral fog painted over NoCue-masked tiles (distinct from MiniGrid's grey walls)."""
+"""Opaque neutral fog painted over NoCue's occluded tiles (distinct from MiniGrid's grey walls);
+which tiles, and in which variants, is ``render.nocue_style``'s business."""
 BADGE_FRACTION = 0.45
 
 
@@ -189,8 +190,11 @@ class GridPainter:
         self._agent: tuple | None = None
         self._img: np.ndarray | None = None
 
-    def paint(self, env, fog: Iterable[Iterable[int]] = ()) -> np.ndarray:
-        """Frame of ``env``'s current state; ``fog`` lists (x, y) tiles to cover with fog."""
+    def paint(self, env, fog: Iterable[Iterable[int]] = (),
+              erase: Iterable[Iterable[int]] = ()) -> np.ndarray:
+        """Frame of ``env``'s current state; ``fog`` lists (x, y) tiles to cover with fog,
+        ``erase`` tiles to draw as the empty floor tile (the agent and its badge, if there,
+        drawn on it as MiniGrid would)."""
         grid = env.grid
         enc = grid.encode()
         carrying = env.carrying if self.show_carrying else None
@@ -218,6 +222,14 @@ class GridPainter:
             self._img[j * ts : (j + 1) * ts, i * ts : (i + 1) * ts] = tile
         self._enc, self._agent = enc, agent
         out = self._img.copy()
+        for x, y in erase:
+            x, y = int(x), int(y)
+            if not (0 <= x < grid.width and 0 <= y < grid.height):
+                raise ValueError(f"erased tile {(x, y)} outside the "
+                                 f"{grid.width}x{grid.height} grid")
+            here = (x, y) == agent[:2]
+            out[y * ts : (y + 1) * ts, x * ts : (x + 1) * ts] = render_tile(
+                None, agent[2] if here else None, carrying if here else None, ts)
         paint_fog(out, fog, self.tile_size)
         return out
 

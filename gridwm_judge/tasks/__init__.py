@@ -39,6 +39,12 @@ TASK_MODULES: dict[str, ModuleType] = {
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
+NOCUE_CONFIGS: tuple[str, ...] = (
+    "task_c", "task_d", "miniworld_c", "miniworld_d", "prompt_ablation", "oracle_state",
+)
+"""Configs whose rows can show a NoCue variant: their ``build_rows`` take ``nocue_style=``
+(``schema.NOCUE_STYLES``) and record it in the ``nocue_style`` column."""
+
 
 def task_module(config: str) -> ModuleType:
     """The module implementing ``config`` (``task_a`` ... ``task_e``, ``miniworld_c``, ...)."""
@@ -53,4 +59,4 @@ def build_rows(config: str, groups: Sequence[Any], *, n_items: int | None = None
     return list(task_module(config).build_rows(groups, n_items=n_items, seed=seed, **options))
 
 
-__all__ = ["TASK_MODULES", "build_rows", "task_module"]
+__all__ = ["NOCUE_CONFIGS", "TASK_MODULES", "build_rows", "task_module"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gridwm_judge.prompts import miniworld_d_prompt
+from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import VARIANTS
 from gridwm_judge.tasks import task_d
 from gridwm_judge.tasks.miniworld_c import default_world, rename
@@ -40,6 +41,7 @@ def build_rows(
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
     world: World | None = None,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> list[dict]:
     """MiniWorld Task D rows (order: mission batch, query group, variant, condition)."""
     world = world or default_world()
@@ -47,7 +49,8 @@ def build_rows(
     rows: list[dict] = []
     for batch in mission_batches(groups):
         rows += task_d.build_rows(batch, seed=seed, conditions=conditions, variants=variants,
-                                  max_frames=max_frames, world=world)
+                                  max_frames=max_frames, world=world,
+                                  nocue_style=nocue_style)
     for row in rows:
         rename(row, "D", TASK)
         row["prompt"] = miniworld_d_prompt(missions[row["group_id"]], row["framing"])

@@ -18,8 +18,11 @@ The state table is built from the very frame indices the storyboards show and ho
 those frames show: the agent's cell and heading, what it carries, and every non-wall object
 on the grid (type, colour, cell, door state), cells counted in the storyboard frame's crop
 (the smallest rectangle holding the level's walls, which the text-only arm's note names).
-NoCue's mask is applied to it as to the pixels: in a masked frame the covered cells are listed
-as hidden and whatever lies under them (an object, the agent) is left out. The table never
+NoCue's marks are applied to it as to the pixels (``render.nocue_style``): a cell under the
+grey square is listed as hidden and whatever lies under it (an object, the agent) is left out,
+in every variant that draws the square (under the ``clean`` style Full and CF carry the
+squares that balance NoCue's, on wall cells); an erased object is simply absent, as in the
+picture. The table never
 holds the mission, the objective as such, the gold, reward, success, termination or
 truncation, the intervention or the validators (the rows keep the mission as an audit column).
 MiniGrid only (it reads MiniGrid's state dicts). ``seed`` is accepted for the common
@@ -33,14 +36,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.prompts import oracle_state_prompt
-from gridwm_judge.render import MINIGRID, Crop, crop_box
-from gridwm_judge.render.frames import mask_by_frame
+from gridwm_judge.render import DEFAULT_NOCUE_STYLE, Crop, FrameMark, crop_box
+from gridwm_judge.render.nocue_style import marks_by_frame, variant_marks
 from gridwm_judge.schema import EVIDENCE, VARIANTS
 from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.task_table import OS_VERDICTS
 from gridwm_judge.tasks.rows import counted_rows, variant_row
-from gridwm_judge.tasks.task_c import Storyboards, check_choices
+from gridwm_judge.tasks.task_c import Storyboards, check_choices, nocue_setup
 from gridwm_judge.tasks.task_d import env_batches
 from gridwm_judge.world import Group, rollout_of
 
@@ -79,11 +82,13 @@ def _thing(obj: Mapping[str, Any]) -> str:
     return f"{obj['type']} {obj['color']}"
 
 
-def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[int]] = ()
-               ) -> str:
-    """One keyframe's observable facts; ``hidden`` cells (NoCue's mask in this frame) are
-    listed as hidden and nothing under them is told."""
+def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[int]] = (),
+               erased: Sequence[Sequence[int]] = ()) -> str:
+    """One keyframe's observable facts; ``hidden`` cells (under a grey square in this frame)
+    are listed as hidden and nothing under them is told; objects on ``erased`` cells (drawn as
+    empty floor in this frame) are left out without a word."""
     cover = {(int(x), int(y)) for x, y in hidden}
+    gone = {(int(x), int(y)) for x, y in erased}
     agent = tuple(int(v) for v in state["agent_pos"])
     if agent in cover:
         head = "agent hidden"
@@ -93,7 +98,7 @@ def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[i
                 f"carrying {_thing(carry) if carry else 'nothing'}")
     objs = []
     for o in state["objects"]:
-        if (int(o["pos"][0]), int(o["pos"][1])) in cover:
+        if (int(o["pos"][0]), int(o["pos"][1])) in cover | gone:
             continue
         text = f"{_thing(o)} {_cell(o['pos'], crop)}"
         objs.append(f"{text} {o['state']}" if o["type"] == "door" and o.get("state") else text)
@@ -101,14 +106,17 @@ def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[i
     return f"{head}; objects: {'; '.join(objs) if objs else 'none'}"
 
 
-def state_table(group: Group, variant: str, indices: Sequence[int], crop: Crop) -> str:
-    """The numbered lines of ``variant``'s shown keyframes ``indices`` (chronological)."""
+def state_table(group: Group, variant: str, indices: Sequence[int], crop: Crop,
+                nocue_style: str | None = DEFAULT_NOCUE_STYLE) -> str:
+    """The numbered lines of ``variant``'s shown keyframes ``indices`` (chronological), with
+    the marks its frames draw in ``nocue_style`` (None: none)."""
     rollout = rollout_of(group, variant)
-    fog = mask_by_frame(rollout) if variant == "nocue" else {}
-    return "\n".join(
-        f"{n}. {state_line(rollout.states[t], crop, fog.get(int(t), ()))}"
-        for n, t in enumerate(indices, start=1)
-    )
+    marks = marks_by_frame(variant_marks(group, variant, nocue_style))
+    lines = []
+    for n, t in enumerate(indices, start=1):
+        mark = marks.get(int(t), FrameMark(int(t)))
+        lines.append(f"{n}. {state_line(rollout.states[t], crop, mark.occlude, mark.erase)}")
+    return "\n".join(lines)
 
 
 def staged_answer(reference: Group, label: int) -> str:
@@ -125,6 +133,7 @@ def build_rows(
     variants: Sequence[str] = VARIANTS,
     arms: Sequence[str] = EVIDENCE,
     max_frames: int | None = None,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> list[dict]:
     """Oracle-State rows (order: env batch, query group, variant, arm).
 
@@ -133,22 +142,23 @@ def build_rows(
     """
     variants = check_choices("variants", variants, VARIANTS)
     arms = check_choices("arms", arms, EVIDENCE)
+    world, style = nocue_setup(nocue_style, variants, None)
     rows: list[dict] = []
     for reference, queries in env_batches(groups):
         task_type(reference.family)
-        ref_boards = Storyboards(reference, world=MINIGRID, max_frames=max_frames)
+        ref_boards = Storyboards(reference, world=world, max_frames=max_frames)
         ref_shown = ref_boards.shown("full", "orig")
-        ref_table = state_table(reference, "full", ref_shown, crop_box(reference))
+        ref_table = state_table(reference, "full", ref_shown, crop_box(reference), style)
         for query in queries:
-            boards = Storyboards(query, world=MINIGRID, max_frames=max_frames)
+            boards = Storyboards(query, world=world, max_frames=max_frames)
             crop = crop_box(query)
             for variant in variants:
-                base = variant_row(query, variant)
+                base = variant_row(query, variant, style)
                 item_id = f"OS.{query.group_id}.{variant}"
                 shown = boards.shown(variant, "orig")
                 images = (ref_boards.images("full", "orig", "clean", "composite")
                           + boards.images(variant, "orig", "clean", "composite"))
-                table = state_table(query, variant, shown, crop)
+                table = state_table(query, variant, shown, crop, style)
                 for arm in arms:
                     row = dict(base)
                     row.update(

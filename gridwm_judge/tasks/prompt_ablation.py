@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gridwm_judge.prompts import prompt_ablation_prompt
-from gridwm_judge.render import MINIGRID
+from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.task_table import JsonVerdict, task_spec
 from gridwm_judge.tasks import task_d
@@ -55,7 +55,8 @@ def build_rows(
     styles: Sequence[str] = PROMPT_STYLES,
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
-    world: World = MINIGRID,
+    world: World | None = None,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> list[dict]:
     """The ablation's rows: Task D's clean-neutral rows of ``variants``, once per style.
 
@@ -65,7 +66,8 @@ def build_rows(
     styles = check_choices("styles", styles, task_spec(TASK).styles)
     rows = []
     for d_row in task_d.build_rows(groups, conditions=(CONDITION,), variants=variants,
-                                   max_frames=max_frames, world=world):
+                                   max_frames=max_frames, world=world,
+                                   nocue_style=nocue_style):
         item_id = f"{TASK}.{d_row['group_id']}.{d_row['variant']}"
         for style in styles:
             row = dict(d_row)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.render import MINIGRID, mark_spec, variant_marks
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.world import Group, rollout_of
 
@@ -32,16 +33,24 @@ def base_row(group: Group) -> dict[str, Any]:
     return row
 
 
-def variant_row(group: Group, variant: str) -> dict[str, Any]:
-    """``base_row`` plus the columns of one variant: label, variant, CF ops, NoCue mask."""
+def variant_row(group: Group, variant: str, nocue_style: str | None = None) -> dict[str, Any]:
+    """``base_row`` plus the columns of one variant: label, variant, CF ops, the marks its
+    frames draw (``mask``) and the build's ``nocue_style`` (None: the config shows no NoCue
+    row, '' in the column). MiniGrid's ``clean`` marks are ``render.nocue_style``'s cells;
+    otherwise the mask is NoCue's recorded spec (MiniWorld hides its entity the same way
+    under both styles)."""
     ro = rollout_of(group, variant)
+    mask = list(ro.mask) if variant == "nocue" else []
+    if nocue_style == "clean" and group.world == MINIGRID.name:
+        mask = mark_spec(variant_marks(group, variant, nocue_style), nocue_style)
     row = base_row(group)
     row.update(
         label=int(bool(ro.success)),
         variant=variant,
         intervention=json.dumps(list(ro.intervention) if variant == "cf" else [],
                                 sort_keys=True),
-        mask=json.dumps(list(ro.mask) if variant == "nocue" else [], sort_keys=True),
+        mask=json.dumps(mask, sort_keys=True),
+        nocue_style=nocue_style or "",
     )
     return row
 

@@ -20,8 +20,9 @@ show (gate D3: identical prompts), the reversed storyboard shows the very same n
 frames in the other order, and composite and split show the same perturbed frames: each probe
 changes one factor. Style uses one set of factors per group (a consistent look); noise is
 drawn per frame. No sampling happens here; ``seed`` is accepted for the common
-``build_rows`` signature. Frames come from the ``world`` given (default MiniGrid), so any
-world whose groups satisfy ``gridwm_judge.world.Group`` gets the same presentations.
+``build_rows`` signature. Frames come from the ``world`` given (default MiniGrid, drawing NoCue
+in ``nocue_style``: see ``render.nocue_style``; rows record the style), so any world whose groups
+satisfy ``gridwm_judge.world.Group`` gets the same presentations.
 """
 
 from __future__ import annotations
@@ -32,7 +33,15 @@ from collections.abc import Iterable, Sequence
 from PIL import Image
 
 from gridwm_judge.prompts import task_c_prompt
-from gridwm_judge.render import MINIGRID, apply_visual, composite, keyframes, split
+from gridwm_judge.render import (
+    DEFAULT_NOCUE_STYLE,
+    apply_visual,
+    composite,
+    keyframes,
+    minigrid_world,
+    split,
+)
+from gridwm_judge.render.nocue_style import check_style
 from gridwm_judge.schema import REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
 from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.world import Group, World, check_world, rollout_of
@@ -72,8 +81,10 @@ class Storyboards:
     image once.
     """
 
-    def __init__(self, group: Group, *, world: World = MINIGRID,
+    def __init__(self, group: Group, *, world: World | None = None,
                  max_frames: int | None = None) -> None:
+        """``world`` renders ``group`` (default: MiniGrid, NoCue in the default style)."""
+        world = world if world is not None else minigrid_world(DEFAULT_NOCUE_STYLE)
         check_world(group, world)
         self.group = group
         self.world = world
@@ -143,6 +154,15 @@ def visual_key(group_id: str, visual: str, t: int) -> str:
     return f"{group_id}|{visual}" if visual == "style" else f"{group_id}|{visual}|t{t:03d}"
 
 
+def nocue_setup(nocue_style: str, variants: Sequence[str], world: World | None
+                ) -> tuple[World, str | None]:
+    """The world that renders rows of ``variants`` and the NoCue style they record: with a
+    NoCue variant, ``nocue_style`` (MiniGrid: ``minigrid_world(nocue_style)`` unless ``world``
+    is given); without one, None: no NoCue mark to balance, so MiniGrid draws none."""
+    style = check_style(nocue_style) if "nocue" in variants else None
+    return (world if world is not None else minigrid_world(style)), style
+
+
 def check_choices(name: str, values: Iterable[str], valid: Iterable[str]) -> tuple[str, ...]:
     """``values`` as a tuple; an empty or unknown choice is an error listing the valid ones."""
     values, valid = tuple(values), tuple(valid)
@@ -163,17 +183,20 @@ def build_rows(
     representations: Sequence[str] = REPRESENTATIONS,
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
-    world: World = MINIGRID,
+    world: World | None = None,
     families: Sequence[str] = TASK_C_FAMILIES,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> list[dict]:
     """Task C rows for ``groups`` (order: group, variant, representation, probe set, presentation).
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
-    ``world`` renders the groups; ``families`` are the env families allowed.
+    ``world`` renders the groups (default MiniGrid in ``nocue_style``, see
+    :func:`nocue_setup`); ``families`` are the env families allowed.
     """
     probe_sets = check_choices("probe_sets", probe_sets, PROBE_SETS)
     representations = check_choices("representations", representations, REPRESENTATIONS)
     variants = check_choices("variants", variants, VARIANTS)
+    world, style = nocue_setup(nocue_style, variants, world)
     rows: list[dict] = []
     for group in groups:
         if group.family not in families:
@@ -182,7 +205,7 @@ def build_rows(
             )
         boards = Storyboards(group, world=world, max_frames=max_frames)
         for variant in variants:
-            base = variant_row(group, variant)
+            base = variant_row(group, variant, style)
             label = base["label"]
             item_id = f"C.{group.group_id}.{variant}"
             for representation in representations:

@@ -18,10 +18,10 @@ import json
 from collections.abc import Sequence
 
 from gridwm_judge.prompts import task_d_prompt
-from gridwm_judge.render import MINIGRID
+from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import VARIANTS
 from gridwm_judge.tasks.rows import counted_rows, variant_row
-from gridwm_judge.tasks.task_c import Storyboards, check_choices
+from gridwm_judge.tasks.task_c import Storyboards, check_choices, nocue_setup
 from gridwm_judge.world import Group, World
 
 CONDITIONS: dict[str, tuple[str, str, str]] = {
@@ -59,15 +59,18 @@ def build_rows(
     conditions: Sequence[str] = tuple(CONDITIONS),
     variants: Sequence[str] = VARIANTS,
     max_frames: int | None = None,
-    world: World = MINIGRID,
+    world: World | None = None,
+    nocue_style: str = DEFAULT_NOCUE_STYLE,
 ) -> list[dict]:
     """Task D rows (order: env batch, query group, variant, condition).
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
-    ``world`` renders the groups (default MiniGrid).
+    ``world`` renders the groups (default MiniGrid in ``nocue_style``; see
+    ``task_c.nocue_setup``).
     """
     conditions = check_choices("conditions", conditions, CONDITIONS)
     variants = check_choices("variants", variants, VARIANTS)
+    world, style = nocue_setup(nocue_style, variants, world)
     rows: list[dict] = []
     for reference, queries in env_batches(groups):
         ref_boards = Storyboards(reference, world=world, max_frames=max_frames)
@@ -75,7 +78,7 @@ def build_rows(
         for query in queries:
             boards = Storyboards(query, world=world, max_frames=max_frames)
             for variant in variants:
-                base = variant_row(query, variant)
+                base = variant_row(query, variant, style)
                 item_id = f"D.{query.group_id}.{variant}"
                 for condition in conditions:
                     visual, framing, probe_set = CONDITIONS[condition]

@@ -27,20 +27,25 @@ def test_one_frame_per_state_and_read_only(groups):
         render_frames(g, "noisy")
 
 
-def test_nocue_differs_only_on_masked_frames(groups):
+@pytest.mark.parametrize("style", ["occlude", "clean"])
+def test_nocue_differs_only_on_masked_frames(groups, style):
     g = groups["doorkey"]
-    full, nocue = render_frames(g, "full"), render_frames(g, "nocue")
+    full = render_frames(g, "full", nocue_style=style)
+    nocue = render_frames(g, "nocue", nocue_style=style)
     masked = {m["t"] for m in g.nocue.mask}
     assert masked
     for t, (a, b) in enumerate(zip(full, nocue, strict=True)):
         assert np.array_equal(a, b) == (t not in masked)
-        if t in masked:
-            assert np.all(b[np.any(a != b, axis=2)] == FOG_RGB)
+        if t in masked:  # occlude: the grey square; clean: the key erased, no grey at all
+            changed = b[np.any(a != b, axis=2)]
+            assert np.all(changed == FOG_RGB) == (style == "occlude")
+            assert np.any(np.all(b == FOG_RGB, axis=2)) == (style == "occlude")
 
 
-def test_pixel_n1_passes_and_detects_misalignment(groups):
+@pytest.mark.parametrize("style", ["occlude", "clean"])
+def test_pixel_n1_passes_and_detects_misalignment(groups, style):
     for g in groups.values():
-        check = check_nocue_mask(g)
+        check = check_nocue_mask(g, nocue_style=style)
         assert check.passed, check
         assert check.min_iou >= 0.70 and 1 <= check.n_masked_frames <= check.budget
     clean = np.zeros((64, 64, 3), np.uint8)

@@ -17,7 +17,7 @@ from gridwm_judge.sim import generate_groups, replay_envs
 )
 def test_probes_keep_symbolic_grid(family):
     group = generate_groups(family, 1, 830000).groups[0]
-    frames = render_frames(group, "full")
+    frames = render_frames(group, "full", nocue_style=None)  # the simulator's own frames
     box = crop_box(group)
     wanted = set(keyframes(group, max_frames=4))
     checked = 0
@@ -50,6 +50,12 @@ def test_classifier_sees_carried_object_and_fog():
     labels = classify_frame(frame, frame.shape[0] // 8, ("green", "grey", "yellow"))
     agent = [lab for lab in labels.ravel() if "|agent" in lab]
     assert len(agent) == 1 and agent[0].endswith("+key_yellow")
-    nocue = render_frames(group, "nocue")[group.nocue.mask[0]["t"]]
+    first = group.nocue.mask[0]
+    nocue = render_frames(group, "nocue", nocue_style="occlude")[first["t"]]
     fog = classify_frame(nocue, nocue.shape[0] // 8, ("green", "grey", "yellow"))
-    assert (fog == "fog").sum() == len(group.nocue.mask[0]["tiles"])
+    assert (fog == "fog").sum() == len(first["tiles"])
+    # The clean style erases the key: its cell reads back as empty floor, nothing as fog.
+    erased = classify_frame(render_frames(group, "nocue", nocue_style="clean")[first["t"]],
+                            nocue.shape[0] // 8, ("green", "grey", "yellow"))
+    assert (erased == "fog").sum() == 0
+    assert all(erased[y, x] == "empty::" for x, y in first["tiles"])

@@ -1,5 +1,6 @@
 """oracle_state rows: three matched evidence arms, a state table that shows only what the shown
-frames show (NoCue's mask included) and never an excluded field, the staged gold."""
+frames show (NoCue's marks in either style included) and never an excluded field, the staged
+gold."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from gridwm_judge.render import crop_box
 from gridwm_judge.render.frames import mask_by_frame
+from gridwm_judge.render.nocue_style import variant_marks
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
@@ -101,31 +103,51 @@ def test_no_excluded_field_reaches_a_state_prompt(batches):
                 assert not re.search(r"storyboard|image", prompt, re.I), r["uid"]
 
 
-def test_nocue_hides_in_the_table_what_it_hides_in_the_frames(batches):
-    checked = 0
-    for _family, (groups, rows) in batches.items():
+def _query_lines(row: dict) -> list[str]:
+    text = _table(row["prompt"]).split("Query trajectory state table:")[1]
+    return [ln for ln in text.split("\n") if ln.strip()]
+
+
+@pytest.mark.parametrize("style", ["occlude", "clean"])
+def test_the_table_hides_what_the_frames_hide(batches, style):
+    """occlude: NoCue's covered cells are hidden, Full and CF list no hidden cell. clean: an
+    erased object is simply absent (no hidden line), a covered door / lava cell is hidden, and
+    Full and CF list their balancing squares as hidden in the same shown frames."""
+    checked = {"hidden": 0, "erased": 0, "decoy": 0}
+    for _family, (groups, _rows) in batches.items():
+        rows = oracle_state.build_rows(groups, nocue_style=style)
         query = groups[1]
         crop = crop_box(query)
-        fog = mask_by_frame(query.nocue)
-        nocue = next(r for r in rows if r["variant"] == "nocue" and r["evidence"] == "state")
-        full = next(r for r in rows if r["variant"] == "full" and r["evidence"] == "state")
-        shown = json.loads(nocue["frame_indices"])[1]
-        lines = _table(nocue["prompt"]).split("Query trajectory state table:")[1].split("\n")
-        full_lines = _table(full["prompt"]).split("Query trajectory state table:")[1].split("\n")
-        lines = [ln for ln in lines if ln.strip()]
-        full_lines = [ln for ln in full_lines if ln.strip()]
+        state = {r["variant"]: r for r in rows if r["evidence"] == "state"}
+        assert {r["nocue_style"] for r in rows} == {style}
+        lines = {v: _query_lines(r) for v, r in state.items()}
+        shown = json.loads(state["nocue"]["frame_indices"])[1]
+        marks = {v: {m.t: m for m in variant_marks(query, v, style)} for v in state}
         for n, t in enumerate(shown):
-            for x, y in fog.get(t, ()):
+            for x, y in mask_by_frame(query.nocue).get(t, ()):
                 cell = f"({x - crop.x}, {y - crop.y})"
-                hidden = [o for o in query.full.states[t]["objects"] if o["pos"] == [x, y]]
-                assert f"hidden {cell}" in lines[n]
-                for o in hidden:
-                    assert f"{o['type']} {o['color']} {cell}" not in lines[n]
-                    assert f"{o['type']} {o['color']} {cell}" in full_lines[n]
-                checked += 1
-        unmasked = [n for n, t in enumerate(shown) if t not in fog]
-        assert all(lines[n] == full_lines[n] for n in unmasked)
-    assert checked > 0  # some shown frame of some family is masked
+                under = [o for o in query.full.states[t]["objects"] if o["pos"] == [x, y]]
+                erased = style == "clean" and (x, y) in marks["nocue"][t].erase
+                assert (f"hidden {cell}" in lines["nocue"][n]) == (not erased)
+                for o in under:
+                    assert f"{o['type']} {o['color']} {cell}" not in lines["nocue"][n]
+                    assert f"{o['type']} {o['color']} {cell}" in lines["full"][n]
+                checked["erased" if erased else "hidden"] += 1
+            for v in ("full", "cf"):
+                drawn = marks[v].get(t)
+                hidden = re.findall(r"hidden \((\d+), (\d+)\)", lines[v][n])
+                want = [] if drawn is None else [(x - crop.x, y - crop.y)
+                                                 for x, y in drawn.occlude]
+                assert sorted((int(a), int(b)) for a, b in hidden) == sorted(want)
+                checked["decoy"] += len(want)
+        unmasked = [n for n, t in enumerate(shown) if t not in marks["nocue"]
+                    and t not in marks["full"]]
+        assert all(lines["nocue"][n] == lines["full"][n] for n in unmasked)
+    assert checked["hidden"] > 0
+    if style == "clean":
+        assert checked["erased"] > 0 and checked["decoy"] > 0
+    else:
+        assert checked["erased"] == checked["decoy"] == 0
 
 
 def test_staged_gold(batches):

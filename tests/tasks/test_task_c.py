@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from gridwm_judge.prompts import PROMPT_VERSION, REVERSED_NOTE
+from gridwm_judge.render import mark_spec, variant_marks
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.tasks import task_c
@@ -50,7 +51,11 @@ def test_answers_follow_the_simulator(rows, group):
     cf = next(r for r in rows if r["variant"] == "cf")
     assert json.loads(cf["intervention"]) == json.loads(json.dumps(list(group.cf.intervention)))
     nocue = next(r for r in rows if r["variant"] == "nocue")
-    assert json.loads(nocue["mask"]) and json.loads(cf["mask"]) == []
+    # The default clean style: RedBlueDoor's door keeps its square in NoCue, and CF carries
+    # the balancing squares; the mask column lists what each row's frames draw.
+    assert json.loads(nocue["mask"]) and json.loads(cf["mask"])
+    assert json.loads(cf["mask"]) == mark_spec(variant_marks(group, "cf", "clean"), "clean")
+    assert {r["nocue_style"] for r in rows} == {"clean"}
 
 
 def test_d3_full_and_cf_prompts_identical_images_differ(rows):
