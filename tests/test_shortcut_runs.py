@@ -96,3 +96,24 @@ def test_a_report_without_shortcut_runs_says_how_to_get_the_ceiling(smoke, tmp_p
     res = write_report([run], tmp_path / "report", n_resamples=100)
     text = (res.out / "tables" / "shortcut_ceiling.md").read_text()
     assert "No shortcut judge in this report" in text and "baseline:first-frame" in text
+
+
+def test_the_cards_ceiling_is_what_score_gives_the_same_shortcut(smoke, tmp_path):
+    """The build measures the ceiling on its canonical items; scoring a shortcut's run on the
+    same dataset gives the same IDR_raw, config by config and family by family."""
+    measured = json.loads((smoke / "validation.json").read_text())["shortcut_ceilings"]
+    assert set(measured) == {"task_a", "task_c", "task_d", "oracle_state"}
+    assert "## Shortcut ceiling" in (smoke / "README.md").read_text()
+    run = tmp_path / "lf"
+    assert _eval(smoke, run, "c,d,oracle_state", "baseline:last-frame") == 0
+    score(str(smoke), [run / "predictions.jsonl"], run, settings=Settings(n_resamples=100))
+    tasks = json.loads((run / "scores.json").read_text())["judges"]["baseline:last-frame"]["tasks"]
+    blocks = {"task_c": tasks["C"]["representations"]["composite"]["causal"],
+              "task_d": tasks["D"]["causal"],
+              "oracle_state": tasks["OS"]["arms"]["pixel"]["causal"]}
+    for config, block in blocks.items():
+        card = measured[config]["last-frame"]
+        assert card["all"]["idr_raw"]["value"] == block["metrics"]["idr_raw"]["value"], config
+        for fam, fam_block in block["by_family"].items():
+            assert card[fam]["idr_raw"]["value"] == fam_block["metrics"]["idr_raw"]["value"]
+            assert card[fam]["nocue_lift"]["value"] == fam_block["metrics"]["nocue_lift"]["value"]

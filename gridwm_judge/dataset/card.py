@@ -15,10 +15,10 @@ from string import Template
 from typing import Any
 
 from gridwm_judge import __version__
-from gridwm_judge.dataset import card_text
+from gridwm_judge.dataset import card_text, ceilings
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.resources import resource_path
-from gridwm_judge.schema import COLUMNS, MODEL_FACING
+from gridwm_judge.schema import COLUMNS, DATASET_VERSION, MODEL_FACING
 
 PRETTY_NAME = "GridWM-Judge"
 TASK_CATEGORIES = ["visual-question-answering", "image-text-to-text"]
@@ -137,6 +137,8 @@ def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[
         sampling_seed=seeds.get("sampling"),
         version=__version__,
         prompt_version=PROMPT_VERSION,
+        dataset_version=validation.get("dataset_version", DATASET_VERSION),
+        shortcut_ceilings=ceilings.markdown(validation.get("shortcut_ceilings") or {}),
         counts_table=counts_table(splits, validation),
         config_notes=card_text.config_notes(configs),
         config_paragraphs=card_text.config_paragraphs(configs, profile),

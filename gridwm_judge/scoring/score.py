@@ -19,7 +19,12 @@ from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.atomic import write_text
-from gridwm_judge.dataset_io import available_configs, dataset_fingerprint, load_task
+from gridwm_judge.dataset_io import (
+    available_configs,
+    dataset_fingerprint,
+    dataset_provenance,
+    load_task,
+)
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import (
@@ -146,6 +151,38 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
     return problems
 
 
+UNVERSIONED = "0.1.0"
+"""The dataset version of a build (or a run's dataset) that records none: versions were first
+recorded by 0.2.0."""
+
+
+def version_change(runs: Sequence[RunPredictions], dataset: str) -> str:
+    """Why the items may differ when a run was asked from another dataset version than the
+    given local dataset's, with how to rebuild the one it was asked from ("" otherwise)."""
+    if not Path(dataset).is_dir():
+        return ""
+    here = dataset_provenance(dataset).get("dataset_version") or UNVERSIONED
+    for run in runs:
+        if run.run is None:
+            continue
+        prov = run.run.get("dataset_provenance") or {}
+        asked = prov.get("dataset_version") or UNVERSIONED
+        if asked == here:
+            continue
+        package = prov.get("package_version") or run.run.get("package_version") or asked
+        seeds = prov.get("seeds") or {}
+        build = (f"gridwm-judge build --profile {prov.get('profile', 'PROFILE')} "
+                 f"--seed {seeds.get('generation', 'SEED')} "
+                 f"--sampling-seed {seeds.get('sampling', 'SEED')} --out DIR")
+        return (f". The dataset changed version: {run.path} was asked from dataset version "
+                f"{asked}, the dataset given is version {here} (CHANGELOG.md says what "
+                f"changed). Rebuild the one it was asked from with the release that built it: "
+                f"pip install 'gridwm-judge=={package}' && {build}"
+                + (" (its task_c and task_d items are also rebuilt by this release with "
+                   "--nocue-style occlude)" if asked == UNVERSIONED else ""))
+    return ""
+
+
 def _unknown_uids(runs: Sequence[RunPredictions], known: set[str], keep: set[str] | None
                   ) -> list[str]:
     """One problem per predictions file with uids the dataset does not hold."""
@@ -198,7 +235,8 @@ def score(
     if problems and not allow_mismatch:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise ItemMismatchError(f"refusing to score: {problems[0]}{more}; score against the "
-                                "dataset the run was asked from, or pass --allow-mismatch")
+                                "dataset the run was asked from, or pass --allow-mismatch"
+                                + version_change(runs, dataset))
     by_judge: dict[str, list[PredictionRecord]] = {}
     reads_gold: set[str] = set()
     for run in runs:
