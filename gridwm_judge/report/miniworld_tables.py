@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum
@@ -94,12 +95,14 @@ def miniworld_headline(data: ReportData) -> Table:
             errored = sum(cov.errored for t, cov in e.scores.coverage.items()
                           if t in _NAMES)
             if errored:  # never answered: shown as such, never diagnosed
-                rows.append((e.label, DASH, *[DASH] * 8, f"no answers ({errored} requests "
+                rows.append((e.label, DASH, *[DASH] * 9, f"no answers ({errored} requests "
                              "errored)"))
             continue
         c = scopes.get(scope) if scope else None
         p = _m(c, "p_active")
         md = e.scores.block("MD", "causal")
+        best = (None if shortcuts.is_shortcut(e) or scope is None
+                else shortcuts.best_shortcut(data, scope.split("/")[0]))
         rows.append((
             e.label,
             scope or DASH,
@@ -107,6 +110,7 @@ def miniworld_headline(data: ReportData) -> Table:
             DASH if p is None else f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
             fnum(_v(c, "idr_raw"), 2),
             fnum(_v(c, "acc_cf"), 2),
+            DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
             fnum(_min_family(e, "ns", (scope,)), 2),
             fnum(_min_family(e, "jcr", (scope,)), 2),
             fnum(_v(md, "idr_raw"), 2) if md else "not run",
@@ -116,14 +120,15 @@ def miniworld_headline(data: ReportData) -> Table:
     return Table(
         "miniworld_headline",
         "MiniWorld (3D) headline: the same question on first-person views",
-        ("judge", "scope", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min",
-         "IDR_raw MD", "Acc_A1 MA", "flags"),
+        ("judge", "scope", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "shortcut IDR",
+         "NS_min", "JCR_min", "IDR_raw MD", "Acc_A1 MA", "flags"),
         tuple(rows),
         (
             MINIWORLD_NOTE,
-            "Scope: MC composite (eligible pairs), else MC split, else MD. NS_min / JCR_min: the "
-            "least stable probe family of that scope. IDR_raw MD: reference-aided, all groups. "
-            "Acc_A1 chance = 0.25. Flags: MiniWorld's own failure modes ("
+            "Scope: MC composite (eligible pairs), else MC split, else MD. Shortcut IDR: the best "
+            "shortcut judge's IDR_raw on the same config (see shortcut_ceiling). NS_min / "
+            "JCR_min: the least stable probe family of that scope. IDR_raw MD: reference-aided, "
+            "all groups. Acc_A1 chance = 0.25. Flags: MiniWorld's own failure modes ("
             + ", ".join(SHORT.values()) + "; see failure_modes.md).",
             *coverage_note(data, ("MA", "MC", "MD")),
         ),
