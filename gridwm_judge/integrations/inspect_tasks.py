@@ -6,6 +6,8 @@ entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
 
 MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``; a build of the
 ``miniworld`` profile) are tasks of their own, scored by the same recipes as Tasks A, C and D.
+Task A and MA print accuracy per action condition only (``acc_a1`` for orig, ``acc_shuffle``,
+``acc_mask``, with their clustered standard errors) and no accuracy pooled over the three.
 So are the controlled analyses: ``oracle_state`` (its State arm is text only: a sample with no
 image) and ``prompt_ablation``, whose three prompt styles are asked in one eval, each row with
 its style's budget (the task's budget, or ``--max-tokens``, times the style's factor, as
@@ -47,10 +49,12 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from gridwm_judge import __version__
 from gridwm_judge.dataset_io import dataset_fingerprint
 from gridwm_judge.integrations.items import (
+    CONDITION_FIGURES,
     Item,
     grade_response,
     image_data_uri,
     load_items,
+    pooled_accuracy,
     task_figures,
 )
 from gridwm_judge.prompts import PROMPT_VERSION
@@ -97,6 +101,26 @@ def _figures(select: Callable[[str], bool]) -> Metric:
 def task_metrics() -> Metric:
     """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
     return _figures(lambda k: True)
+
+
+@metric
+def condition_stderr() -> Metric:
+    """Standard error of each action condition's accuracy (``acc_a1_stderr``,
+    ``acc_shuffle_stderr``, ``acc_mask_stderr``), over that condition's samples only,
+    clustered by trajectory group."""
+    clustered = stderr(cluster="group_id")
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        out = {}
+        for recipe_figures in CONDITION_FIGURES.values():
+            for name, condition in recipe_figures.items():
+                mine = [s for s in scores
+                        if (s.sample_metadata or {}).get("action_condition") == condition]
+                if mine:
+                    out[f"{name}_stderr"] = float(clustered(mine))
+        return out
+
+    return compute
 
 
 _SCI_FIGURES: dict[str, tuple[str, Callable[[str], bool]]] = {
@@ -196,12 +220,15 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
                          f"for representation {representation!r}")
     names = SCI_METRICS.get(spec.recipe)
     metrics = [_METRIC_FACTORIES[n]() for n in names] if names else [task_metrics()]
+    # A's and MA's rows are one question asked under three action conditions: their accuracy
+    # is printed per condition (task_metrics' acc_a1 / acc_shuffle / acc_mask), never pooled.
+    overall = [accuracy(), stderr()] if pooled_accuracy(spec) else [condition_stderr()]
     return Task(
         dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
                               location=str(dataset)),
         solver=generate_in_style_budget() if spec.styles else generate(),
         scorer=gridwm_answer(),
-        metrics=[accuracy(), stderr(), *metrics],
+        metrics=[*overall, *metrics],
         config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
         name=spec.config,
         metadata={

@@ -18,12 +18,12 @@ from gridwm_judge.dataset_io import load_task
 from gridwm_judge.item_hash import item_digest, stored_image_bytes
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
-from gridwm_judge.schema import REPRESENTATIONS
+from gridwm_judge.schema import ACTION_CONDITIONS, REPRESENTATIONS
 from gridwm_judge.scoring.grading import GradedRow, graded_row
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.scoring.task_scores import Batch, Settings
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.scoring.task_scores import Batch, Settings, accuracy_name
+from gridwm_judge.task_table import TaskSpec, task_spec
 
 BRIDGE_JUDGE = "bridge"
 """Judge name on graded rows built inside a framework (the framework knows the model)."""
@@ -35,6 +35,20 @@ _SKIP = ("representations", "families", "causal", "vcc", "arms", "stages", "styl
 difference ``idr_raw_structured_verdict-direct``)."""
 _LEAVE_OUT = ("by_condition", "by_question")
 """Sub-blocks a framework's summary leaves to ``gridwm-judge score``."""
+CONDITION_FIGURES: dict[str, dict[str, str]] = {
+    "next_state": {accuracy_name(c): c for c in ACTION_CONDITIONS},
+}
+"""By scoring recipe, the figures that one action condition's rows alone define (figure ->
+condition): Task A's and MiniWorld's MA accuracy under orig (``acc_a1``), shuffle
+(``acc_shuffle``) and mask (``acc_mask``). These tasks ask each question three ways, so an
+accuracy over all their rows would pool the true action with a wrong and a hidden one:
+:func:`pooled_accuracy` is False for them and the bridges print accuracy per condition only."""
+
+
+def pooled_accuracy(spec: TaskSpec) -> bool:
+    """Whether a bridge prints the share of correct answers over all of ``spec``'s rows: not
+    where the rows are one question asked under several conditions (:data:`CONDITION_FIGURES`)."""
+    return spec.recipe not in CONDITION_FIGURES
 
 
 @dataclass(frozen=True)

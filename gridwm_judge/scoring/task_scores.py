@@ -262,6 +262,12 @@ def score_task_d(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     return out
 
 
+def accuracy_name(condition: str) -> str:
+    """Task A's (and MA's) figure for accuracy under one action condition: ``acc_a1`` for
+    ``orig`` (the paper's Acc_A1), ``acc_shuffle``, ``acc_mask``."""
+    return "acc_a1" if condition == "orig" else f"acc_{condition}"
+
+
 def score_task_a(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
     res = task_a_metrics(
         [r.parsed for r in rows],
@@ -270,7 +276,7 @@ def score_task_a(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
         [r.action_condition for r in rows],
         [r.group_id for r in rows],
     )
-    ratios = {("acc_a1" if c == "orig" else f"acc_{c}"): r for c, r in res.acc.items()}
+    ratios = {accuracy_name(c): r for c, r in res.acc.items()}
     ratios.update({f"delta_{c}": r for c, r in res.delta.items()})
     tests = {c: _test_json(mcnemar(*nn)) for c, nn in res.discordant.items()}
     orig = [r for r in rows if r.action_condition == "orig"]

@@ -4,9 +4,14 @@ A question is one transition t -> t+1 of a group's Full rollout whose frames dif
 transitions, e.g. turning into nothing or toggling a wall, are excluded). The panel shows the
 current frame on the left and four lettered candidates on the right: the true next frame and
 three hard negatives, preferably other timesteps of the same trajectory (nearest in time
-first, a seeded pick among the closest), else the frame at the same step of other groups
-(same frame size first, then same env id, then same family). No candidate is pixel-identical
-to the gold or to another candidate. Gold letters are balanced over the selected questions and
+first, a seeded pick among the closest), else frames of other groups (same frame size
+first, then same env id, then same family; each group's frame at the same step first, then
+the steps next to it). No candidate is pixel-identical
+to another candidate, and no distractor to the current frame (such a frame is skipped and the
+next time step or group drawn): a "least change" rule would discard it without reading the
+action. The gold never equals the current frame either, since no-op transitions are not
+asked: there the unchanged frame would be the answer and a "no change" rule would find it
+by pixels alone. Gold letters are balanced over the selected questions and
 within each family (:func:`balanced_gold_slots`): every letter is gold for n/4 questions (+-1)
 of the config and of each family.
 
@@ -84,8 +89,11 @@ def transitions(group: Group, frames: Sequence[np.ndarray]) -> list[int]:
 
 
 def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -> list[Candidate]:
-    gold = fr.digests[gi][t + 1]
-    taken = {gold}
+    # Neither the gold nor the current frame may be a distractor: a candidate equal to the
+    # current frame is the wrong answer a "pick the frame that changed least, ignore the
+    # action" rule can discard without reading the action.
+    excluded = {fr.digests[gi][t + 1], fr.digests[gi][t]}
+    taken = set(excluded)
     near: list[int] = []
     for s in sorted(range(len(fr.digests[gi])), key=lambda s: (abs(s - (t + 1)), s)):
         d = fr.digests[gi][s]
@@ -98,19 +106,22 @@ def _negatives(gi: int, t: int, groups, fr: _Frames, rng: np.random.Generator) -
     out = [Candidate(gi, near[k], "same_trajectory") for k in picks]
     if len(out) < 3:
         g = groups[gi]
+        # A frame of another size would stand out by its shape alone: same shape first, then
+        # same env id, then same family; within that, each group's frame at step t+1 (or its
+        # last) before the steps next to it, so a skipped frame is replaced by a neighbouring
+        # step of a group like the question's rather than by a frame of another shape.
+
+        def preference(h: int, s: int) -> tuple:
+            s0 = min(t + 1, len(fr.digests[h]) - 1)
+            return (fr.shapes[h] != fr.shapes[gi], groups[h].env_id != g.env_id,
+                    groups[h].family != g.family, abs(s - s0), h, s)
+
         others = sorted(
-            (h for h in range(len(groups)) if h != gi),
-            # A frame of another size would stand out by its shape alone: same shape first.
-            key=lambda h: (
-                fr.shapes[h] != fr.shapes[gi],
-                groups[h].env_id != g.env_id,
-                groups[h].family != g.family,
-                h,
-            ),
+            ((h, s) for h in range(len(groups)) if h != gi for s in range(len(fr.digests[h]))),
+            key=lambda hs: preference(*hs),
         )
-        taken = {gold} | {fr.digests[c.group_index][c.t] for c in out}
-        for h in others:
-            s = min(t + 1, len(fr.digests[h]) - 1)
+        taken = excluded | {fr.digests[c.group_index][c.t] for c in out}
+        for h, s in others:
             d = fr.digests[h][s]
             if d not in taken:
                 taken.add(d)

@@ -16,6 +16,7 @@ from bridge_helpers import built, lmms_yaml, mock_model, score_judge, write_pred
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
+from gridwm_judge.integrations.items import CONDITION_FIGURES, pooled_accuracy  # noqa: E402
 from gridwm_judge.integrations.lmms_eval import utils  # noqa: E402
 from gridwm_judge.task_table import MINIWORLD_TASKS, Choice, task_spec  # noqa: E402
 
@@ -52,7 +53,7 @@ def expected_figures(judge, task: str) -> dict[str, float]:
     spec = task_spec(task)
     out: dict[str, float | None] = {}
     if spec.recipe == "next_state":
-        for m in ("acc_a1", "delta_shuffle", "delta_mask"):
+        for m in ("acc_a1", "acc_shuffle", "acc_mask", "delta_shuffle", "delta_mask"):
             out[m] = judge.metric(task, m).value
     elif spec.recipe == "presentation_invariance":
         out["vcc_rep"] = judge.metric(task, "vcc", "vcc_rep").value
@@ -84,7 +85,9 @@ def test_lmms_eval_yaml_per_miniworld_config_follows_the_task_table():
         assert (gen["max_new_tokens"], gen["temperature"], gen["do_sample"]) == (
             spec.max_tokens, 0, False)
         names = [m["metric"] for m in doc["metric_list"]]
-        assert names == ["accuracy", *utils.FIGURES[spec.name]]
+        assert names == list(utils.metric_names(spec.name))
+        # MA: accuracy per action condition only, never pooled (issue 20)
+        assert ("accuracy" in names) == (spec.recipe != "next_state")
         # the same metrics as MiniGrid's task of the same recipe
         (twin,) = [n for n, r in (("A", "next_state"), ("C", "presentation_invariance"),
                                   ("D", "reference_aided")) if r == spec.recipe]
@@ -108,7 +111,7 @@ def test_lmms_eval_hooks_on_miniworld_rows_equal_score(mw_build, tmp_path, confi
         for name, value in utils.process_results(doc, [said[doc["uid"]]]).items():
             per_metric.setdefault(name, []).append(json.loads(json.dumps(value)))
     task = task_spec(config).name
-    assert sorted(per_metric) == sorted(["accuracy", *utils.FIGURES[task]])
+    assert sorted(per_metric) == sorted(utils.metric_names(task))
     write_predictions(tmp_path / "p.jsonl", mw_build, config, said)
     judge = score_judge(mw_build, tmp_path / "p.jsonl", tmp_path / "s", "scripted")
     aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
@@ -121,8 +124,13 @@ def test_lmms_eval_hooks_on_miniworld_rows_equal_score(mw_build, tmp_path, confi
         if math.isnan(value):
             assert name not in expected, name
     cov = judge.coverage[task]
-    assert aggregated["accuracy"] == pytest.approx(
-        sum(r["correct"] for r in per_metric["accuracy"]) / cov.answered)
+    if "accuracy" in per_metric:
+        assert aggregated["accuracy"] == pytest.approx(
+            sum(r["correct"] for r in per_metric["accuracy"]) / cov.answered)
+    for name, cond in CONDITION_FIGURES.get(task_spec(task).recipe, {}).items():
+        assert {r["action_condition"] for r in per_metric[name]} == {cond}
+        assert aggregated[name] == pytest.approx(
+            sum(r["correct"] for r in per_metric[name]) / (cov.answered / 3))
 
 
 # --- inspect_ai -----------------------------------------------------------------------------
@@ -158,6 +166,10 @@ def test_inspect_eval_of_miniworld_equals_score(mw_build, tmp_path, config):
     assert expected and {k: printed[k] for k in expected} == pytest.approx(expected)
     said = {i.item_digest: mw_answer(i.uid, i.audit) for i in reversed(items)}
     correct = sum(said[i.item_digest].rstrip(".") == str(i.audit["answer"]) for i in items)
-    assert printed["accuracy"] == pytest.approx(correct / len(items))
+    if pooled_accuracy(spec):
+        assert printed["accuracy"] == pytest.approx(correct / len(items))
+    else:  # MA: per action condition only (issue 20)
+        assert "accuracy" not in printed and "stderr" not in printed
+        assert {"acc_a1", "acc_shuffle", "acc_mask", "acc_a1_stderr"} <= set(printed)
     assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
     assert (tmp_path / "rep" / "tables" / "miniworld_headline.md").exists()

@@ -1,4 +1,5 @@
-"""Task A: counts, determinism, candidate distinctness, balanced gold, clean prompts."""
+"""Task A: counts, determinism, candidate distinctness (from each other and, for distractors,
+from the current frame), balanced gold, clean prompts."""
 
 from __future__ import annotations
 
@@ -94,6 +95,18 @@ def test_candidates_distinct_and_gold_is_next_frame(groups, rows):
         assert json.loads(row["frame_indices"]) == [t] + [c["t"] for c in order]
 
 
+def test_no_distractor_equals_the_current_frame(groups, rows):
+    """A distractor identical to the current frame is the answer a "least change, ignore the
+    action" rule discards for free (issue 20): none is drawn; the gold differs from it too."""
+    by_id = {g.group_id: g for g in groups}
+    for row in rows[::3]:
+        order = json.loads(row["candidate_order"])
+        current = render_frames(by_id[row["group_id"]], "full")[row["checkpoint"]]
+        for c in order:
+            frame = render_frames(by_id[c["group_id"]], "full")[c["t"]]
+            assert not np.array_equal(frame, current), (row["uid"], c)
+
+
 def test_gold_letters_balanced(groups):
     rows = build_rows(groups, n_items=20, seed=42, action_conditions=("orig",))
     counts = collections.Counter(r["answer"] for r in rows)
@@ -158,5 +171,13 @@ def test_short_trajectory_falls_back_to_other_groups(groups):
     assert "other_trajectory" in sources
     borrowed = [c for r in mine for c in json.loads(r["candidate_order"])
                 if c["source"] == "other_trajectory"]
-    # Same env id first: the other DoorKey group is preferred over LavaGap groups.
+    # Same env id first: the other DoorKey group is preferred over LavaGap groups, its
+    # neighbouring steps before a frame of another shape.
     assert {c["group_id"] for c in borrowed} == {groups[1].group_id}
+    frames = {g.group_id: render_frames(g, "full") for g in [short, *groups[1:]]}
+    for r in mine:
+        current = frames[short.group_id][r["checkpoint"]]
+        shown = [frames[c["group_id"]][c["t"]] for c in json.loads(r["candidate_order"])]
+        assert all(f.shape == current.shape for f in shown)
+        assert sum(np.array_equal(f, current) for f in shown) == 0
+        assert len({f.tobytes() for f in shown}) == 4

@@ -7,8 +7,11 @@ is graded by the package's parser and grader (:func:`~gridwm_judge.integrations.
 grade_response`); every metric's per-document value is that graded row, and each aggregation
 computes the task's figures over all rows with the scorer's own recipe, so IDR, p_active, NS,
 JCR and VCC_rep are group-level metrics, equal to ``gridwm-judge score``'s point estimates for
-the same answers. lmms-eval passes only the generated text, so a truncated answer cannot be
-told apart here (it is graded as ``ok``); ``gridwm-judge eval`` records truncation.
+the same answers. Task A and MiniWorld's MA print accuracy per action condition only
+(``acc_a1`` for orig, ``acc_shuffle``, ``acc_mask``: each condition's rows alone, so their
+clustered standard errors are the condition's) and no ``accuracy`` pooled over the three.
+lmms-eval passes only the generated text, so a truncated answer cannot be told apart here (it
+is graded as ``ok``); ``gridwm-judge eval`` records truncation.
 """
 
 from __future__ import annotations
@@ -17,14 +20,19 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gridwm_judge.integrations.items import grade_response, task_figures
+from gridwm_judge.integrations.items import (
+    CONDITION_FIGURES,
+    grade_response,
+    pooled_accuracy,
+    task_figures,
+)
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.task_table import ALL_TASKS
+from gridwm_judge.task_table import ALL_TASKS, task_spec
 
 _RECIPE_FIGURES: dict[str, tuple[str, ...]] = {
-    "next_state": ("acc_a1", "delta_shuffle", "delta_mask"),
+    "next_state": (*CONDITION_FIGURES["next_state"], "delta_shuffle", "delta_mask"),
     "perception": ("b_mean_score", "b_acc_090"),
     "presentation_invariance": (
         "idr_raw_composite", "idr_raw_split", "p_active_composite", "p_active_split",
@@ -45,9 +53,18 @@ FIGURES: dict[str, tuple[str, ...]] = {
     **{f"{t.name}/{style}": tuple(f"{m}_{style}" for m in _STYLE_FIGURES)
        for t in ALL_TASKS for style in t.styles},
 }
-"""The figures each YAML lists in ``metric_list`` (besides ``accuracy``), keyed by task (and
-``TASK/STYLE`` for a task asked in prompt styles), by its scoring recipe: MiniWorld's MA / MC /
-MD list the figures of A / C / D (the same metric functions)."""
+"""The figures each YAML lists in ``metric_list`` (after ``accuracy`` where it has one: see
+:func:`metric_names`), keyed by task (and ``TASK/STYLE`` for a task asked in prompt styles), by
+its scoring recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric
+functions)."""
+
+
+def metric_names(key: str) -> tuple[str, ...]:
+    """The ``metric_list`` of the YAML of :data:`FIGURES` key ``key``: ``accuracy`` (the share
+    of correct answers over all rows) first, except for a task whose rows are one question
+    asked under several action conditions (A, MA), then the task's figures."""
+    pooled = pooled_accuracy(task_spec(key.split("/")[0]))
+    return ("accuracy", *FIGURES[key]) if pooled else FIGURES[key]
 
 
 def figure_set(row: Mapping[str, Any]) -> str:
@@ -71,9 +88,13 @@ def _audit(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def process_results(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, dict]:
-    """The graded row of this document under every metric name of its task."""
+    """The graded row of this document under every metric name of its task, except the
+    figures of another action condition (an orig row is not in ``acc_shuffle``'s list)."""
     row = grade_response(results[0] if results else None, _audit(doc)).to_json()
-    return {name: row for name in ("accuracy", *FIGURES[figure_set(row)])}
+    task = task_spec(str(row["task"]))
+    own = CONDITION_FIGURES.get(task.recipe, {})
+    return {name: row for name in metric_names(figure_set(row))
+            if own.get(name, row["action_condition"]) == row["action_condition"]}
 
 
 def _rows(results: Sequence[Mapping[str, Any]]) -> list[GradedRow]:
