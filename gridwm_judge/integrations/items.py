@@ -33,7 +33,7 @@ _SKIP = ("representations", "families", "causal", "vcc", "arms", "stages", "styl
 """Structural keys of a task's scores block that do not enter a figure's name (Oracle-State's
 ``joint_state``, ``vcc_oracle``; the prompt ablation's ``idr_raw_direct`` and its paired
 difference ``idr_raw_structured_verdict-direct``)."""
-_LEAVE_OUT = ("by_condition", "by_question")
+_LEAVE_OUT = ("by_condition", "by_question", "by_family")
 """Sub-blocks a framework's summary leaves to ``gridwm-judge score``."""
 CONDITION_FIGURES: dict[str, dict[str, str]] = {
     "next_state": {accuracy_name(c): c for c in ACTION_CONDITIONS},
