@@ -59,7 +59,8 @@ question           string E: identity / status; B: 'perception'; '' elsewhere
 candidate_order    string A: JSON list of candidate sources, gold marked; '' elsewhere
 frame_indices      string JSON list of trajectory state indices shown, in shown order
 checkpoint         int64  B/E/A: state index the question is about; -1 elsewhere
-reference_group_id string D: group of the successful reference trajectory; '' elsewhere
+reference_group_id string D, MD, PA, OS: group of the successful reference trajectory; ''
+                          elsewhere
 intervention       string JSON list of CF operations ('[]' when none)
 mask               string JSON NoCue mask spec ('[]' when none)
 validators         string JSON {gate: bool} of the source group
@@ -69,6 +70,8 @@ prompt_style       string prompt_ablation: direct / structured_verdict / structu
                           '' elsewhere
 mission            string oracle_state: the env's mission text, audit only (never in the
                           prompt); '' elsewhere
+task_type_order    string oracle_state: JSON list of the task types in the order the prompt lists
+                          them (drawn per query group); '' elsewhere
 prompt_version     string version of the prompt templates
 """
 
