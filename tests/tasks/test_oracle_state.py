@@ -8,8 +8,10 @@ import re
 
 import pytest
 
+from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import crop_box
 from gridwm_judge.render.frames import mask_by_frame
+from gridwm_judge.scoring.oracle_state import stage_hits
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
@@ -247,8 +249,6 @@ def test_task_type_order_is_drawn_per_query_recorded_and_shown(spread):
 
 
 def test_a_task_type_listed_anywhere_grades_by_its_text(spread):
-    from gridwm_judge.scoring.oracle_state import stage_hits
-
     r = next(r for r in spread["memory"][1] if r["evidence"] == "state")
     gold = json.loads(r["answer"])
     order = json.loads(r["task_type_order"])
@@ -259,8 +259,6 @@ def test_a_task_type_listed_anywhere_grades_by_its_text(spread):
 
 
 def test_the_prompt_refuses_an_order_that_is_not_the_task_types():
-    from gridwm_judge.prompts import oracle_state_prompt
-
     shuffled = OS_TASK_TYPES[::-1]
     assert _listed(oracle_state_prompt("pixel", task_types=shuffled)) == list(shuffled)
     for bad in (OS_TASK_TYPES[:-1], (*OS_TASK_TYPES[:-1], OS_TASK_TYPES[0]),
