@@ -46,6 +46,11 @@ def test_the_built_dataset(pipeline):
     assert (v["rows"], v["by_evidence"]) == (18, {"pixel": 6, "pixel_state": 6, "state": 6})
     assert v["rows_without_images"] == v["state_rows_with_images"] == 0
     assert v["d3_prompts_identical_across_variants"]["ok"]
+    assert v["task_type_order_shown"]["ok"] and v["task_type_order_shown"]["checked"] == 18
+    refs = v["references"]  # smoke: one query per env, so one reference each
+    assert refs["ok"] and refs["own_group_as_reference"] == 0
+    assert {e: b["references"] for e, b in refs["by_env"].items()} == {
+        "MiniGrid-DoorKey-8x8-v0": 1, "MiniGrid-LavaGapS7-v0": 1}
     ds = datasets.load_dataset(str(pipeline / "data"), "oracle_state", split="test")
     rows = ds.to_list()
     arms = {}

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import crop_box
 from gridwm_judge.render.frames import mask_by_frame
@@ -265,3 +266,13 @@ def test_the_prompt_refuses_an_order_that_is_not_the_task_types():
                 (*OS_TASK_TYPES[:-1], "reach the goal")):
         with pytest.raises(ValueError, match="task_types must order the task types"):
             oracle_state_prompt("pixel", task_types=bad)
+
+
+def test_the_base_plan_gives_every_env_at_least_three_references():
+    """A batch of n groups gives n - 1 distinct references (the draw's cycle); the base
+    profile's oracle_state draws 1 + 10 or 11 groups per env, the counts of issue 14."""
+    plan = get_profile("base").plan("oracle_state")
+    assert plan.expected_rows == 98 * 3 * 3
+    sizes = [n for _, _, n in plan.requests({}, {})]
+    assert len(sizes) == 9 and sum(sizes) == 98 + 9
+    assert min(sizes) - 1 >= 3
