@@ -11,6 +11,8 @@ model-facing text changes; it is recorded in every row and every run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
 
 PROMPT_VERSION = "gwj-prompts-v5"
@@ -267,10 +269,15 @@ OS_QUESTION = (
 )
 
 
-def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: str = "") -> str:
+def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: str = "", *,
+                        task_types: Sequence[str] = OS_TASK_TYPES) -> str:
     """Oracle-State prompt of one evidence arm: the opening, what the evidence is, the state
     tables (state / pixel_state arms: both tables must be given, pixel: neither), then the
-    staged question listing the task types (``task_table.OS_TASK_TYPES``)."""
+    staged question listing the task types in the order ``task_types`` gives (an ordering of
+    ``task_table.OS_TASK_TYPES``; the row builder draws one per query)."""
+    if sorted(task_types) != sorted(OS_TASK_TYPES) or len(set(task_types)) != len(task_types):
+        raise ValueError(f"task_types must order the task types {list(OS_TASK_TYPES)} once "
+                         f"each; got {list(task_types)}")
     if evidence not in OS_EVIDENCE:
         raise ValueError(f"unknown evidence {evidence!r}; expected one of {', '.join(OS_EVIDENCE)}")
     tables = bool(reference_table) and bool(query_table)
@@ -282,7 +289,7 @@ def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: s
         parts += [OS_TABLE_NOTE.format(origin=OS_ORIGIN[evidence]),
                   f"Reference trajectory state table:\n{reference_table}",
                   f"Query trajectory state table:\n{query_table}"]
-    types = "\n".join(f"- {t}" for t in OS_TASK_TYPES)
+    types = "\n".join(f"- {t}" for t in task_types)
     parts.append(OS_QUESTION.format(task_types=types, types=", ".join(OS_OBJECT_TYPES),
                                     colors=", ".join(OS_COLORS)))
     return "\n".join(parts)

@@ -70,7 +70,8 @@ question           string E: identity / status; B: 'perception'; '' elsewhere
 candidate_order    string A: JSON list of candidate sources, gold marked; '' elsewhere
 frame_indices      string JSON list of trajectory state indices shown, in shown order
 checkpoint         int64  B/E/A: state index the question is about; -1 elsewhere
-reference_group_id string D: group of the successful reference trajectory; '' elsewhere
+reference_group_id string D, MD, PA, OS: group of the successful reference trajectory; ''
+                          elsewhere
 intervention       string JSON list of CF operations ('[]' when none)
 mask               string JSON list of what this row's frames draw over the world ('[]' when
                           nothing): nocue_style occlude: NoCue's mask spec [{"t", "tiles"}];
@@ -84,6 +85,8 @@ prompt_style       string prompt_ablation: direct / structured_verdict / structu
                           '' elsewhere
 mission            string oracle_state: the env's mission text, audit only (never in the
                           prompt); '' elsewhere
+task_type_order    string oracle_state: JSON list of the task types in the order the prompt lists
+                          them (drawn per query group); '' elsewhere
 prompt_version     string version of the prompt templates
 nocue_style        string configs with NoCue rows (C, D, OS, MC, MD; PA when it asks NoCue):
                           the build's --nocue-style, clean / occlude (MiniWorld hides its entity

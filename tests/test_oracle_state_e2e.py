@@ -23,7 +23,7 @@ def pipeline(tmp_path_factory):
     assert main(["build", "--profile", "smoke", "--configs", "oracle_state", "--out", str(data),
                  "--num-proc", "1"]) == 0
     runs = []
-    for judge in ("oracle", "always-yes"):
+    for judge in ("oracle", "always-yes", "prompt-only"):
         run = root / judge
         assert main(["eval", "--dataset", str(data), "--tasks", "oracle_state", "--judge",
                      f"baseline:{judge}", "--out", str(run), "--no-progress"]) == 0
@@ -46,6 +46,11 @@ def test_the_built_dataset(pipeline):
     assert (v["rows"], v["by_evidence"]) == (18, {"pixel": 6, "pixel_state": 6, "state": 6})
     assert v["rows_without_images"] == v["state_rows_with_images"] == 0
     assert v["d3_prompts_identical_across_variants"]["ok"]
+    assert v["task_type_order_shown"]["ok"] and v["task_type_order_shown"]["checked"] == 18
+    refs = v["references"]  # smoke: one query per env, so one reference each
+    assert refs["ok"] and refs["own_group_as_reference"] == 0
+    assert {e: b["references"] for e, b in refs["by_env"].items()} == {
+        "MiniGrid-DoorKey-8x8-v0": 1, "MiniGrid-LavaGapS7-v0": 1}
     ds = datasets.load_dataset(str(pipeline / "data"), "oracle_state", split="test")
     rows = ds.to_list()
     arms = {}
@@ -83,13 +88,37 @@ def test_oracle_and_always_yes_scores(pipeline):
         assert d["joint"]["value"] == 0.0 and d["idr_raw"]["value"] == 0.0
 
 
+def test_prompt_only_and_chance_levels(pipeline):
+    """Smoke: one query in DoorKey-8x8 and one in LavaGap-S7, both objectives goal_green."""
+    rows = datasets.load_dataset(str(pipeline / "data"), "oracle_state",
+                                 split="test").to_list()
+    first = [json.loads(r["task_type_order"])[0] == json.loads(r["answer"])["task_type"]
+             for r in rows if r["evidence"] == "pixel"]
+    po = _os(pipeline, "prompt-only")
+    for arm in ("pixel", "state", "pixel_state"):
+        m = {k: v["value"] for k, v in po["arms"][arm]["stages"]["metrics"].items()}
+        assert m["task_type"] == pytest.approx(sum(first) / len(first))
+        assert (m["objective"], m["verdict"]) == (1.0, pytest.approx(2 / 3))
+        ch = po["arms"][arm]["chance"]
+        assert ch == _os(pipeline, "oracle")["arms"][arm]["chance"]  # the items', not a judge's
+        assert {k: v["best_constant"] for k, v in ch.items()} == pytest.approx(
+            {"task_type": 0.5, "objective": 1.0, "verdict": 2 / 3, "joint": 1 / 3})
+        assert ch["task_type"]["uniform"] == pytest.approx(1 / 6)
+
+
 def test_the_report_section(pipeline):
     report = pipeline / "report"
     for key in ("oracle_state_stages", "oracle_state_idr", "oracle_state_differences"):
         for ext in ("md", "csv", "json"):
             assert (report / "tables" / f"{key}.{ext}").is_file()
     stages = json.loads((report / "tables" / "oracle_state_stages.json").read_text())
-    assert len(stages["rows"]) == 6  # 2 judges x 3 arms
+    assert len(stages["rows"]) == 3 * 3 + 2  # 3 judges x 3 arms, chance uniform / best
+    chance = {r["judge"]: r for r in stages["rows"] if r["judge"].startswith("chance")}
+    assert {r["evidence"] for r in chance.values()} == {"all arms"}
+    assert chance["chance: best constant"]["objective"]["value"] == 1.0
+    assert chance["chance: best constant"]["verdict"]["den"] == 6
+    assert any("baseline:prompt-only reads the prompt's text" in n for n in stages["notes"])
+    assert not any("not among these runs" in n for n in stages["notes"])
     idr = json.loads((report / "tables" / "oracle_state_idr.json").read_text())
     agree = {(r["judge"], r["evidence"]): r["VCC vs Pixel"] for r in idr["rows"]}
     assert agree[("baseline:oracle", "Pixel")] == DASH  # the baseline arm itself
@@ -104,3 +133,11 @@ def test_the_report_section(pipeline):
         "fig_oracle_state_differences.png"]
     assert not (report / "tables" / "headline.md").exists()
     assert "Headline: does the judge" not in index
+
+
+def test_a_report_without_the_prompt_only_run_says_so(pipeline, tmp_path):
+    assert main(["report", str(pipeline / "oracle"), "--out", str(tmp_path / "r")]) == 0
+    stages = json.loads((tmp_path / "r" / "tables" / "oracle_state_stages.json").read_text())
+    assert [r["judge"] for r in stages["rows"]][-2:] == ["chance: uniform",
+                                                          "chance: best constant"]
+    assert any("It is not among these runs" in n for n in stages["notes"])

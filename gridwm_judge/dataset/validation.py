@@ -20,6 +20,10 @@ from gridwm_judge.task_table import task_spec
 AUDIT_READ = ("uid", "task", "group_id", "variant", "temporal", "visual", "framing",
               "representation", "probe_family", "prompt_style", "prompt", "label", "images",
               "evidence")
+OS_READ = ("env_id", "reference_group_id", "answer", "task_type_order")
+"""The further columns oracle_state's checks read."""
+MIN_REFERENCES = 3
+"""oracle_state: distinct references an env with at least this many queries must have."""
 TEXT_ONLY_EVIDENCE = "state"
 """Oracle-State's state arm is text only: its rows must have no image, every other row some."""
 
@@ -134,7 +138,8 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
                                                                    strict=True)).items())
         }
     if recipe == "oracle_state":
-        report.update(oracle_state_checks(cols))
+        report.update(oracle_state_checks({**cols, **read_columns(folder, config,
+                                                                  OS_READ)}))
     if "nocue" in cols["variant"]:
         report["nocue_images_differ_from_full"] = nocue_image_gate(folder, config, cols)
     if recipe == "presentation_invariance":
@@ -142,13 +147,50 @@ def check_config(folder: Path, config: str, expected_rows: int) -> dict[str, Any
     return report
 
 
+def _listed_task_types(prompt: str) -> list[str]:
+    """The task types an oracle_state prompt lists, in its order (its "- " lines after the
+    first question)."""
+    block = prompt.split("copy it exactly:\n", 1)[-1].split("\n2. objective", 1)[0]
+    return [line[2:] for line in block.splitlines() if line.startswith("- ")]
+
+
+def reference_spread(cols: dict[str, list]) -> dict[str, Any]:
+    """Per env: its queries, distinct references and the references' objectives (issue 21:
+    the task-type and objective stages are questions, not one reference repeated), and
+    whether a query was ever its own reference."""
+    queries: dict[str, set[str]] = defaultdict(set)
+    refs: dict[str, set[str]] = defaultdict(set)
+    objectives: dict[str, Counter] = defaultdict(Counter)
+    own = 0
+    for i, env in enumerate(cols["env_id"]):
+        queries[env].add(cols["group_id"][i])
+        refs[env].add(cols["reference_group_id"][i])
+        own += cols["reference_group_id"][i] == cols["group_id"][i]
+        if cols["evidence"][i] == "pixel" and cols["variant"][i] == "full":  # once a query
+            objectives[env][json.loads(cols["answer"][i])["objective"]] += 1
+    few = [e for e in queries if len(refs[e]) < min(MIN_REFERENCES, len(queries[e]))]
+    return {"by_env": {e: {"queries": len(queries[e]), "references": len(refs[e]),
+                           "objectives": dict(sorted(objectives[e].items()))}
+                       for e in queries},
+            "own_group_as_reference": own, "envs_with_few_references": few,
+            "ok": not own and not few}
+
+
 def oracle_state_checks(cols: dict[str, list]) -> dict[str, Any]:
     """Oracle-State: rows per arm, text-only state rows, the D3 gate on the pixel arm (the
-    state tables differ across variants by design), labels by variant."""
+    state tables differ across variants by design), labels by variant, the references'
+    spread per env and the task-type order (the audit column is what the prompt lists)."""
     ev = cols["evidence"]
     pixel = {k: [v for v, e in zip(vals, ev, strict=True) if e == "pixel"]
              for k, vals in cols.items()}
+    shown = [cols["uid"][i] for i, order in enumerate(cols["task_type_order"])
+             if json.loads(order) != _listed_task_types(cols["prompt"][i])]
     return {
+        "references": reference_spread(cols),
+        "task_type_order_shown": {"checked": len(ev),
+                                  "distinct_orders": len(set(cols["task_type_order"])),
+                                  "mismatched": len(shown), "examples": shown[:5],
+                                  "ok": not shown},
         "by_evidence": dict(sorted(Counter(ev).items())),
         "state_rows_with_images": sum(1 for n, e in zip(cols["n_images"], ev, strict=True)
                                       if n and e == TEXT_ONLY_EVIDENCE),
@@ -175,6 +217,15 @@ def problems(report: dict[str, Any]) -> list[str]:
         d3 = r.get("d3_prompts_identical_across_variants")
         if d3 and not d3["ok"]:
             out.append(f"{config}: D3 prompt gate failed for {d3['examples']}")
+        refs = r.get("references")
+        if refs and not refs["ok"]:
+            out.append(f"{config}: references: {refs['own_group_as_reference']} rows with the "
+                       "query's own group, envs with fewer than "
+                       f"{MIN_REFERENCES} distinct: {refs['envs_with_few_references']}")
+        order = r.get("task_type_order_shown")
+        if order and not order["ok"]:
+            out.append(f"{config}: task_type_order differs from the prompt's list in "
+                       f"{order['mismatched']} rows, e.g. {order['examples']}")
         same = r.get("nocue_images_differ_from_full")
         if same and same["same_as_full"]:
             out.append(f"{config}: {same['same_as_full']} NoCue rows show exactly their Full "

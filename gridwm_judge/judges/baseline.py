@@ -9,6 +9,9 @@
   ``goal_green`` and their constant verdict; random draws each field; pixel-heuristic gives the
   fixed stages and its goal verdict on the query storyboard (the last image) or, for a
   text-only item, on the query state table's last line (agent on the goal's cell).
+- ``prompt-only``: Oracle-State's staged answer from the prompt's text alone, state tables cut
+  out (``judges.prompt_only``: first listed task type, ``goal_green``, Success); elsewhere
+  always-yes's answer.
 - ``oracle``: returns the item's gold ``answer``. An UPPER-BOUND SANITY JUDGE, not a model: it
   checks the scorer end to end and must never be reported as a result.
 - ``pixel-heuristic``: reads only ``prompt`` and ``images``. C/D: Yes/Success iff the agent
@@ -35,7 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from gridwm_judge.judges import did_you_mean, pixels, shortcuts
+from gridwm_judge.judges import did_you_mean, pixels, prompt_only, shortcuts
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
 from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import (
@@ -50,7 +53,8 @@ from gridwm_judge.task_table import (
     task_spec,
 )
 
-NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic", *shortcuts.NAMES)
+NAMES = ("always-yes", "always-no", "random", "oracle", "pixel-heuristic", "prompt-only",
+         *shortcuts.NAMES)
 ORACLE_NOTE = "oracle reads the gold answer: an upper-bound sanity judge, not a model result"
 
 FIXED_B = json.dumps(
@@ -172,9 +176,9 @@ class BaselineJudge:
         return self._answer(req, fmt)
 
     def _answer(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
-        if self.name in ("always-yes", "always-no"):
+        if self.name in ("always-yes", "always-no", "prompt-only"):
             if isinstance(fmt, Verdict):
-                return fmt.success if self.name == "always-yes" else fmt.failure
+                return fmt.failure if self.name == "always-no" else fmt.success
             return _fixed(fmt, req.prompt)
         if self.name == "random":
             return self._random(req, fmt)
@@ -183,6 +187,8 @@ class BaselineJudge:
         return self._pixel(req, fmt)
 
     def _staged_answer(self, req: JudgeRequest, fmt: JsonObject) -> str:
+        if self.name == "prompt-only":
+            return prompt_only.staged_answer(req.prompt, fmt)
         success, failure = _verdicts(fmt)
         if self.name in ("always-yes", "always-no"):
             return _staged(fmt, success if self.name == "always-yes" else failure)

@@ -1,7 +1,10 @@
 """Oracle-State (issue 14) tables and figure: the report's section on the evidence arms.
 
 - ``oracle_state_stages`` (paper Table 16's shape): per judge and arm, the accuracy of each
-  stage (task type, objective, verdict) and the joint accuracy, with group-bootstrap CIs.
+  stage (task type, objective, verdict) and the joint accuracy, with group-bootstrap CIs;
+  below the judges, each stage's chance level (a uniform guess, and the best constant
+  answer's rate) and a note on the prompt-only reference judge ``baseline:prompt-only``
+  (issue 21), whose rows stand among the judges when it was run.
 - ``oracle_state_idr`` (Table 17's shape): per judge and arm, p_active, G_active, IDR_raw with
   group and environment CIs, IDR_cond, and each arm's verdict agreement with Pixel (VCC_oracle
   for State).
@@ -30,6 +33,9 @@ ARM_LABEL = {"pixel": "Pixel", "state": "State", "pixel_state": "Pixel+State"}
 STAGE_COLUMNS = (("task_type", "task type"), ("objective", "objective"),
                  ("verdict", "verdict"), ("joint", "joint"))
 DIFF_METRICS = (("joint", "joint accuracy"), ("idr_raw", "IDR_raw"))
+PROMPT_ONLY = "baseline:prompt-only"
+CHANCE = (("uniform", "chance: uniform"), ("best_constant", "chance: best constant"))
+ALL_ARMS = "all arms"
 NOTE = ("Oracle-State control (config oracle_state): Task D's clean-neutral items in three "
         "evidence arms over the same groups; all groups, an invalid answer is wrong at every "
         "stage. Brackets: 95% group-bootstrap CI; env = resampling environments.")
@@ -44,6 +50,53 @@ def _arms(entry) -> Mapping[str, Any]:
     return entry.scores.block(TASK, "arms") or {}
 
 
+def chance(data: ReportData) -> dict[str, Mapping[str, Any]]:
+    """Arm label -> its stages' chance block, from the first judge that scored the arm;
+    one entry, ``ALL_ARMS``, when every arm's block is the same (the judges answered every
+    row)."""
+    found: dict[str, Mapping[str, Any]] = {}
+    for e in data.judges:
+        for arm in EVIDENCE:
+            blk = _arms(e).get(arm)
+            if blk and blk.get("chance") and ARM_LABEL[arm] not in found:
+                found[ARM_LABEL[arm]] = blk["chance"]
+    blocks = list(found.values())
+    if len(blocks) > 1 and all(b == blocks[0] for b in blocks):
+        return {ALL_ARMS: blocks[0]}
+    return found
+
+
+def _level(stage: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """A chance level as a metric cell: the best constant with its count of rows."""
+    value, n = stage[kind], stage.get("n_rows")
+    count = kind == "best_constant" and value is not None and n
+    return {"value": value, "num": round(value * n) if count else None,
+            "den": n if count else None, "ci": None}
+
+
+def _chance_notes(data: ReportData, levels: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
+    notes = []
+    if levels:
+        best = next(iter(levels.values()))
+        answers = "; ".join(f"{label} {best[k]['best_constant_answer']}"
+                            for k, label in STAGE_COLUMNS[:3])
+        notes.append(
+            "Chance levels (scores: OS arms' chance): uniform = a uniform guess over the answer's "
+            "labels (task type: 1/6, the task types listed; objective: 1/30, the type x colour "
+            "labels the prompt allows; verdict: 1/2; joint: their product); best constant = the "
+            "rate of the best single answer over the rows scored, an empirical ceiling for any "
+            f"rule that ignores the item ({answers}).")
+    ran = any(e.judge == PROMPT_ONLY for e in data.judges)
+    notes.append(
+        f"Prompt-only reference: {PROMPT_ONLY} reads the prompt's text with the state tables cut "
+        "out (no image, no table) and answers the first task type listed, goal_green and "
+        "Success; a judge's stage is evidence-driven only where it beats this row and the "
+        "chance rows." + ("" if ran else f" It is not among these runs: run `gridwm-judge eval "
+                          f"--tasks oracle_state --judge {PROMPT_ONLY}` and report it beside "
+                          "the judges."))
+    return tuple(notes)
+
+
 def stages(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
@@ -53,13 +106,18 @@ def stages(data: ReportData) -> Table:
             rows.append((e.label, ARM_LABEL[arm],
                          *(_m(blk["stages"], k) for k, _ in STAGE_COLUMNS),
                          f"{blk['n_invalid']}/{blk['n_rows']}"))
+    levels = chance(data)
+    for kind, label in CHANCE:
+        for arm, block in levels.items():
+            rows.append((label, arm, *(_level(block[k], kind) for k, _ in STAGE_COLUMNS), DASH))
     return Table(
         "oracle_state_stages",
         "Oracle-State: staged accuracy per evidence arm (paper Table 16)",
         ("judge", "evidence", *(label for _, label in STAGE_COLUMNS), "invalid"),
         tuple(rows),
         (NOTE, "Stages: the reference's task type and objective, the query's verdict; joint = "
-         "all three right (Table 16 reports joint).", *coverage_note(data, (TASK,))),
+         "all three right (Table 16 reports joint).", *_chance_notes(data, levels),
+         *coverage_note(data, (TASK,))),
     )
 
 

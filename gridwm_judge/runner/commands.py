@@ -22,9 +22,9 @@ EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
-hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic} and the shortcut
-judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with --tasks all they run
-the tasks they have a rule for; naming another task is refused).
+hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only}
+and the shortcut judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with
+--tasks all they run the tasks they have a rule for; naming another task is refused).
 Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
 and those whose request errored (nothing came back); --reask adds empty or truncated answers.
 eval exits 1 while errored requests remain and prints the command that asks them again.

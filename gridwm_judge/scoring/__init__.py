@@ -62,6 +62,8 @@ scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
           "OS": {"protocol": "all_groups",   (Oracle-State, module ``oracle_state``)
                  "arms": {"pixel"|"state"|"pixel_state": {"n_rows", "n_invalid",
                           "stages": {"metrics": {task_type, objective, verdict, joint: M}},
+                          "chance": {task_type, objective, verdict, joint: {"uniform",
+                                     "best_constant", "best_constant_answer", "n_rows"}},
                           "causal": CB}},
                  "differences": {"state-pixel"|"pixel_state-pixel": {"arm", "baseline",
                                  "n_items", "joint"|"idr_raw": {"value", "ci", "ci_env",

@@ -10,6 +10,12 @@ each with a paired group-bootstrap CI at group and environment level (the items 
 both arms), and VCC_oracle: agreement of the State arm's verdict with the Pixel arm's on the
 same query (Pixel+State vs Pixel beside it).
 
+Each arm also carries its stages' chance levels (:func:`chance_levels`, issue 21) over the rows
+it scores: ``uniform`` (a uniform guess over the answer's label space: 1 / the task types the
+prompt lists, 1 / the type x colour labels it allows, 1/2, and their product for joint) and
+``best_constant`` (the empirical rate of the best single answer: the most common gold task
+type, objective, verdict and, for joint, gold triple, named in ``best_constant_answer``).
+
 Normalisation (one rule each): a task type matches its gold ignoring case, spacing and the
 arrow's spelling; an objective is read as ``<type>_<color>`` from its two words in either
 order ("yellow ball", "ball_yellow"); a verdict is Success / Fail (or Failure), any case.
@@ -33,7 +39,7 @@ from gridwm_judge.scoring.invariance import vcc, vcc_oracle
 from gridwm_judge.scoring.paired import paired_difference
 from gridwm_judge.scoring.significance import mcnemar_paired
 from gridwm_judge.scoring.task_scores import Batch, _causal_block
-from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, TaskSpec
+from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES, TaskSpec
 
 STAGES = ("task_type", "objective", "verdict")
 STAGE_METRICS = (*STAGES, "joint")
@@ -123,6 +129,47 @@ def stage_accuracies(hits: Sequence[Mapping[str, bool]], group_ids: Sequence[str
                                           minlength=len(groups)).astype(float), den)
         for m in STAGE_METRICS
     }
+
+
+UNIFORM_CHANCE: dict[str, float] = {
+    "task_type": 1 / len(OS_TASK_TYPES),
+    "objective": 1 / (len(OS_OBJECT_TYPES) * len(OS_COLORS)),
+    "verdict": 1 / 2,
+}
+UNIFORM_CHANCE["joint"] = (UNIFORM_CHANCE["task_type"] * UNIFORM_CHANCE["objective"]
+                           * UNIFORM_CHANCE["verdict"])
+"""A uniform guess per stage: over the task types listed, the ``<type>_<color>`` labels the
+prompt allows, the two verdicts; joint = their product (independent guesses)."""
+
+
+def chance_levels(golds: Sequence[Mapping[str, str]]) -> dict[str, dict[str, Any]]:
+    """Per stage and ``joint``: ``uniform`` (:data:`UNIFORM_CHANCE`), ``best_constant`` (the
+    share of ``golds`` the most common gold answer matches; None when there are none),
+    ``best_constant_answer`` and ``n_rows``. Ties go to the answer seen first."""
+    keys = {
+        "task_type": lambda g: task_type_key(g["task_type"]),
+        "objective": lambda g: objective_label(g["objective"]),
+        "verdict": lambda g: verdict_code(g["verdict"]),
+        "joint": lambda g: (task_type_key(g["task_type"]), objective_label(g["objective"]),
+                            verdict_code(g["verdict"])),
+    }
+    out = {}
+    for stage, key in keys.items():
+        counts: dict[Any, int] = {}
+        first: dict[Any, Any] = {}
+        for g in golds:
+            k = key(g)
+            counts[k] = counts.get(k, 0) + 1
+            first.setdefault(k, g if stage == "joint" else g[stage])
+        best = max(counts, key=counts.__getitem__) if counts else None
+        out[stage] = {
+            "uniform": UNIFORM_CHANCE[stage],
+            "best_constant": counts[best] / len(golds) if golds else None,
+            "best_constant_answer": None if best is None else (
+                {f: first[best][f] for f in STAGES} if stage == "joint" else first[best]),
+            "n_rows": len(golds),
+        }
+    return out
 
 
 def arm_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio]:
@@ -232,6 +279,7 @@ def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> d
             "n_rows": len(sub),
             "n_invalid": sum(r.parse_mode == "invalid" for r in sub),
             "stages": {"metrics": s.block(ratios, clusters=envs)},
+            "chance": chance_levels([r.gold for r in sub]),
             "causal": _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True),
         }
     st = s.settings
@@ -248,7 +296,9 @@ def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> d
 __all__ = [
     "DIFFERENCES",
     "STAGES",
+    "UNIFORM_CHANCE",
     "arm_differences",
+    "chance_levels",
     "grade_staged",
     "objective_label",
     "score_oracle_state",

@@ -13,6 +13,7 @@ from gridwm_judge.parsing import parse_answer
 from gridwm_judge.scoring._arrays import GroupRatio
 from gridwm_judge.scoring.grading import graded_row
 from gridwm_judge.scoring.oracle_state import (
+    chance_levels,
     grade_staged,
     objective_label,
     score_oracle_state,
@@ -185,3 +186,26 @@ def test_the_parser_reads_staged_answers_strict_recovered_invalid():
         == obj
     for raw in ('{"verdict": "Fail"}', "Fail", "", None, '{"task_type": "x", "objective": "y"}'):
         assert parse_answer("OS", raw).mode == "invalid"
+
+
+def test_chance_levels_by_hand():
+    """Uniform: 1/6, 1/30, 1/2 and their product; best constant: the most common gold
+    answer's share (ties to the first seen), read as the grader reads answers."""
+    a, b = OS_TASK_TYPES[:2]
+    golds = [{"task_type": a, "objective": "goal_green", "verdict": "Success"},
+             {"task_type": a, "objective": "ball_blue", "verdict": "Fail"},
+             {"task_type": b, "objective": "green goal", "verdict": "Success"},
+             {"task_type": b.upper(), "objective": "goal_green", "verdict": "Success"}]
+    ch = chance_levels(golds)
+    assert {k: v["uniform"] for k, v in ch.items()} == pytest.approx(
+        {"task_type": 1 / 6, "objective": 1 / 30, "verdict": 1 / 2, "joint": 1 / 360})
+    assert ch["task_type"]["best_constant"] == 0.5 and ch["task_type"]["best_constant_answer"] == a
+    assert ch["objective"]["best_constant"] == 0.75  # "green goal" is goal_green
+    assert ch["objective"]["best_constant_answer"] == "goal_green"
+    assert (ch["verdict"]["best_constant"], ch["verdict"]["best_constant_answer"]) == (
+        0.75, "Success")
+    assert ch["joint"]["best_constant"] == 0.5  # b's two rows are one answer
+    assert ch["joint"]["best_constant_answer"] == golds[2]
+    assert all(v["n_rows"] == 4 for v in ch.values())
+    empty = chance_levels([])
+    assert all(v["best_constant"] is None and v["n_rows"] == 0 for v in empty.values())

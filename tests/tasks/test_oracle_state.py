@@ -9,9 +9,12 @@ import re
 
 import pytest
 
+from gridwm_judge.dataset.profiles import get_profile
+from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import crop_box
 from gridwm_judge.render.frames import mask_by_frame
 from gridwm_judge.render.nocue_style import variant_marks
+from gridwm_judge.scoring.oracle_state import stage_hits
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
@@ -178,3 +181,120 @@ def test_bad_options_are_refused():
         oracle_state.build_rows(groups, arms=("pixels",))
     with pytest.raises(ValueError, match="give 9 rows, not n_items=5"):
         oracle_state.build_rows(groups, n_items=5)
+
+
+# --- issue 21: references from other seeds, a shuffled task-type list -----------------------
+
+@pytest.fixture(scope="module")
+def spread():
+    """A KeyCorridor batch (one group drawn as a reference only, five queries; the ball's
+    colour varies by seed) and a Memory batch (key or ball), and their rows."""
+    out = {}
+    for family, env_id in (("keycorridor", "MiniGrid-KeyCorridorS4R3-v0"),
+                           ("memory", "MiniGrid-MemoryS7-v0")):
+        groups = generate_groups(family, 6, 830000, env_id=env_id).groups
+        out[family] = (groups, oracle_state.build_rows(groups, seed=42))
+    return out
+
+
+def test_each_query_gets_a_reference_from_another_seed_of_its_env(spread):
+    for _family, (groups, rows) in spread.items():
+        ids = {g.group_id for g in groups}
+        refs: dict[str, set[str]] = {}
+        for r in rows:
+            assert r["reference_group_id"] in ids
+            assert r["reference_group_id"] != r["group_id"]  # never the query's own group
+            refs.setdefault(r["group_id"], set()).add(r["reference_group_id"])
+        assert set(refs) == ids - {groups[0].group_id}  # the first group is never a query
+        assert all(len(v) == 1 for v in refs.values())  # one per query: its variants and arms
+        assert len({next(iter(v)) for v in refs.values()}) == 5 >= 3  # n - 1 distinct
+        by_id = {g.group_id: g for g in groups}
+        for r in rows:  # the gold is the drawn reference's own task type and objective
+            gold = json.loads(r["answer"])
+            assert gold["objective"] == oracle_state.objective(by_id[r["reference_group_id"]])
+            assert gold["task_type"] == oracle_state.task_type(r["family"])
+
+
+def test_objectives_vary_where_the_missions_do(spread):
+    kc = {json.loads(r["answer"])["objective"] for r in spread["keycorridor"][1]}
+    memory = {json.loads(r["answer"])["objective"] for r in spread["memory"][1]}
+    assert len(kc) >= 3 and all(o.startswith("ball_") for o in kc)
+    assert memory == {"key_green", "ball_green"}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_draw_asks_every_objective_of_the_batch(spread, seed):
+    """The one group no query points at is, where the batch allows, one whose objective
+    another group shares (KeyCorridor's six groups have three objectives seen once)."""
+    groups = spread["keycorridor"][0]
+    refs = oracle_state.draw_references(groups, seed)
+    assert set(refs) == {g.group_id for g in groups[1:]}
+    assert all(q != r.group_id for q, r in refs.items())
+    assert len({r.group_id for r in refs.values()}) == len(groups) - 1
+    assert ({oracle_state.objective(r) for r in refs.values()}
+            == {oracle_state.objective(g) for g in groups})
+
+
+def test_references_depend_on_the_seed_and_the_env_only(spread):
+    kc, memory = spread["keycorridor"][0], spread["memory"][0]
+    alone = oracle_state.build_rows(kc, seed=42)
+    together = oracle_state.build_rows(list(memory) + list(kc), seed=42)
+    pick = [(r["uid"], r["reference_group_id"], r["task_type_order"], r["prompt"])
+            for r in alone]
+    assert pick == [(r["uid"], r["reference_group_id"], r["task_type_order"], r["prompt"])
+                    for r in together if r["family"] == "keycorridor"]
+    draws = {tuple(sorted((q, r.group_id) for q, r in
+                          oracle_state.draw_references(kc, s).items())) for s in range(8)}
+    assert len(draws) > 1  # the sampling seed draws the cycle
+
+
+def _listed(prompt: str) -> list[str]:
+    block = prompt.split("copy it exactly:\n", 1)[1].split("\n2. objective", 1)[0]
+    return [line[2:] for line in block.splitlines()]
+
+
+def test_task_type_order_is_drawn_per_query_recorded_and_shown(spread):
+    orders = set()
+    for _family, (_groups, rows) in spread.items():
+        per_group: dict[str, set[str]] = {}
+        for r in rows:
+            order = json.loads(r["task_type_order"])
+            assert _listed(r["prompt"]) == order  # the audit column is what the prompt shows
+            assert sorted(order) == sorted(OS_TASK_TYPES)
+            per_group.setdefault(r["group_id"], set()).add(r["task_type_order"])
+            orders.add(r["task_type_order"])
+        assert all(len(v) == 1 for v in per_group.values())  # same for variants and arms
+    assert len(orders) >= 8  # ten query groups, (almost) ten orders
+    firsts = {json.loads(o)[0] for o in orders}
+    assert len(firsts) >= 3  # the gold is not the first listed, nor any fixed position
+    # the answer's enum stays the set of task types, in the table's order
+    assert STAGED_SCHEMA["properties"]["task_type"]["enum"] == list(OS_TASK_TYPES)
+
+
+def test_a_task_type_listed_anywhere_grades_by_its_text(spread):
+    r = next(r for r in spread["memory"][1] if r["evidence"] == "state")
+    gold = json.loads(r["answer"])
+    order = json.loads(r["task_type_order"])
+    assert stage_hits({**gold, "task_type": f"- {order[order.index(gold['task_type'])]}"},
+                      gold)["task_type"]
+    other = next(t for t in order if t != gold["task_type"])
+    assert not stage_hits({**gold, "task_type": other}, gold)["task_type"]
+
+
+def test_the_prompt_refuses_an_order_that_is_not_the_task_types():
+    shuffled = OS_TASK_TYPES[::-1]
+    assert _listed(oracle_state_prompt("pixel", task_types=shuffled)) == list(shuffled)
+    for bad in (OS_TASK_TYPES[:-1], (*OS_TASK_TYPES[:-1], OS_TASK_TYPES[0]),
+                (*OS_TASK_TYPES[:-1], "reach the goal")):
+        with pytest.raises(ValueError, match="task_types must order the task types"):
+            oracle_state_prompt("pixel", task_types=bad)
+
+
+def test_the_base_plan_gives_every_env_at_least_three_references():
+    """A batch of n groups gives n - 1 distinct references (the draw's cycle); the base
+    profile's oracle_state draws 1 + 10 or 11 groups per env, the counts of issue 14."""
+    plan = get_profile("base").plan("oracle_state")
+    assert plan.expected_rows == 98 * 3 * 3
+    sizes = [n for _, _, n in plan.requests({}, {})]
+    assert len(sizes) == 9 and sum(sizes) == 98 + 9
+    assert min(sizes) - 1 >= 3

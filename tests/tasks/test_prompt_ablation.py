@@ -4,9 +4,11 @@ instruction; its profile plans."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 
+import numpy as np
 import pytest
 
 from gridwm_judge.dataset.builder import PngCache
@@ -119,3 +121,24 @@ def test_profiles_ship_the_config_over_the_control_groups():
     assert base.expected_rows == 98 * 2 * 3 == 588
     smoke = get_profile("smoke").plan("prompt_ablation")
     assert smoke.envs == CONTROL_GROUPS_SMOKE and smoke.expected_rows == 2 * 2 * 3
+
+
+PA_DIGEST = "e9a4e88cf5fbda6eba187f72c9afc5ce39eff8272557374d9b840296a8d72184"
+"""sha256 of the fixture's rows (the columns below, then each image's shape and pixels), taken
+before issue 21 changed oracle_state's references and task-type order: the ablation shares
+the controlled analyses' groups but keeps its items (Task D's batches: the first group of an
+env is every query's reference, Task D's prompt)."""
+
+
+def test_items_are_unchanged_by_oracle_state_changes(rows):
+    keys = ("uid", "item_id", "group_id", "variant", "label", "prompt_style", "prompt",
+            "answer", "reference_group_id", "frame_indices", "representation", "visual",
+            "framing", "temporal")
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(json.dumps([r[k] for k in keys]).encode())
+        for im in r["images"]:
+            a = np.asarray(im)
+            h.update(repr(a.shape).encode() + a.tobytes())
+        assert r["task_type_order"] == ""  # oracle_state's audit column, blank here
+    assert h.hexdigest() == PA_DIGEST
