@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
 
-PROMPT_VERSION = "gwj-prompts-v5"
+PROMPT_VERSION = "gwj-prompts-v6"
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (
