@@ -16,8 +16,9 @@ from typing import Any
 DATASET_VERSION = "0.2.0"
 """The version of the items a build writes (card, ``validation.json``, the builder's configs,
 each run's run.json). Bump it whenever the same profile and seeds give other items. 0.2.0:
-NoCue without a mark (issue 20; ``--nocue-style occlude`` rebuilds 0.1.0's task_c and task_d)
-and no Task A distractor equal to its current frame. 0.1.0: the paper's items."""
+NoCue without a mark (issue 20; ``--nocue-style occlude`` rebuilds 0.1.0's task_c and task_d),
+no Task A distractor equal to its current frame, and Oracle-State references from other seeds
+with a shuffled task-type list (issue 21). 0.1.0: the paper's items."""
 
 VARIANTS = ("full", "nocue", "cf")
 TEMPORAL = ("orig", "rev")

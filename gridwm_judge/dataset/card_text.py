@@ -195,7 +195,7 @@ def nocue_style_text(style: str | None) -> str:
     if style != "clean":
         return "The NoCue style was not recorded."
     rules = "; ".join(f"**{kinds}**: {rule}" for kinds, rule in style_rules().items())
-    return ("No mark appears in NoCue alone. Per target type: " + rules + ". The balancing "
+    return ("No square appears in NoCue alone. Per target type: " + rules + ". The balancing "
             "squares cover the same number of tiles in the same arrangement (NoCue's pattern "
             "moved by one translation, drawn from the group's identity, onto cells that are "
             "walls in Full and CF and, where the grid allows, not next to a target), so every "
@@ -203,7 +203,11 @@ def nocue_style_text(style: str | None) -> str:
             "column lists, per frame, the cells each row's frames erase and cover; the "
             "Oracle-State tables leave an erased object out and list every covered cell as "
             "hidden, decoys included. A build without NoCue rows (e.g. the quickstart's Full / "
-            "CF items) draws no mark at all.")
+            "CF items) draws no mark at all. What still differs: where the squares sit (NoCue's "
+            "over the door or lava, inside the room; the others' on wall cells), so a rule that "
+            "reads a square's position, not its presence, can still tell NoCue apart; and an "
+            "erased or covered object is absent from NoCue's early frames, which is the "
+            "evidence NoCue removes.")
 
 
 def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]) -> str:

@@ -183,8 +183,9 @@ def colour_mask(frame: np.ndarray, colour: str) -> np.ndarray:
 
 
 def agent_box(frame: np.ndarray) -> tuple[slice, slice] | None:
-    """Bounding box of MiniGrid's agent: the largest red blob shaped like its triangle (a
-    triangle fills about half its bounding box; red keys, balls and door outlines do not)."""
+    """Bounding box of MiniGrid's agent: the largest red blob shaped like its triangle, solid
+    and filling about half its bounding box. A closed door or a box is a hollow outline, a key's
+    head a ring (filling their holes adds area); a ball fills more of its box."""
     from scipy import ndimage
 
     red = colour_mask(frame, "red")
@@ -195,8 +196,11 @@ def agent_box(frame: np.ndarray) -> tuple[slice, slice] | None:
             continue
         blob = labels[sl] == i
         size = int(blob.sum())
-        if size >= 6 and 0.3 <= size / blob.size <= 0.7 and size > best_size:
-            best, best_size = sl, size
+        if size < 6 or not 0.3 <= size / blob.size <= 0.7 or size <= best_size:
+            continue
+        if ndimage.binary_fill_holes(blob).sum() > 1.1 * size:  # an outline, not the agent
+            continue
+        best, best_size = sl, size
     return best
 
 

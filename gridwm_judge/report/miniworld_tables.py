@@ -101,8 +101,9 @@ def miniworld_headline(data: ReportData) -> Table:
         c = scopes.get(scope) if scope else None
         p = _m(c, "p_active")
         md = e.scores.block("MD", "causal")
+        task, _, form = (scope or "").partition("/")
         best = (None if shortcuts.is_shortcut(e) or scope is None
-                else shortcuts.best_shortcut(data, scope.split("/")[0]))
+                else shortcuts.best_shortcut(data, task, rep=form or "composite"))
         rows.append((
             e.label,
             scope or DASH,

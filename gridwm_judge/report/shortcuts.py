@@ -36,6 +36,17 @@ NOT_RUN_NOTE = (
 )
 
 
+MIN_CI_GROUPS = 10
+"""Below this many groups a family row's interval is left out (descriptive only)."""
+
+
+def _described(m: Mapping[str, Any] | None, n: Any) -> Any:
+    """A metric cell; without its interval when ``n`` is below ``MIN_CI_GROUPS``."""
+    if not m or not isinstance(n, int) or n >= MIN_CI_GROUPS:
+        return m
+    return {k: v for k, v in m.items() if k not in ("ci", "ci_env")}
+
+
 def is_shortcut(entry: JudgeEntry) -> bool:
     return entry.judge in SHORTCUT_JUDGES
 
@@ -44,12 +55,16 @@ def _name(entry: JudgeEntry) -> str:
     return entry.judge.split(":", 1)[1]
 
 
-def scope_block(entry: JudgeEntry, task: str) -> Mapping[str, Any] | None:
-    """The block a ceiling reads for ``task`` (None when the judge has none)."""
+def scope_block(entry: JudgeEntry, task: str, rep: str = "composite"
+                ) -> Mapping[str, Any] | None:
+    """The block a ceiling reads for ``task`` (None when the judge has none); ``rep`` names
+    the representation of a Task C-style config."""
     spec = next(t for t in ALL_TASKS if t.name == task)
     path = SCOPE.get(spec.recipe)
     if path is None:
         return None
+    if spec.recipe == "presentation_invariance":
+        path = ("representations", rep, "causal")
     return entry.scores.block(task, *path)
 
 
@@ -66,16 +81,16 @@ def _headline_metric(task: str) -> str:
     return "acc_a1" if spec.recipe == "next_state" else "idr_raw"
 
 
-def best_shortcut(data: ReportData, task: str, family: str | None = None
-                  ) -> tuple[str, dict] | None:
+def best_shortcut(data: ReportData, task: str, family: str | None = None,
+                  rep: str = "composite") -> tuple[str, dict] | None:
     """(shortcut name, metric) of the shortcut scoring highest on ``task`` (its IDR_raw, or
-    Acc_A1 for A / MA), over the whole config or one ``family``."""
+    Acc_A1 for A / MA), over the whole config or one ``family``, in representation ``rep``."""
     metric = _headline_metric(task)
     best = None
     for e in data.judges:
         if not is_shortcut(e):
             continue
-        blk = scope_block(e, task)
+        blk = scope_block(e, task, rep)
         if family is not None:
             blk = (blk or {}).get("by_family", {}).get(family)
         m = _metric(blk, metric)
@@ -108,11 +123,11 @@ def ceiling(data: ReportData) -> Table:
                 n = b.get("n_pairs", b.get("n_items"))
                 if metric == "acc_a1":
                     n = n if n is not None else int((_metric(b, "acc_a1") or {}).get("den") or 0)
-                    rows.append((task, fam, _name(e), n, DASH, DASH, DASH,
-                                 _metric(b, "acc_a1")))
-                else:
-                    rows.append((task, fam, _name(e), n, _metric(b, "idr_raw"),
-                                 _metric(b, "acc_cf"), _metric(b, "nocue_lift"), DASH))
+                names = ("acc_a1",) if metric == "acc_a1" else ("idr_raw", "acc_cf", "nocue_lift")
+                cells = {k: _described(_metric(b, k), n) for k in names}
+                rows.append((task, fam, _name(e), n, cells.get("idr_raw", DASH),
+                             cells.get("acc_cf", DASH), cells.get("nocue_lift", DASH),
+                             cells.get("acc_a1", DASH)))
     notes = [
         "What rules that read only what a judge sees, but never follow the trajectory, score "
         "(groups: Full-CF pairs, or A items). first-frame: Fail when the target is absent from "
@@ -122,6 +137,12 @@ def ceiling(data: ReportData) -> Table:
         "accepted): 0 when a verdict carries no sign of the NoCue manipulation.",
         "Scopes: C / MC composite items, D / MD canonical presentation, OS Pixel arm, PA "
         "direct style, A / MA orig action.",
+        f"Rows of fewer than {MIN_CI_GROUPS} groups (items) show no interval: they are "
+        "descriptive (a bootstrap over so few groups gives intervals that look tight).",
+        "D, OS and PA name no mission: the verdict rules take the target's colour from where "
+        "the reference storyboard ends, so where the target's colour changes between seeds "
+        "(KeyCorridor's object, Memory's) they read a successful query as a failure and their "
+        "figures there are lower bounds.",
     ]
     if not rows:
         notes.insert(0, NOT_RUN_NOTE)

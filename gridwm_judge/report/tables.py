@@ -72,7 +72,8 @@ def coverage_note(data: ReportData, tasks: Sequence[str]) -> tuple[str, ...]:
             if cov is None or cov.answered == cov.asked:
                 continue
             if cov.answered:
-                gaps.append(f"{e.label} {t} {cov.answered}/{cov.asked}")
+                why = " (image-only: text rows not asked)" if shortcuts.is_shortcut(e) else ""
+                gaps.append(f"{e.label} {t} {cov.answered}/{cov.asked}{why}")
             elif cov.errored:
                 gaps.append(f"{e.label} {t} 0/{cov.asked} ({cov.errored} errored)")
     if not gaps:
@@ -368,8 +369,9 @@ def headline(data: ReportData) -> Table:
                 rows.append((e.label, *[DASH] * 7, f"no answers ({errored} requests errored)"))
             continue
         p = _m(c, "p_active")
-        task = rep.split("/")[0]
-        best = None if shortcuts.is_shortcut(e) else shortcuts.best_shortcut(data, task)
+        task, _, form = rep.partition("/")
+        best = (None if shortcuts.is_shortcut(e)
+                else shortcuts.best_shortcut(data, task, rep=form or "composite"))
         rows.append(
             (
                 e.label if rep == "C/composite" else f"{e.label} ({rep})",

@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 
 from gridwm_judge.command_line import add_command, options_of
-from gridwm_judge.judges import judge_tasks
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
-from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval
+from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
 EXAMPLES = """examples:
@@ -24,7 +23,8 @@ EXAMPLES = """examples:
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
 hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only}
 and the shortcut judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with
---tasks all they run the tasks they have a rule for; naming another task is refused).
+--tasks all they run every task they have a rule for that the dataset holds, MiniWorld's and
+the controls' too; naming another task is refused).
 Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
 and those whose request errored (nothing came back); --reask adds empty or truncated answers.
 eval exits 1 while errored requests remain and prints the command that asks them again.
@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
                      "device"),
     )
     tasks = parse_task_list(args.tasks)
-    if args.tasks.strip().lower() == "all":  # 'all' is every task the judge has a rule for
-        tasks = judge_tasks(args.judge, tasks) or tasks
+    if args.tasks.strip().lower() == "all":
+        tasks = tasks_meant_by_all(args.judge, args.dataset)
     cfg = EvalConfig(
         dataset=args.dataset,
         tasks=tasks,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridwm_judge.dataset_io import load_task
+from gridwm_judge.dataset_io import available_configs, load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.judges import images_only, judge_tasks, make_judge, split_spec
 from gridwm_judge.judges.base import (
@@ -142,6 +142,18 @@ def identity_options(options: JudgeOptions) -> dict[str, Any]:
         out.pop(key, None)
     out["extra"] = dict(out.get("extra") or {})
     return out
+
+
+def tasks_meant_by_all(judge: str, dataset: str) -> tuple[str, ...]:
+    """``--tasks all``: the MiniGrid tasks for a judge that answers everything; for a judge with
+    rules for a few tasks (the shortcuts), every one of those the dataset holds, in any world
+    and the controls too."""
+    every = tuple(t.name for t in ALL_TASKS)
+    rules = judge_tasks(judge, every)
+    if len(rules) == len(every):
+        return TASK_NAMES
+    held = set(available_configs(dataset))
+    return tuple(t for t in rules if task_spec(t).config in held) or rules
 
 
 def run_eval(cfg: EvalConfig) -> EvalSummary:

@@ -157,23 +157,33 @@ recorded by 0.2.0."""
 
 
 def version_change(runs: Sequence[RunPredictions], dataset: str) -> str:
-    """Why the items may differ when a run was asked from another dataset version than the
-    given local dataset's, with how to rebuild the one it was asked from ("" otherwise)."""
+    """Why the items may differ when a run was asked from another dataset version (or NoCue
+    style) than the given local dataset's, with how to rebuild the one it was asked from
+    ("" otherwise). Package and dataset versions share their numbers, so a run that records no
+    builder package is rebuilt by the release of its dataset version."""
     if not Path(dataset).is_dir():
         return ""
-    here = dataset_provenance(dataset).get("dataset_version") or UNVERSIONED
+    given = dataset_provenance(dataset)
+    here = given.get("dataset_version") or UNVERSIONED
     for run in runs:
         if run.run is None:
             continue
         prov = run.run.get("dataset_provenance") or {}
         asked = prov.get("dataset_version") or UNVERSIONED
-        if asked == here:
+        style = prov.get("nocue_style")
+        other_style = bool(style and given.get("nocue_style") and style != given["nocue_style"])
+        if asked == here and not other_style:
             continue
-        package = prov.get("package_version") or run.run.get("package_version") or asked
+        package = prov.get("package_version") or asked
         seeds = prov.get("seeds") or {}
         build = (f"gridwm-judge build --profile {prov.get('profile', 'PROFILE')} "
                  f"--seed {seeds.get('generation', 'SEED')} "
-                 f"--sampling-seed {seeds.get('sampling', 'SEED')} --out DIR")
+                 f"--sampling-seed {seeds.get('sampling', 'SEED')}"
+                 + (f" --nocue-style {style}" if style else "") + " --out DIR")
+        if asked == here:
+            return (f". {run.path} was asked from a --nocue-style {style} build, the dataset "
+                    f"given is {given['nocue_style']}: rebuild the one it was asked from with "
+                    f"{build}")
         return (f". The dataset changed version: {run.path} was asked from dataset version "
                 f"{asked}, the dataset given is version {here} (CHANGELOG.md says what "
                 f"changed). Rebuild the one it was asked from with the release that built it: "

@@ -142,3 +142,26 @@ def test_verdict_shortcuts_refuse_tasks_without_a_rule(name):
     out = list(judge(name).judge([req]))
     assert out[0].status == "error" and "no rule for task B" in out[0].error
 
+
+
+def test_a_closed_red_door_is_not_taken_for_the_agent():
+    """A closed red door is a red blob larger than the agent and half-filling its box; the
+    last-frame rule must still find the agent (on the goal) beside it."""
+    from minigrid.core.world_object import Door
+
+    from gridwm_judge.judges import pixels
+
+    door = ((4, 3), Door("red", is_open=False))
+    on_goal = frame((4, 4), 0, [GOAL, door])
+    box = pixels.agent_box(on_goal)
+    assert box is not None and box[0].start >= 4 * TILE and box[1].start >= 4 * TILE
+    assert ask_c("last-frame", [frame((1, 1), 0, [GOAL, door]), on_goal],
+                 "get to the goal") == "Yes"
+
+
+def test_a_red_target_is_told_from_the_red_agent():
+    red_ball = ((3, 1), Ball("red"))
+    start_with, start_without = frame((1, 4), 0, [red_ball]), frame((1, 4), 0)
+    holding = frame((2, 1), 0)
+    assert ask_c("first-frame", [start_with, holding], "pick up the red ball") == "Yes"
+    assert ask_c("first-frame", [start_without, holding], "pick up the red ball") == "No"

@@ -52,3 +52,16 @@ def test_an_unversioned_run_scored_against_this_version_names_the_change(two_bui
     # the same run against the dataset it was asked from scores
     assert main(["score", "--dataset", str(old), "--predictions",
                  str(run / "predictions.jsonl"), "--out", str(tmp_path / "s")]) == 0
+
+
+def test_a_run_from_the_other_nocue_style_names_it(two_builds, tmp_path, capsys):
+    old, new = two_builds
+    run = tmp_path / "yes"
+    assert main(["eval", "--dataset", str(old), "--tasks", "c", "--judge",
+                 "baseline:always-yes", "--out", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["score", "--dataset", str(new), "--predictions",
+                 str(run / "predictions.jsonl"), "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert "was asked from a --nocue-style occlude build, the dataset given is clean" in err
+    assert "--nocue-style occlude --out DIR" in err
