@@ -25,8 +25,8 @@ from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
 from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
-from gridwm_judge.task_table import WORLDS, task_spec, world_of
 from gridwm_judge.sim.hard_counterfactual import HARD_CF, NO_HARD_CF
+from gridwm_judge.task_table import WORLDS, task_spec, world_of
 from gridwm_judge.tasks import task_c_hard
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES

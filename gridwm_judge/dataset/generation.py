@@ -25,7 +25,6 @@ from gridwm_judge.sim import ENV_CARDS, generate_groups
 from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
 
-
 Key = tuple[str, str, str]
 """A draw's key: (family, env_id, cf_kind); hard-CF groups are drawn apart from the paper's."""
 

@@ -184,9 +184,9 @@ PROFILES: dict[str, Profile] = {
         "base",
         "the paper's base release; A 309 rows = 103 questions x 3 action conditions, B 144, "
         "C 972 = 486 per representation, D 144, E 325; task_c_hard 108 = 18 hard-CF groups x "
-        "Full/NoCue/CF x composite/split at the neutral presentation; controlled analyses over 98 query groups: "
-        "prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state 882 = 3 variants x 3 "
-        "evidence arms",
+        "Full/NoCue/CF x composite/split at the neutral presentation; controlled analyses "
+        "over 98 query groups: prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state "
+        "882 = 3 variants x 3 evidence arms",
         (
             TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
             _B,

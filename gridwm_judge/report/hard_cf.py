@@ -43,7 +43,7 @@ def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
     fams: set[str] = set()
     for e in data.judges:
         for t in tasks:
-            fams |= set(((shortcuts.scope_block(e, t) or {}).get("by_family") or {}))
+            fams |= set((shortcuts.scope_block(e, t) or {}).get("by_family") or {})
     return ["all", *sorted(fams)]
 
 

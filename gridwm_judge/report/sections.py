@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gridwm_judge.report import hard_cf
+from gridwm_judge.report import hard_cf, shortcuts
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
-from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import (
     miniworld_asked,
