@@ -7,10 +7,17 @@ of where things are when the same actions are replayed:
 
 - ``redbluedoor``: the red and blue doors swapped; the same actions open the blue door first
   and the env ends the episode with reward 0.
-- ``keycorridor``: the mission's object moved to a cell of a side room the agent never
-  enters; the same actions unlock the door and pick up nothing.
-- ``multiroom``: the goal moved to a cell of another room that the agent never stands on or
-  faces; the same actions walk to where the goal was and the episode runs out of actions.
+- ``keycorridor``: the mission's object moved to a cell the agent never stands on or faces,
+  in its own room (behind the locked door, as the env always places it) where one is free,
+  else in a side room the agent never enters; the same actions unlock the door and pick up
+  nothing.
+- ``multiroom``: the goal moved to a cell the agent never stands on or faces, in its own (the
+  last) room where one is free, else in another room; the same actions walk to where the goal
+  was and the episode runs out of actions.
+
+Moving within the object's own room keeps the env's layout (KeyCorridor's object behind the
+locked door, MultiRoom's goal in the last room), so a judge that knows it learns nothing from
+the first frame; the other room is the fallback.
 
 ``hard_cf_ops(family, u, full, seed)`` reads the reset env and Full's rollout and returns the
 ops (vocabulary in ``interventions``), raising :class:`NoHardCounterfactual` when the seed has
@@ -29,9 +36,11 @@ from gridwm_judge.sim.grid import find, front
 from gridwm_judge.sim.records import Rollout
 
 HARD_CF: dict[str, tuple[str, tuple[str, ...]]] = {
-    "keycorridor": ("move the mission's object to another side room, off the agent's path",
-                    ("move",)),
-    "multiroom": ("move the goal to another room, off the agent's path", ("move",)),
+    "keycorridor": ("move the mission's object off the agent's path, within its room behind the "
+                    "locked door where a cell is free, else to a side room the agent never "
+                    "enters", ("move",)),
+    "multiroom": ("move the goal off the agent's path, within the last room where a cell is "
+                  "free, else to another room", ("move",)),
     "redbluedoor": ("swap the red and blue doors", ("swap",)),
 }
 """family -> (what the hard CF does, the op kinds it may use)."""
@@ -70,17 +79,18 @@ def _rooms(family: str, u) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     return [(tuple(r.top), tuple(r.size)) for row in u.room_grid for r in row]
 
 
-def _move_to_other_room(family: str, u, full: Rollout, src: tuple[int, int],
-                        exclude_rooms: list, seed: int) -> list[dict]:
+def _move_off_path(u, full: Rollout, src: tuple[int, int], tiers: list[list], seed: int
+                   ) -> list[dict]:
+    """Move the object at ``src`` to a free cell off the agent's path in the first tier of
+    rooms that has one (its own room first: the env's layout stays as in Full)."""
     banned = _off_path(full)
-    rooms = [r for r in _rooms(family, u) if r not in exclude_rooms]
-    cand = sorted({c for r in rooms for c in _room_cells(u, r)
-                   if u.grid.get(*c) is None and c not in banned})
-    if not cand:
-        raise NoHardCounterfactual(f"no free cell off the agent's path in another room than "
-                                   f"{list(src)}")
-    to = random.Random(f"hardcf:{seed}").choice(cand)
-    return [{"op": "move", "from": list(src), "to": list(to)}]
+    for rooms in tiers:
+        cand = sorted({c for r in rooms for c in _room_cells(u, r)
+                       if u.grid.get(*c) is None and c not in banned})
+        if cand:
+            to = random.Random(f"hardcf:{seed}").choice(cand)
+            return [{"op": "move", "from": list(src), "to": list(to)}]
+    raise NoHardCounterfactual(f"no free cell off the agent's path to move {list(src)} to")
 
 
 def _inside(room, pos, *, walls: bool = False) -> bool:
@@ -103,14 +113,16 @@ def hard_cf_ops(family: str, u, full: Rollout, seed: int) -> list[dict]:
                  "b": list(find(u, "door", "blue")[0])}]
     if family == "keycorridor":
         src = (int(u.obj.cur_pos[0]), int(u.obj.cur_pos[1]))
+        own = _room_of(family, u, src)
         visited = {tuple(s["agent_pos"]) for s in full.states}
-        entered = [r for r in _rooms(family, u) if any(_inside(r, c, walls=True)
-                                                       for c in visited)]
-        return _move_to_other_room(family, u, full, src, [_room_of(family, u, src), *entered],
-                                   seed)
+        others = [r for r in _rooms(family, u) if r != own and not any(
+            _inside(r, c, walls=True) for c in visited)]
+        return _move_off_path(u, full, src, [[own], others], seed)
     if family == "multiroom":
         src = find(u, "goal")[0]
-        return _move_to_other_room(family, u, full, src, [_room_of(family, u, src)], seed)
+        own = _room_of(family, u, src)
+        return _move_off_path(u, full, src, [[own], [r for r in _rooms(family, u) if r != own]],
+                              seed)
     raise ValueError(f"no hard CF for family {family!r}; expected one of "
                      f"{', '.join(HARD_CF_FAMILIES)}")
 

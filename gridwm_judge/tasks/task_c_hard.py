@@ -5,7 +5,7 @@ rollout, so a rule reading the first frame alone separates Full from CF. Here ea
 is a hard one (:mod:`gridwm_judge.sim.hard_counterfactual`): the first frame holds Full's
 object types and colours, the target stays in the world, and the failure comes from where
 things are when the same actions are replayed (RedBlueDoor's doors swapped, KeyCorridor's object
-in another room, MultiRoom's goal in another room). Groups are drawn as for ``task_c`` (same
+and MultiRoom's goal moved off the agent's path). Groups are drawn as for ``task_c`` (same
 families and envs, consecutive seeds from the generation seed), each passing the simulator's
 gates and the static-cue gate (:mod:`gridwm_judge.dataset.static_cue`).
 
