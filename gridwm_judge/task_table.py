@@ -188,7 +188,9 @@ class TaskSpec:
     answer format and budget, which :meth:`for_style` resolves; ``answer`` and ``max_tokens``
     are then those of a row with no style. Keyword-only: ``description``, the dataset config's
     (required: no built config goes without one), and ``world`` (:data:`WORLDS`), the one
-    place that says which world a task's rows come from.
+    place that says which world a task's rows come from. ``paper``, for a hard-CF config, names
+    the paper config it is the hard counterpart of ("C" for "CH"): reports set them side by
+    side.
     """
 
     name: str
@@ -202,6 +204,7 @@ class TaskSpec:
     _: KW_ONLY
     description: str = field(repr=False)
     world: str = "minigrid"
+    paper: str | None = None
 
     def __post_init__(self) -> None:
         if not self.description.strip():
@@ -259,6 +262,20 @@ TASKS: tuple[TaskSpec, ...] = (
              description="E: prefix state tracking (identity and status of the first picked-up "
                          "object)"),
 )
+
+HARD_TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("CH", "task_c_hard", "causal sensitivity on hard counterfactuals (Task C's "
+             "neutral presentation)", Verdict("Yes", "No"), 256, "presentation_invariance",
+             "eligible_pairs",
+             description="CH: Task C with hard counterfactuals (the CF's first frame holds "
+                         "Full's objects and its target; it fails because of where things are "
+                         "along the way): Full / NoCue / CF at the neutral presentation, "
+                         "composite and split (Yes/No)", paper="C"),
+)
+"""Hard-CF configs (issue 21): groups whose CF no static rule separates from Full, scored by
+Task C's recipe under their own names. Not in ``TASKS`` (the paper's benchmark, what
+``--tasks all`` means); name them to use them. Each names its ``paper`` config. MiniWorld's
+``miniworld_c_hard`` joins here with ``world="miniworld"`` and ``paper="MC"``."""
 
 MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("MA", "miniworld_a", "MiniWorld action-conditioned next first-person view "
@@ -338,7 +355,7 @@ CONTROL_TASKS: tuple[TaskSpec, ...] = (
 """The controlled analyses (issue 14: Oracle-State evidence arms, prompt-structure ablation):
 Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""
 
-ALL_TASKS: tuple[TaskSpec, ...] = TASKS + MINIWORLD_TASKS + CONTROL_TASKS
+ALL_TASKS: tuple[TaskSpec, ...] = TASKS + HARD_TASKS + MINIWORLD_TASKS + CONTROL_TASKS
 ALL_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS)
 """Every config a dataset may hold (the builder, profiles and scoring accept each)."""
 

@@ -25,8 +25,11 @@ from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
 from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
+from gridwm_judge.sim.hard_counterfactual import HARD_CF, NO_HARD_CF
 from gridwm_judge.task_table import WORLDS, task_spec, world_of
+from gridwm_judge.tasks import task_c_hard
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
+from gridwm_judge.tasks.task_c import TASK_C_FAMILIES
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
 
 
@@ -96,7 +99,18 @@ def _config_facts(profile: Any, config: str) -> dict[str, str]:
         "turn": f"{turns[0]:g}", "turn2": f"{turns[1]:g}",
         "forward": f"{metres[0]:g}", "forward2": f"{metres[1]:g}",
         "probe_sets": _list([f"`{p}`" for p in probe_sets]),
+        "hard_cfs": "; ".join(f"{f}: {HARD_CF[f][0]}" for f in task_c_hard.FAMILIES),
+        "hard_left_out": _left_out(),
     }
+
+
+def _left_out() -> str:
+    """Task C's families without a hard CF, and why (none today)."""
+    out = [f for f in TASK_C_FAMILIES if f not in task_c_hard.FAMILIES]
+    if not out:
+        return "Every Task C family has one."
+    why = {f: NO_HARD_CF.get(f, "no hard CF under the same actions") for f in out}
+    return "Left out: " + "; ".join(f"{f} ({why[f]})" for f in out) + "."
 
 
 _NUMBERS = {6: "six", 8: "eight", 10: "ten", 12: "twelve"}

@@ -10,12 +10,14 @@ validator results of the groups used. Worker processes die with the build (see
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
+from gridwm_judge.dataset.static_cue import static_cue_reasons
 from gridwm_judge.miniworld.backend import renderer_info
 from gridwm_judge.miniworld.cards import CARDS
 from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
@@ -23,12 +25,21 @@ from gridwm_judge.sim import ENV_CARDS, generate_groups
 from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
 
+Key = tuple[str, str, str]
+"""A draw's key: (family, env_id, cf_kind); hard-CF groups are drawn apart from the paper's."""
 
-def _generate(family: str, env_id: str, n: int, seed: int) -> GenerationResult:
+
+def _generate(family: str, env_id: str, n: int, seed: int, cf_kind: str = "paper",
+              config: str = "") -> GenerationResult:
+    """``n`` valid groups; a hard draw (``cf_kind`` "hard") also passes the static-cue gate on
+    ``config``'s canonical items. A world's draw takes ``cf_kind`` and ``extra_gate`` keywords
+    for hard CFs (MiniGrid: ``sim.generate_groups``)."""
+    hard = {} if cf_kind == "paper" else {
+        "cf_kind": cf_kind, "extra_gate": functools.partial(static_cue_reasons, config=config)}
     if is_miniworld(family):
-        res = miniworld_groups(family, n, seed)   # one env id per MiniWorld family
+        res = miniworld_groups(family, n, seed, **hard)   # one env id per MiniWorld family
     else:
-        res = generate_groups(family, n, seed, env_id=env_id)
+        res = generate_groups(family, n, seed, env_id=env_id, **hard)
     if len(res.groups) != n:
         raise RuntimeError(
             f"generate_groups({family!r}, {n}, {seed}) gave {len(res.groups)} groups"
@@ -56,8 +67,10 @@ class GroupPool:
     """Validated groups per (family, env_id) from consecutive seeds starting at ``seed``."""
 
     seed: int
-    draws: dict[tuple[str, str], GenerationResult] = field(default_factory=dict)
-    used: dict[tuple[str, str], int] = field(default_factory=dict)
+    draws: dict[Key, GenerationResult] = field(default_factory=dict)
+    used: dict[Key, int] = field(default_factory=dict)
+    configs: dict[Key, str] = field(default_factory=dict)
+    """A hard draw's key -> the config whose canonical items its static-cue gate reads."""
 
     def requests(self, plan: TaskPlan) -> list[tuple[str, str, int]]:
         env_ids, default_env = env_tables()
@@ -68,37 +81,51 @@ class GroupPool:
 
     def prefetch(self, plans: list[TaskPlan], num_proc: int = 1) -> None:
         """Generate, once, the largest draw every (family, env) needs over ``plans``."""
-        need: dict[tuple[str, str], int] = {}
+        need: dict[Key, int] = {}
         for plan in plans:
             for family, env_id, n in self.requests(plan):
-                need[(family, env_id)] = max(need.get((family, env_id), 0), n)
-        todo = [(f, e, n) for (f, e), n in need.items()
-                if (f, e) not in self.draws or len(self.draws[(f, e)].groups) < n]
-        main = [t for t in todo if is_miniworld(t[0])]
-        todo = [t for t in todo if not is_miniworld(t[0])]
-        for f, e, n in main:
-            self.draws[(f, e)] = _generate(f, e, n, self.seed)
+                key = self._key(plan, family, env_id)
+                need[key] = max(need.get(key, 0), n)
+        todo = [(k, n) for k, n in need.items()
+                if k not in self.draws or len(self.draws[k].groups) < n]
+        main = [t for t in todo if is_miniworld(t[0][0])]
+        todo = [t for t in todo if not is_miniworld(t[0][0])]
+        for k, n in main:
+            self.draws[k] = self._draw(k, n)
         if num_proc > 1 and len(todo) > 1:
             ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
             try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
-                futures = [ex.submit(_generate, f, e, n, self.seed) for f, e, n in todo]
+                futures = [ex.submit(_generate, *k[:2], n, self.seed, k[2],
+                                     self.configs.get(k, "")) for k, n in todo]
                 draws = [fut.result() for fut in futures]
             except BaseException:  # Ctrl-C or a failed draw: do not wait for the others
                 stop_pool(ex)
                 raise
             ex.shutdown()
         else:
-            draws = [_generate(f, e, n, self.seed) for f, e, n in todo]
-        for (f, e, _), d in zip(todo, draws, strict=True):
-            self.draws[(f, e)] = d
+            draws = [self._draw(k, n) for k, n in todo]
+        for (k, _), d in zip(todo, draws, strict=True):
+            self.draws[k] = d
+
+    def _key(self, plan: TaskPlan, family: str, env_id: str) -> Key:
+        key = (family, env_id, plan.cf_kind)
+        if plan.cf_kind != "paper":
+            known = self.configs.setdefault(key, plan.config)
+            if known != plan.config:
+                raise ValueError(f"{family} {plan.cf_kind} groups are gated on {known}'s items;"
+                                 f" {plan.config} cannot share them")
+        return key
+
+    def _draw(self, key: Key, n: int) -> GenerationResult:
+        return _generate(key[0], key[1], n, self.seed, key[2], self.configs.get(key, ""))
 
     def groups(self, plan: TaskPlan) -> list[Any]:
         """The plan's groups, in request order (family order, then env order, then seed)."""
         out: list[Any] = []
         for family, env_id, n in self.requests(plan):
-            key = (family, env_id)
+            key = self._key(plan, family, env_id)
             if key not in self.draws or len(self.draws[key].groups) < n:
-                self.draws[key] = _generate(family, env_id, n, self.seed)
+                self.draws[key] = self._draw(key, n)
             self.used[key] = max(self.used.get(key, 0), n)
             out.extend(self.draws[key].groups[:n])
         return out
@@ -111,23 +138,27 @@ class GroupPool:
         """Seeds drawn, rejects by gate and validator results of the groups used since the last
         :meth:`reset_usage`, for validation.json."""
         rejects: Counter[str] = Counter()
+        by_kind: dict[str, Counter[str]] = {}
         gates: dict[str, Counter[str]] = {}
         envs = []
-        for (family, env_id), n_used in sorted(self.used.items()):
-            d = self.draws[(family, env_id)]
+        for (family, env_id, cf_kind), n_used in sorted(self.used.items()):
+            d = self.draws[(family, env_id, cf_kind)]
             rejects.update(d.rejects)
+            by_kind.setdefault(cf_kind, Counter()).update(d.rejects)
             for g in d.groups[:n_used]:
                 for gate, ok in dict(g.validators).items():
                     gates.setdefault(str(gate), Counter())["pass" if ok else "fail"] += 1
-            envs.append({"family": family, "env_id": env_id, "groups_valid": len(d.groups),
+            envs.append({"family": family, "env_id": env_id, "cf_kind": cf_kind,
+                         "groups_valid": len(d.groups),
                          "groups_used": n_used, "seeds_drawn": d.n_drawn,
                          "first_seed": d.seed, "rejects": dict(sorted(d.rejects.items()))})
         out: dict[str, Any] = {
             "generation_seed": self.seed,
             "envs": envs,
             "rejects_by_reason": dict(sorted(rejects.items())),
+            "rejects_by_cf_kind": {k: dict(sorted(c.items())) for k, c in sorted(by_kind.items())},
             "gates": {g: {"pass": c["pass"], "fail": c["fail"]} for g, c in sorted(gates.items())},
         }
-        if any(is_miniworld(f) for f, _ in self.used):
+        if any(is_miniworld(f) for f, *_ in self.used):
             out["miniworld_renderer"] = renderer_info()   # frames depend on the Mesa version
         return out

@@ -22,7 +22,9 @@ from typing import Any
 from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES, family_of
+from gridwm_judge.sim.generate import CF_KINDS
 from gridwm_judge.task_table import ALL_CONFIGS
+from gridwm_judge.tasks import task_c_hard
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
 SHARD_BY = ("group", "env", "task")
@@ -37,7 +39,9 @@ class TaskPlan:
     all their groups). ``extra_per_env`` adds groups per env batch (D: the reference).
     ``envs``, when given, names the envs exactly as ``((family, env_id, n_groups), ...)``
     (``families`` then lists the families with their totals) instead of each family's default
-    env or a spread over all of its envs.
+    env or a spread over all of its envs. ``cf_kind`` "hard" draws groups with hard CFs that
+    pass the static-cue gate (``dataset.static_cue``, run on this config's canonical items)
+    from their own pool: the same seeds as the paper's, its own rejects.
     """
 
     config: str
@@ -49,8 +53,12 @@ class TaskPlan:
     shard_by: str = "task"
     options: tuple[tuple[str, Any], ...] = ()
     envs: tuple[tuple[str, str, int], ...] = ()
+    cf_kind: str = "paper"
 
     def __post_init__(self) -> None:
+        if self.cf_kind not in CF_KINDS:
+            raise ValueError(f"{self.config}: unknown cf_kind {self.cf_kind!r}; expected one "
+                             f"of {', '.join(CF_KINDS)}")
         if self.envs and family_totals(self.envs) != tuple(self.families):
             raise ValueError(f"{self.config}: families {self.families} do not sum the "
                              f"explicit envs {self.envs}")
@@ -160,6 +168,14 @@ def _oracle_state(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
     return TaskPlan("oracle_state", family_totals(envs), sum(n for *_, n in envs)
                     * _OS_ROWS_PER_GROUP, extra_per_env=1, shard_by="env", envs=envs)
 
+def _c_hard(families: tuple[tuple[str, int], ...]) -> TaskPlan:
+    """``task_c_hard`` over ``families``: Full / NoCue / CF at the neutral presentation,
+    composite and split (6 rows per group), hard-CF groups."""
+    return TaskPlan("task_c_hard", families,
+                    sum(n for _, n in families) * task_c_hard.rows_per_group(),
+                    shard_by="group", cf_kind="hard")
+
+
 _B = TaskPlan("task_b", _each(CORE, 12), 144, n_items=144)
 _E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
 
@@ -167,15 +183,17 @@ PROFILES: dict[str, Profile] = {
     "base": Profile(
         "base",
         "the paper's base release; A 309 rows = 103 questions x 3 action conditions, B 144, "
-        "C 972 = 486 per representation, D 144, E 325; controlled analyses over 98 query groups: "
-        "prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state 882 = 3 variants x 3 "
-        "evidence arms",
+        "C 972 = 486 per representation, D 144, E 325; task_c_hard 108 = 18 hard-CF groups x "
+        "Full/NoCue/CF x composite/split at the neutral presentation; controlled analyses "
+        "over 98 query groups: prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state "
+        "882 = 3 variants x 3 evidence arms",
         (
             TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
             _B,
             TaskPlan("task_c", _each(TASK_C_FAMILIES, 6), 972, shard_by="group", options=_C_FULL),
             TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
             _E,
+            _c_hard(_each(task_c_hard.FAMILIES, 6)),
             _prompt_ablation(CONTROL_GROUPS),
             _oracle_state(CONTROL_GROUPS),
         ),
@@ -207,6 +225,7 @@ PROFILES: dict[str, Profile] = {
             TaskPlan("task_d", _each(("lavagap", "redbluedoor"), 1), 24, extra_per_env=1,
                      shard_by="env"),
             TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
+            _c_hard(_each(task_c_hard.FAMILIES, 1)),
             _prompt_ablation(CONTROL_GROUPS_SMOKE),
             _oracle_state(CONTROL_GROUPS_SMOKE),
         ),

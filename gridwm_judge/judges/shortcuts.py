@@ -21,7 +21,8 @@ reference-aided MiniGrid item states no mission: its target is the colour on or 
 agent where the reference storyboard ends. A target whose colour cannot be told from walls and
 floors (grey, or none named: Memory's, Sign's) is unknown; then both rules answer Success (they
 see no evidence of failure). Verdict rules answer C, D, their MiniWorld configs and the
-controls' pixel arms (rows with images); ``least-change`` answers A and MA.
+controls' pixel arms (rows with images) and the hard-CF config CH; ``least-change`` answers
+A and MA.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 from gridwm_judge.judges import pixels
 
 NAMES = ("first-frame", "last-frame", "mask-artifact", "least-change")
-VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA")
+VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH")
 CHOICE_TASKS = ("A", "MA")
 MINIGRID_SEE = 0.0005
 """Share of a MiniGrid frame the target's colour must cover to count as visible (a key at the

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from gridwm_judge.report import hard_cf, shortcuts
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
-from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import (
     miniworld_asked,
@@ -38,7 +38,8 @@ def minigrid_shown(data: ReportData) -> bool:
 
 def all_tables(data: ReportData) -> tuple[Table, ...]:
     """The MiniGrid tables, then MiniWorld's own section when any judge answered it, then the
-    prompt ablation's and the Oracle-State control's when any judge was asked them, then the
+    prompt ablation's and the Oracle-State control's when any judge was asked them, the hard
+    counterfactuals beside the paper's when any judge was asked a hard config, then the
     shortcut ceiling and the judges beside it."""
     tables: tuple[Table, ...] = (headline(data),) if minigrid_shown(data) else ()
     tables += miniworld_summary(data)
@@ -49,6 +50,8 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     if pa.asked(data):
         tables += (pa.prompt_ablation(data), pa.prompt_ablation_paired(data))
     tables += os_.tables(data)
+    if hard_cf.asked(data):
+        tables += (hard_cf.table(data),)
     return tables + (shortcuts.ceiling(data), shortcuts.beside_judges(data))
 
 

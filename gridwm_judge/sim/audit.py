@@ -15,7 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gridwm_judge.sim.cards import FAMILIES
-from gridwm_judge.sim.generate import check_args, generate_groups
+from gridwm_judge.sim.generate import check_args, check_cf_kind, generate_groups
+from gridwm_judge.sim.hard_counterfactual import HARD_CF_FAMILIES
 from gridwm_judge.sim.records import GenerationResult, TrajectoryGroup
 
 
@@ -56,9 +57,17 @@ def summarize(results: Iterable[GenerationResult]) -> str:
 
 def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
                        env_id: str | None = None, overwrite: bool = False,
-                       num_proc: int = 1) -> str:
-    """Generate ``n`` valid groups per family and write them to ``out``; returns a summary."""
+                       num_proc: int = 1, cf_kind: str = "paper") -> str:
+    """Generate ``n`` valid groups per family and write them to ``out``; returns a summary.
+    ``cf_kind`` "hard": hard-CF groups (``family`` 'all': the families that have one), gated
+    by the simulator only (the static-cue gate runs where a config's groups are drawn)."""
+    check_cf_kind(cf_kind)
     families = _families(family)
+    if cf_kind == "hard":
+        families = tuple(f for f in families if f in HARD_CF_FAMILIES)
+        if not families:
+            raise ValueError(f"no hard CF for family {family!r}; expected 'all' or one of "
+                             f"{', '.join(HARD_CF_FAMILIES)}")
     if env_id is not None and len(families) != 1:
         raise ValueError("--env-id needs a single --family, not 'all'")
     if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
@@ -69,9 +78,10 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
     if num_proc > 1:
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
             results = [generate_groups(f, n, seed, env_id=env_id, num_proc=num_proc,
-                                       executor=pool) for f in families]
+                                       executor=pool, cf_kind=cf_kind) for f in families]
     else:
-        results = [generate_groups(f, n, seed, env_id=env_id) for f in families]
+        results = [generate_groups(f, n, seed, env_id=env_id, cf_kind=cf_kind)
+                   for f in families]
     return write_results(results, out)
 
 

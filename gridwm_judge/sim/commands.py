@@ -15,6 +15,8 @@ from gridwm_judge.miniworld.cards import FAMILY_GROUP as MINIWORLD
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.sim.audit import write_groups_jsonl
 from gridwm_judge.sim.cards import FAMILIES
+from gridwm_judge.sim.generate import CF_KINDS
+from gridwm_judge.sim.hard_counterfactual import HARD_CF_FAMILIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output .jsonl path")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.add_argument("--num-proc", type=int, default=1, help="worker processes (same output)")
+    p.add_argument("--cf", dest="cf_kind", choices=CF_KINDS, default="paper",
+                   help="the CF of each group: the paper's (default) or a hard one (MiniGrid's "
+                        f"{', '.join(HARD_CF_FAMILIES)}: Full's objects at t=0, the failure "
+                        "from where things are; simulator gates only)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -47,6 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     in_3d = args.family in (*MINIWORLD_FAMILIES, MINIWORLD)
     write = miniworld_audit.write_groups_jsonl if in_3d else write_groups_jsonl
+    extra = ("cf_kind",) if args.cf_kind != "paper" else ()   # a world without hard CFs
     print(write(**options_of(args, "family", "n", "seed", "out", "env_id", "overwrite",
-                             "num_proc")))
+                             "num_proc", *extra)))
     return 0

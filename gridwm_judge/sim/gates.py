@@ -16,6 +16,7 @@ from __future__ import annotations
 from gridwm_judge.sim.cards import EnvCard
 from gridwm_judge.sim.counterfactual import cf1_reason
 from gridwm_judge.sim.grid import DIRS
+from gridwm_judge.sim.hard_counterfactual import hard_cf1_reason
 from gridwm_judge.sim.nocue import tiles_at, touches
 from gridwm_judge.sim.records import Rollout
 
@@ -169,7 +170,9 @@ def _n1(full, nocue, card: EnvCard, specs, **_):
     return None
 
 
-def _cf1(full, cf, card: EnvCard, **_):
+def _cf1(full, cf, card: EnvCard, cf_kind: str = "paper", **_):
+    if cf_kind == "hard":
+        return hard_cf1_reason(card.family, full, cf)
     return cf1_reason(card.family, full, cf, card.cf_ops, card.settable_attrs)
 
 
@@ -178,15 +181,17 @@ _CHECKS = {"D1": _d1, "D2": _d2, "D4": _d4, "D5": _d5, "D6": _d6, "E1": _e1, "E2
 
 
 def run_gates(card: EnvCard, full: Rollout, nocue: Rollout, cf: Rollout, specs,
-              width: int, height: int) -> tuple[dict[str, bool], dict[str, str]]:
-    """(gate -> passed, gate -> reason for each failed gate). Task E cards skip N1/D5."""
+              width: int, height: int, cf_kind: str = "paper"
+              ) -> tuple[dict[str, bool], dict[str, str]]:
+    """(gate -> passed, gate -> reason for each failed gate). Task E cards skip N1/D5.
+    ``cf_kind`` ("paper" or "hard") picks CF1's rule (``hard_counterfactual``)."""
     results, reasons = {}, {}
     for name, fn in _CHECKS.items():
         if card.task_e and name in ("N1", "D5"):
             why = None if not nocue.mask else "Task E cards have no NoCue mask"
         else:
             why = fn(full=full, nocue=nocue, cf=cf, card=card, specs=specs,
-                     width=width, height=height)
+                     width=width, height=height, cf_kind=cf_kind)
         results[name] = why is None
         if why is not None:
             reasons[name] = why

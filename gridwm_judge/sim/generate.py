@@ -18,6 +18,7 @@ from gridwm_judge.sim.cards import check_env_id, check_family_env_id, env_short,
 from gridwm_judge.sim.counterfactual import cf_ops
 from gridwm_judge.sim.envs import make_env
 from gridwm_judge.sim.gates import GATES, run_gates
+from gridwm_judge.sim.hard_counterfactual import NoHardCounterfactual, hard_cf_ops
 from gridwm_judge.sim.holding import first_pickup
 from gridwm_judge.sim.nocue import build_mask, target_specs
 from gridwm_judge.sim.planner import PlanError, plan_actions
@@ -27,6 +28,11 @@ from gridwm_judge.sim.rollout import reroll, rollout
 from gridwm_judge.world import Group
 
 MAX_DRAWS_FACTOR = 20
+CF_KINDS: tuple[str, ...] = ("paper", "hard")
+"""The CF a group carries: the paper's (``counterfactual``) or a hard one
+(``hard_counterfactual``: Full's objects at t=0, the failure from where things are)."""
+HARD_SUFFIX = ".hard"
+"""Group ids of hard-CF groups end with this (their CF differs from the paper group's)."""
 SeedOutcome = tuple[Group | None, tuple[str, ...], dict[str, str]]
 """(group, (), {}) for a valid seed, else (None, failed gates, gate -> reason)."""
 
@@ -38,11 +44,20 @@ def _reset_env(env_id: str, seed: int):
     return env.unwrapped
 
 
-def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
-    """The Full / NoCue / CF group for (env id, seed), with its gate report.
+def check_cf_kind(cf_kind: str) -> str:
+    if cf_kind not in CF_KINDS:
+        raise ValueError(f"unknown CF kind {cf_kind!r}; expected one of {', '.join(CF_KINDS)}")
+    return cf_kind
 
-    Raises PlanError when no plan reaches success.
+
+def build_group(family: str, env_id: str, seed: int, cf_kind: str = "paper") -> TrajectoryGroup:
+    """The Full / NoCue / CF group for (env id, seed), with its gate report; ``cf_kind``
+    "hard" gives it a hard CF (group id suffixed ``HARD_SUFFIX``).
+
+    Raises PlanError when no plan reaches success, NoHardCounterfactual when a hard CF has no
+    cell to move its object to.
     """
+    check_cf_kind(cf_kind)
     card = get_card(family)
     check_family_env_id(family, env_id)
     variant = plan_variant(family, seed)
@@ -54,7 +69,7 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     full = rollout(env_id, seed, actions)
     specs = target_specs(family, u) if not card.task_e else ()
     width, height = u.grid.width, u.grid.height
-    ops = cf_ops(family, u, full, seed)
+    ops = (hard_cf_ops if cf_kind == "hard" else cf_ops)(family, u, full, seed)
     mask = build_mask(full.states, full.events, specs, card.nocue_budget)
     # NoCue is re-rolled independently (gate D6 compares its states with Full's); its events
     # are a function of its states, so they equal Full's exactly when the states do.
@@ -62,10 +77,11 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     if nocue.states == full.states:
         nocue = replace(nocue, events=full.events)
     cf = rollout(env_id, seed, actions, intervention=ops)
-    validators, reasons = run_gates(card, full, nocue, cf, specs, width, height)
+    validators, reasons = run_gates(card, full, nocue, cf, specs, width, height, cf_kind)
     first = first_pickup(full)
     return TrajectoryGroup(
-        group_id=f"{family}.{env_short(env_id)}.s{seed}",
+        group_id=f"{family}.{env_short(env_id)}.s{seed}" + (HARD_SUFFIX if cf_kind == "hard"
+                                                            else ""),
         family=family,
         env_id=env_id,
         seed=int(seed),
@@ -81,13 +97,34 @@ def build_group(family: str, env_id: str, seed: int) -> TrajectoryGroup:
     )
 
 
-def try_seed(family: str, env_id: str, seed: int):
-    """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason)."""
+ExtraGate = Callable[[Group], dict[str, str]]
+"""A gate that runs above the simulator (e.g. the dataset layer's static-cue gate, which
+renders): gate name -> reason for each check the group fails, {} when it passes. It must be
+picklable (a module-level function or a ``functools.partial`` of one) for process pools."""
+
+
+def try_seed(family: str, env_id: str, seed: int, cf_kind: str = "paper",
+             extra_gate: ExtraGate | None = None):
+    """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason);
+    a seed with no plan is rejected as pseudo-gate "plan", one with no hard CF as "cf_op";
+    ``extra_gate`` runs on a group that passed every simulator gate."""
     try:
-        group = build_group(family, env_id, seed)
+        group = build_group(family, env_id, seed, cf_kind)
     except PlanError as exc:
         return None, ("plan",), {"plan": str(exc)}
-    return gate_outcome(group, GATES)
+    except NoHardCounterfactual as exc:
+        return None, ("cf_op",), {"cf_op": str(exc)}
+    return extra_outcome(gate_outcome(group, GATES), extra_gate)
+
+
+def extra_outcome(outcome: SeedOutcome, extra_gate: ExtraGate | None) -> SeedOutcome:
+    """``outcome``, or a reject by ``extra_gate`` when its group is valid but fails it (any
+    world's groups: MiniWorld's draw wraps its outcomes the same way)."""
+    group = outcome[0]
+    if group is None or extra_gate is None:
+        return outcome
+    why = extra_gate(group)
+    return outcome if not why else (None, tuple(why), dict(why))
 
 
 def gate_outcome(group, gates: tuple[str, ...]) -> SeedOutcome:
@@ -117,10 +154,11 @@ def check_args(family: str, n: int, seed: int, env_id: str | None) -> str:
     return env_id
 
 
-def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
+def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None,
+                  cf_kind: str = "paper", extra_gate: ExtraGate | None = None):
     if pool is None:
         for s in seeds:
-            yield s, try_seed(family, env_id, s)
+            yield s, try_seed(family, env_id, s, cf_kind, extra_gate)
         return
     seeds = list(seeds)
     futures = []
@@ -128,7 +166,7 @@ def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
     # workers ignore Ctrl-C, and the pool's shutdown would otherwise run the whole batch).
     try:
         for s in seeds:
-            futures.append(pool.submit(try_seed, family, env_id, s))
+            futures.append(pool.submit(try_seed, family, env_id, s, cf_kind, extra_gate))
         for s, fut in zip(seeds, futures, strict=True):
             yield s, fut.result()
     finally:
@@ -137,8 +175,12 @@ def _seed_results(family: str, env_id: str, seeds: Iterable[int], pool=None):
 
 
 def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
-                    num_proc: int = 1, executor=None) -> GenerationResult:
+                    num_proc: int = 1, executor=None, *, cf_kind: str = "paper",
+                    extra_gate: ExtraGate | None = None) -> GenerationResult:
     """Exactly ``n`` valid groups from consecutive seeds ``seed, seed+1, ...``.
+
+    ``cf_kind`` "hard" gives the groups hard CFs; ``extra_gate`` (see :data:`ExtraGate`)
+    rejects valid groups for reasons the simulator cannot see.
 
     ``num_proc > 1`` evaluates seeds in a process pool (or in ``executor``, a
     ``concurrent.futures`` executor the caller owns); the result is the same either way.
@@ -146,11 +188,14 @@ def generate_groups(family: str, n: int, seed: int, env_id: str | None = None,
     ``MAX_DRAWS_FACTOR * n + 50`` seeds are drawn without reaching n.
     """
     env_id = check_args(family, n, seed, env_id)
+    check_cf_kind(cf_kind)
     if executor is None and num_proc > 1:
         with ProcessPoolExecutor(max_workers=num_proc) as pool:
-            return generate_groups(family, n, seed, env_id, num_proc, executor=pool)
+            return generate_groups(family, n, seed, env_id, num_proc, executor=pool,
+                                   cf_kind=cf_kind, extra_gate=extra_gate)
     return draw_groups(family, env_id, n, seed,
-                       functools.partial(_seed_results, family, env_id, pool=executor),
+                       functools.partial(_seed_results, family, env_id, pool=executor,
+                                         cf_kind=cf_kind, extra_gate=extra_gate),
                        min_batch=0 if executor is None else num_proc * 4)
 
 

@@ -21,6 +21,7 @@ from gridwm_judge.tasks import (
     task_a,
     task_b,
     task_c,
+    task_c_hard,
     task_d,
     task_e,
 )
@@ -31,6 +32,7 @@ TASK_MODULES: dict[str, ModuleType] = {
     "task_c": task_c,
     "task_d": task_d,
     "task_e": task_e,
+    "task_c_hard": task_c_hard,
     "miniworld_a": miniworld_a,
     "miniworld_c": miniworld_c,
     "miniworld_d": miniworld_d,
@@ -40,7 +42,8 @@ TASK_MODULES: dict[str, ModuleType] = {
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
 NOCUE_CONFIGS: tuple[str, ...] = (
-    "task_c", "task_d", "miniworld_c", "miniworld_d", "prompt_ablation", "oracle_state",
+    "task_c", "task_c_hard", "task_d", "miniworld_c", "miniworld_d", "prompt_ablation",
+    "oracle_state",
 )
 """Configs whose rows can show a NoCue variant: their ``build_rows`` take ``nocue_style=``
 (``schema.NOCUE_STYLES``) and record it in the ``nocue_style`` column."""

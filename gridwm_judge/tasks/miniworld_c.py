@@ -17,7 +17,7 @@ from gridwm_judge.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 from gridwm_judge.prompts import miniworld_c_prompt
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.miniworld_view import StoryboardView
-from gridwm_judge.tasks.rows import counted_rows
+from gridwm_judge.tasks.rows import counted_rows, rename
 from gridwm_judge.world import Group, World
 
 TASK = "MC"
@@ -36,16 +36,6 @@ def default_world() -> World:
 
 def miniworld_families() -> tuple[str, ...]:
     return FAMILIES
-
-
-def rename(row: dict, source: str, task: str) -> dict:
-    """``row`` of task ``source`` re-labelled as ``task``: its uid and item id prefix too."""
-    for key in ("uid", "item_id"):
-        if not row[key].startswith(f"{source}."):
-            raise ValueError(f"{source} row {row['uid']!r}: {key} does not start with {source}.")
-        row[key] = f"{task}.{row[key][len(source) + 1:]}"
-    row["task"] = task
-    return row
 
 
 def build_rows(

@@ -72,3 +72,13 @@ def counted_rows(task: str, groups: Sequence[Any], rows: list[dict], n_items: in
         raise ValueError(f"{task}: {len(groups)} groups give {len(rows)} rows, "
                          f"not n_items={n_items}")
     return rows
+
+
+def rename(row: dict, source: str, task: str) -> dict:
+    """``row`` of task ``source`` re-labelled as ``task``: its uid and item id prefix too."""
+    for key in ("uid", "item_id"):
+        if not row[key].startswith(f"{source}."):
+            raise ValueError(f"{source} row {row['uid']!r}: {key} does not start with {source}.")
+        row[key] = f"{task}.{row[key][len(source) + 1:]}"
+    row["task"] = task
+    return row

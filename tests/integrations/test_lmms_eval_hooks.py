@@ -15,7 +15,7 @@ from gridwm_judge.cli import main
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.records import PredictionRecord, ScoresRecord
 from gridwm_judge.scoring.score import load_rows
-from gridwm_judge.task_table import TASKS, task_spec
+from gridwm_judge.task_table import HARD_TASKS, TASKS, task_spec
 
 
 def test_one_yaml_per_config_following_the_task_table():
@@ -26,7 +26,7 @@ def test_one_yaml_per_config_following_the_task_table():
     for hook in ("doc_to_visual", "doc_to_text", "process_results"):
         kind, ref = template[hook]
         assert kind == "function" and callable(getattr(utils, ref.split(".", 1)[1]))
-    for spec in TASKS:
+    for spec in TASKS + HARD_TASKS:
         doc = lmms_yaml(f"gridwm_{spec.config}.yaml")
         assert doc["include"] == "_default_template_yaml"
         assert (doc["task"], doc["dataset_name"]) == (f"gridwm_{spec.config}", spec.config)

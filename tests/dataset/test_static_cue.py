@@ -1,0 +1,47 @@
+"""The static-cue gate of hard-CF configs (issue 21): a planted static CF (the paper's: the blue
+door walled off, the goal removed) is rejected with its reason; hard CFs pass; the draw moves
+on to the next seed past a group the gate rejects."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gridwm_judge.dataset.static_cue import GATE, static_cue_reasons
+from gridwm_judge.sim.generate import HARD_SUFFIX, build_group, generate_groups
+
+ENVS = {"keycorridor": "MiniGrid-KeyCorridorS4R3-v0",
+        "multiroom": "MiniGrid-MultiRoom-N2-S4-v0",
+        "redbluedoor": "MiniGrid-RedBlueDoors-8x8-v0"}
+
+
+def _planted(family: str, seed: int = 830000):
+    """The paper's static CF, passed off as a hard group."""
+    g = build_group(family, ENVS[family], seed, "paper")
+    return replace(g, group_id=g.group_id + HARD_SUFFIX)
+
+
+@pytest.mark.parametrize("family", ("redbluedoor", "multiroom"))
+def test_planted_static_cf_is_rejected(family):
+    why = static_cue_reasons(_planted(family), "task_c_hard")
+    assert set(why) == {GATE}
+    assert "baseline:first-frame accepts Full and rejects CF" in why[GATE]
+    assert "never shows the target" in why[GATE]
+
+
+@pytest.mark.parametrize("family", tuple(ENVS))
+def test_hard_cf_passes(family):
+    assert static_cue_reasons(build_group(family, ENVS[family], 830000, "hard"),
+                              "task_c_hard") == {}
+
+
+def _reject_first(group):
+    return {GATE: "planted"} if group.seed == 830000 else {}
+
+
+def test_draw_moves_past_a_gated_seed():
+    res = generate_groups("redbluedoor", 1, 830000, cf_kind="hard", extra_gate=_reject_first)
+    assert [g.seed for g in res.groups] == [830001]
+    assert res.rejects == {GATE: 1}
+    assert res.reject_reasons == ((830000, {GATE: "planted"}),)
