@@ -77,7 +77,7 @@ def test_the_style_is_recorded(builds, style):
     assert json.loads((folder / "validation.json").read_text())["nocue_style"] == style
     card = (folder / "README.md").read_text()
     assert f"built with `--nocue-style {style}`" in card
-    assert ("No mark appears in NoCue alone" in card) == (style == "clean")
+    assert ("No square appears in NoCue alone" in card) == (style == "clean")
     assert ("**key, ball, box, goal**: erased" in card) == (style == "clean")
     for config in OCCLUDE_DIGESTS:
         assert set(column(folder, config, "nocue_style")) == {style}
