@@ -32,6 +32,7 @@ then ranks placements by sightings in those frames first, and H2 asks for one th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -39,7 +40,8 @@ from collections.abc import Callable, Iterable
 from gridwm_judge.miniworld.backend import reset_env, without_observations
 from gridwm_judge.miniworld.cards import WorldCard, get_card
 from gridwm_judge.miniworld.counterfactual import NoCounterfactual, _clearance, _path
-from gridwm_judge.miniworld.gates import GATES
+from gridwm_judge.miniworld.gates import GATES, run_gates
+from gridwm_judge.miniworld.outcome import outcome_views
 from gridwm_judge.miniworld.planner import is_free
 from gridwm_judge.miniworld.records import MiniWorldGroup
 from gridwm_judge.miniworld.render import entity_area
@@ -170,6 +172,31 @@ def _swap_candidates(card: WorldCard, u, roles: dict[str, int], full) -> list[di
     return out
 
 
+FULL_SIDE = ("D5", "E1", "N1", "V1")
+"""Gates that Full and NoCue alone can fail (V1 on Full's last frame): checked before the CF
+search, which replays and renders every placement, so a seed they reject costs no search."""
+
+
+class FullSideRejected(SeedRejected):
+    """Full / NoCue fail gates before any CF is chosen; ``reasons``: gate -> reason."""
+
+    def __init__(self, reasons: dict[str, str]):
+        super().__init__(next(iter(reasons)), "; ".join(reasons.values()))
+        self.reasons = reasons
+
+
+def _full_side_gates(card: WorldCard, draft: MiniWorldGroup) -> None:
+    """Raise FullSideRejected naming every gate of ``FULL_SIDE`` that Full / NoCue fail, with
+    the reasons the gates give (V1: Full's last frame only; the CF's is checked later)."""
+    full_only = dataclasses.replace(card, cf_shows=())
+    views = outcome_views(full_only, draft.roles, draft.env_kwargs, draft.seed, draft.full,
+                          draft.full)
+    ok, why = run_gates(full_only, draft.roles, draft.full, draft.nocue, draft.full, views)
+    failed = {g: why[g] for g in FULL_SIDE if not ok[g]}
+    if failed:
+        raise FullSideRejected(failed)
+
+
 Shown = Callable[[MiniWorldGroup], Iterable[int]]
 """The CF frames a judge is shown, e.g. ``lambda g: render.keyframes.keyframes(g, variant="cf")``
 (the storyboard's); None: every frame of the rollout."""
@@ -187,6 +214,7 @@ def hard_cf_ops(card: WorldCard, u, draft: MiniWorldGroup, shown: Shown | None =
     most frames of the walk, then the one farthest from the walk (then the first tried);
     NoCounterfactual when there is no candidate or none shows the target."""
     roles, full = draft.roles, draft.full
+    _full_side_gates(card, draft)
     if card.family == "sign":
         cands = _swap_candidates(card, u, roles, full)
     elif card.family in MOVE_GRID:
@@ -260,6 +288,8 @@ def try_hard_seed(family: str, seed: int, shown: Shown | None = None, choose_cf=
     """(group, (), {}) when every gate passes, else (None, failed gates, gate -> reason)."""
     try:
         group = build_hard_group(family, seed, shown, choose_cf)
+    except FullSideRejected as exc:
+        return None, tuple(exc.reasons), dict(exc.reasons)
     except SeedRejected as exc:
         return None, (exc.gate,), {exc.gate: str(exc)}
     return gate_outcome(group, ALL_GATES)
