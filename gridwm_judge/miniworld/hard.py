@@ -37,6 +37,8 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from gridwm_judge.miniworld.backend import reset_env, without_observations
 from gridwm_judge.miniworld.cards import WorldCard, get_card
 from gridwm_judge.miniworld.counterfactual import NoCounterfactual, _clearance, _path
@@ -67,6 +69,10 @@ HARD_CF: dict[str, str] = {
             "colour",
 }
 """The hard CF of each family and why it fails (one line each, for the config's card)."""
+
+TMAZE_ARMS_X, TMAZE_HALL_HALF = 8.0, 2.0
+"""TMaze's layout (miniworld ``TMaze._gen_world``): the arms' room starts at x = 8 and the
+hallway spans |z| <= 2, so the other arm is x >= 8 and |z| past 2 on the side the box is not."""
 
 MOVE_GRID = {"tmaze": 0.5, "fourrooms": 1.0, "putnext": 1.0}
 """Spacing (m) of the floor points tried for a moved target: every point is replayed and
@@ -121,11 +127,10 @@ def sightings(card: WorldCard, env_kwargs: dict, seed: int, run, index: int) -> 
 
 def _region(family: str, u, ent, x: float, z: float) -> bool:
     """Whether (x, z) is where the family's hard CF may put the target."""
-    if family == "tmaze":   # the other arm, past the hallway's side walls (|z| <= 2)
-        return x >= 8 and z * float(ent.pos[2]) < 0 and abs(z) >= 2 + ent.radius
+    if family == "tmaze":   # the other arm, past the hallway's side walls
+        return (x >= TMAZE_ARMS_X and z * float(ent.pos[2]) < 0
+                and abs(z) >= TMAZE_HALL_HALF + ent.radius)
     if family == "fourrooms":   # another room
-        import numpy as np
-
         here = [r for r in u.rooms if r.point_inside(np.array([x, 0.0, z]))]
         home = [r for r in u.rooms if r.point_inside(ent.pos)]
         return bool(here) and here[0] is not (home[0] if home else None)

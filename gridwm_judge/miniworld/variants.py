@@ -7,7 +7,8 @@ interacts with it, up to the card's budget (Sign: the glimpses of the sign befor
 where its word is legible, which stays visible). CF: the card's op applied right after reset, the
 same actions. A seed where the controller or the CF choice fails is rejected under the
 pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs (V1 on the
-last-frame areas measured here by ``outcome.outcome_views``).
+last-frame areas measured here by ``outcome.outcome_views``). ``build_group``'s hooks (the CF
+choice, extra gates) let ``hard.py`` build the hard CF on the same Full and NoCue.
 """
 
 from __future__ import annotations
