@@ -74,6 +74,10 @@ TMAZE_ARMS_X, TMAZE_HALL_HALF = 8.0, 2.0
 """TMaze's layout (miniworld ``TMaze._gen_world``): the arms' room starts at x = 8 and the
 hallway spans |z| <= 2, so the other arm is x >= 8 and |z| past 2 on the side the box is not."""
 
+FOURROOMS_ROOMS = 4
+"""FourRooms adds its four rooms first; ``connect_rooms`` then appends the doorway passages
+between them as rooms of their own (a box there would block a doorway)."""
+
 MOVE_GRID = {"tmaze": 0.5, "fourrooms": 1.0, "putnext": 1.0}
 """Spacing (m) of the floor points tried for a moved target: every point is replayed and
 rendered, so the open rooms use a coarser grid than TMaze's narrow arm."""
@@ -130,9 +134,10 @@ def _region(family: str, u, ent, x: float, z: float) -> bool:
     if family == "tmaze":   # the other arm, past the hallway's side walls
         return (x >= TMAZE_ARMS_X and z * float(ent.pos[2]) < 0
                 and abs(z) >= TMAZE_HALL_HALF + ent.radius)
-    if family == "fourrooms":   # another room
-        here = [r for r in u.rooms if r.point_inside(np.array([x, 0.0, z]))]
-        home = [r for r in u.rooms if r.point_inside(ent.pos)]
+    if family == "fourrooms":   # another of the four rooms, not a doorway between two
+        rooms = u.rooms[:FOURROOMS_ROOMS]
+        here = [r for r in rooms if r.point_inside(np.array([x, 0.0, z]))]
+        home = [r for r in rooms if r.point_inside(ent.pos)]
         return bool(here) and here[0] is not (home[0] if home else None)
     return True
 

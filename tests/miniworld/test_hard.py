@@ -118,3 +118,20 @@ def test_seed_without_a_visible_placement_is_a_reject_with_its_reason():
     group, failed, why = try_hard_seed("tmaze", SEED + 2)
     assert group is None and failed == ("cf_op",)
     assert "seen" in why["cf_op"] and "placements off the walk" in why["cf_op"]
+
+
+def test_moved_target_lands_where_the_family_says(hard):
+    t = hard["tmaze"].groups[0]
+    i = t.roles["target"]
+    z_full = t.full.states[0]["entities"][i]["pos"][2]
+    z_cf = t.cf.states[0]["entities"][i]["pos"][2]
+    assert z_full * z_cf < 0 and abs(z_cf) > 2   # the other arm, past the hallway
+    f = hard["fourrooms"].groups[0]
+    i = f.roles["target"]
+
+    def room(p):   # FourRooms' rooms: x and z in [1, 7] or [-7, -1]
+        assert 1 <= abs(p[0]) <= 7 and 1 <= abs(p[2]) <= 7, p
+        return p[0] > 0, p[2] > 0
+
+    assert room(f.full.states[0]["entities"][i]["pos"]) != room(
+        f.cf.states[0]["entities"][i]["pos"])
