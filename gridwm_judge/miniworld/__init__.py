@@ -16,7 +16,9 @@ _EXPORTS = {
     "GATES": "gates", "apply_ops": "interventions", "render_variant": "render",
     "MINIWORLD": "render", "MiniWorldView": "render", "write_groups_jsonl": "audit",
     "read_groups_jsonl": "audit", "require_miniworld": "backend",
-    "MissingExtraError": "backend",
+    "MissingExtraError": "backend", "generate_hard_groups": "hard",
+    "build_hard_group": "hard", "try_hard_seed": "hard", "HARD_GATES": "hard",
+    "HARD_CF": "hard",
 }
 __all__ = sorted(_EXPORTS)
 

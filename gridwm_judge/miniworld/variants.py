@@ -7,11 +7,13 @@ interacts with it, up to the card's budget (Sign: the glimpses of the sign befor
 where its word is legible, which stays visible). CF: the card's op applied right after reset, the
 same actions. A seed where the controller or the CF choice fails is rejected under the
 pseudo-gate "control" / "cf_op" with its reason, otherwise every gate runs (V1 on the
-last-frame areas measured here by ``outcome.outcome_views``).
+last-frame areas measured here by ``outcome.outcome_views``). ``build_group``'s hooks (the CF
+choice, extra gates) let ``hard.py`` build the hard CF on the same Full and NoCue.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from gridwm_judge.miniworld.backend import reset_env
@@ -41,8 +43,14 @@ def nocue_mask(full, areas: dict[int, float], entity: int, card) -> tuple[dict, 
     return tuple({"t": t, "entity": entity, "area": round(areas[t], 6)} for t in ts)
 
 
-def build_group(family: str, seed: int) -> MiniWorldGroup:
-    """The group with its gate report; raises SeedRejected when no group can be built."""
+def build_group(family: str, seed: int, choose_cf=None, extra_gates=None) -> MiniWorldGroup:
+    """The group with its gate report; raises SeedRejected when no group can be built.
+
+    ``choose_cf(card, u, draft) -> ops`` picks the CF intervention from the freshly reset env
+    ``u`` and ``draft``, the group with Full and NoCue built and Full standing in for the CF
+    (default: the card's op, ``counterfactual.cf_ops``; NoCounterfactual rejects the seed
+    under "cf_op"). ``extra_gates(card, group) -> (validators, reasons)`` adds gates to the
+    report (``hard.py``'s H1 / H2). Full and NoCue depend on neither."""
     card = get_card(family)
     kwargs = card.env_kwargs(seed)
     env, u = reset_env(card.env_id, kwargs, seed, step_limit=card.step_limit)
@@ -55,11 +63,6 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
     see = {"see_area": card.see_area, "see_by": card.see_by, "step_limit": card.step_limit}
     full, areas = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role,
                           card.nocue_budget, **see)
-    _, u = reset_env(card.env_id, kwargs, seed, step_limit=card.step_limit)
-    try:
-        ops = cf_ops(card, u, role_idx, full)
-    except NoCounterfactual as exc:
-        raise SeedRejected("cf_op", str(exc)) from exc
     re_roll, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 0,
                          step_limit=card.step_limit)
     mask = nocue_mask(full, areas, role_idx[card.nocue_role], card)
@@ -68,15 +71,26 @@ def build_group(family: str, seed: int) -> MiniWorldGroup:
                     reward=re_roll.reward, terminated=re_roll.terminated,
                     truncated=re_roll.truncated, success=re_roll.success, steps=re_roll.steps,
                     mask=mask)
+    draft = MiniWorldGroup(
+        group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,
+        env_id=card.env_id, seed=int(seed), mission=mission, actions=actions, full=full,
+        nocue=nocue, cf=full, env_kwargs=kwargs, roles=role_idx,
+        max_episode_steps=card.step_limit)
+    _, u = reset_env(card.env_id, kwargs, seed, step_limit=card.step_limit)
+    try:
+        ops = cf_ops(card, u, role_idx, full) if choose_cf is None else choose_cf(card, u, draft)
+    except NoCounterfactual as exc:
+        raise SeedRejected("cf_op", str(exc)) from exc
     cf, _ = rollout(card.env_id, kwargs, seed, actions, role_idx, card.nocue_role, 1, ops=ops,
                     settable=card.settable_attrs, **see)
     views = outcome_views(card, role_idx, kwargs, seed, full, cf)
     validators, reasons = run_gates(card, role_idx, full, nocue, cf, views)
-    return MiniWorldGroup(
-        group_id=f"{family}.{env_short(card.env_id)}.s{seed}", family=family,
-        env_id=card.env_id, seed=int(seed), mission=mission, actions=actions, full=full,
-        nocue=nocue, cf=cf, env_kwargs=kwargs, roles=role_idx, validators=validators,
-        reasons=reasons, max_episode_steps=card.step_limit)
+    group = dataclasses.replace(draft, cf=cf, validators=validators, reasons=reasons)
+    if extra_gates is not None:
+        more, why = extra_gates(card, group)
+        group = dataclasses.replace(group, validators={**validators, **more},
+                                    reasons={**reasons, **why})
+    return group
 
 
 def try_seed(family: str, seed: int) -> SeedOutcome:
