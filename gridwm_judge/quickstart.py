@@ -44,7 +44,10 @@ HOW_TO_READ = (
     "they never change their verdict, not even when the counterfactual makes the trajectory",
     "fail. IDR_raw is the share of groups whose Full trajectory is accepted AND whose",
     "counterfactual is rejected; the oracle (it reads the gold answer: a scorer sanity check,",
-    "not a model) sets the ceiling.",
+    "not a model) sets the ceiling. The shortcut judges (first-frame, last-frame, mask-artifact,",
+    "least-change) read the images but never follow the trajectory; 'shortcut IDR' is the best",
+    "of them: a judge's IDR_raw means little unless it is above it (here last-frame matches the",
+    "oracle: these counterfactuals show in the last frame; task_c_hard's do not).",
 )
 
 
