@@ -300,10 +300,11 @@ MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
                          "presentation, composite and split (Yes/No)",
              world="miniworld", paper="MC"),
 )
-"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
-recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
-not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them.
-The tuple gives their order; the entries' ``world`` says they are MiniWorld's."""
+"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views (and Task C on hard
+counterfactuals, issue 21), scored by the same recipes under their own names, so scores and
+reports never pool them with MiniGrid's. They are not in ``TASKS`` (the MiniGrid benchmark,
+what ``--tasks all`` means); name them to use them. The tuple gives their order; the entries'
+``world`` says they are MiniWorld's."""
 
 D_VERDICT = Verdict("Success", "Fail")
 PA_STYLES: Mapping[str, Style] = {

@@ -1,7 +1,7 @@
 """The parts of the dataset card that depend on what was built: which world(s), which configs.
 
 A build holds MiniGrid configs (``task_a`` ... ``oracle_state``), MiniWorld configs
-(``miniworld_a`` / ``_c`` / ``_d``) or both; the card describes only those. Per-config
+(``miniworld_a`` / ``_c`` / ``_d`` / ``_c_hard``) or both; the card describes only those. Per-config
 paragraphs are ``dataset_card/configs/<config>.md``, each world's "how it was made" is
 ``dataset_card/worlds/<world>.md``; MiniWorld's family list is written from its cards
 (:mod:`gridwm_judge.miniworld.cards`) and its numbers from the constants the code uses, so the
