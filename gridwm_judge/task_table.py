@@ -275,7 +275,7 @@ HARD_TASKS: tuple[TaskSpec, ...] = (
 """Hard-CF configs (issue 21): groups whose CF no static rule separates from Full, scored by
 Task C's recipe under their own names. Not in ``TASKS`` (the paper's benchmark, what
 ``--tasks all`` means); name them to use them. Each names its ``paper`` config. MiniWorld's
-``miniworld_c_hard`` joins here with ``world="miniworld"`` and ``paper="MC"``."""
+``miniworld_c_hard`` (``paper="MC"``) is in ``MINIWORLD_TASKS``, with every MiniWorld entry."""
 
 MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("MA", "miniworld_a", "MiniWorld action-conditioned next first-person view "
@@ -291,11 +291,20 @@ MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
              Verdict("Success", "Fail"), 256, "reference_aided", "all_groups",
              description="MD: Task D on MiniWorld first-person 3D storyboards (Success/Fail)",
              world="miniworld"),
+    TaskSpec("MCH", "miniworld_c_hard", "MiniWorld causal sensitivity on hard counterfactuals "
+             "(MiniWorld Task C's neutral presentation)", Verdict("Yes", "No"), 256,
+             "presentation_invariance", "eligible_pairs",
+             description="MCH: MiniWorld Task C with hard counterfactuals (the CF's first "
+                         "frame holds Full's objects, its target is seen along the walk; it "
+                         "fails because of where things are): Full / NoCue / CF at the neutral "
+                         "presentation, composite and split (Yes/No)",
+             world="miniworld", paper="MC"),
 )
-"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views, scored by the same
-recipes under their own names, so scores and reports never pool them with MiniGrid's. They are
-not in ``TASKS`` (the MiniGrid benchmark, what ``--tasks all`` means); name them to use them.
-The tuple gives their order; the entries' ``world`` says they are MiniWorld's."""
+"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views (and Task C on hard
+counterfactuals, issue 21), scored by the same recipes under their own names, so scores and
+reports never pool them with MiniGrid's. They are not in ``TASKS`` (the MiniGrid benchmark,
+what ``--tasks all`` means); name them to use them. The tuple gives their order; the entries'
+``world`` says they are MiniWorld's."""
 
 D_VERDICT = Verdict("Success", "Fail")
 PA_STYLES: Mapping[str, Style] = {

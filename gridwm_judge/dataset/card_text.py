@@ -1,7 +1,7 @@
 """The parts of the dataset card that depend on what was built: which world(s), which configs.
 
 A build holds MiniGrid configs (``task_a`` ... ``oracle_state``), MiniWorld configs
-(``miniworld_a`` / ``_c`` / ``_d``) or both; the card describes only those. Per-config
+(``miniworld_a`` / ``_c`` / ``_d`` / ``_c_hard``) or both; the card describes only those. Per-config
 paragraphs are ``dataset_card/configs/<config>.md``, each world's "how it was made" is
 ``dataset_card/worlds/<world>.md``; MiniWorld's family list is written from its cards
 (:mod:`gridwm_judge.miniworld.cards`) and its numbers from the constants the code uses, so the
@@ -18,6 +18,7 @@ from typing import Any
 
 from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
 from gridwm_judge.miniworld.cards import get_card
+from gridwm_judge.miniworld.hard import HARD_CF as MW_HARD_CF
 from gridwm_judge.miniworld.macros import FORWARD_METRES, TURN_DEGREES
 from gridwm_judge.miniworld.outcome import OUTCOME_AREA
 from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
@@ -27,7 +28,7 @@ from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
 from gridwm_judge.sim.hard_counterfactual import HARD_CF, NO_HARD_CF
 from gridwm_judge.task_table import WORLDS, task_spec, world_of
-from gridwm_judge.tasks import task_c_hard
+from gridwm_judge.tasks import miniworld_c_hard, task_c_hard
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
@@ -101,6 +102,8 @@ def _config_facts(profile: Any, config: str) -> dict[str, str]:
         "probe_sets": _list([f"`{p}`" for p in probe_sets]),
         "hard_cfs": "; ".join(f"{f}: {HARD_CF[f][0]}" for f in task_c_hard.FAMILIES),
         "hard_left_out": _left_out(),
+        "mw_hard_cfs": "; ".join(f"{f}: {MW_HARD_CF[f]}" for f in miniworld_c_hard.FAMILIES),
+        "mw_hard_left_out": _mw_left_out(),
     }
 
 
@@ -111,6 +114,14 @@ def _left_out() -> str:
         return "Every Task C family has one."
     why = {f: NO_HARD_CF.get(f, "no hard CF under the same actions") for f in out}
     return "Left out: " + "; ".join(f"{f} ({why[f]})" for f in out) + "."
+
+
+def _mw_left_out() -> str:
+    """MiniWorld's families without a hard CF (none today)."""
+    out = [f for f in MINIWORLD_FAMILIES if f not in miniworld_c_hard.FAMILIES]
+    if not out:
+        return "Every MiniWorld family has one."
+    return "Left out (no hard CF under the same actions): " + ", ".join(out) + "."
 
 
 _NUMBERS = {6: "six", 8: "eight", 10: "ten", 12: "twelve"}

@@ -20,24 +20,32 @@ from gridwm_judge.dataset.profiles import TaskPlan
 from gridwm_judge.dataset.static_cue import static_cue_reasons
 from gridwm_judge.miniworld.backend import renderer_info
 from gridwm_judge.miniworld.cards import CARDS
+from gridwm_judge.miniworld.hard import generate_hard_groups as miniworld_hard_groups
 from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
+from gridwm_judge.render.keyframes import keyframes
 from gridwm_judge.sim import ENV_CARDS, generate_groups
 from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
 
 Key = tuple[str, str, str]
 """A draw's key: (family, env_id, cf_kind); hard-CF groups are drawn apart from the paper's."""
+CF_SHOWN = functools.partial(keyframes, variant="cf")
+"""The CF frames a MiniWorld hard group's storyboard shows (``miniworld_c``'s keyframes):
+gate H2 asks its target to be seen in one of them (the world layer cannot import render)."""
 
 
 def _generate(family: str, env_id: str, n: int, seed: int, cf_kind: str = "paper",
               config: str = "") -> GenerationResult:
     """``n`` valid groups; a hard draw (``cf_kind`` "hard") also passes the static-cue gate on
-    ``config``'s canonical items. A world's draw takes ``cf_kind`` and ``extra_gate`` keywords
-    for hard CFs (MiniGrid: ``sim.generate_groups``)."""
+    ``config``'s canonical items (MiniGrid: ``sim.generate_groups`` with ``cf_kind`` and
+    ``extra_gate``; MiniWorld: ``miniworld.hard.generate_hard_groups``, gate H2 on the
+    storyboard's frames, :data:`CF_SHOWN`)."""
     hard = {} if cf_kind == "paper" else {
         "cf_kind": cf_kind, "extra_gate": functools.partial(static_cue_reasons, config=config)}
-    if is_miniworld(family):
-        res = miniworld_groups(family, n, seed, **hard)   # one env id per MiniWorld family
+    if is_miniworld(family):   # one env id per MiniWorld family
+        res = (miniworld_groups(family, n, seed) if not hard else
+               miniworld_hard_groups(family, n, seed, shown=CF_SHOWN,
+                                     extra_gate=hard["extra_gate"]))
     else:
         res = generate_groups(family, n, seed, env_id=env_id, **hard)
     if len(res.groups) != n:

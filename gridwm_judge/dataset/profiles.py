@@ -24,7 +24,7 @@ from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.sim.cards import TASK_E_FAMILIES, family_of
 from gridwm_judge.sim.generate import CF_KINDS
 from gridwm_judge.task_table import ALL_CONFIGS
-from gridwm_judge.tasks import task_c_hard
+from gridwm_judge.tasks import miniworld_c_hard, task_c_hard, task_module
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 
 SHARD_BY = ("group", "env", "task")
@@ -168,11 +168,11 @@ def _oracle_state(envs: tuple[tuple[str, str, int], ...]) -> TaskPlan:
     return TaskPlan("oracle_state", family_totals(envs), sum(n for *_, n in envs)
                     * _OS_ROWS_PER_GROUP, extra_per_env=1, shard_by="env", envs=envs)
 
-def _c_hard(families: tuple[tuple[str, int], ...]) -> TaskPlan:
-    """``task_c_hard`` over ``families``: Full / NoCue / CF at the neutral presentation,
-    composite and split (6 rows per group), hard-CF groups."""
-    return TaskPlan("task_c_hard", families,
-                    sum(n for _, n in families) * task_c_hard.rows_per_group(),
+def _c_hard(families: tuple[tuple[str, int], ...], config: str = "task_c_hard") -> TaskPlan:
+    """``task_c_hard`` (or ``miniworld_c_hard``) over ``families``: Full / NoCue / CF at the
+    neutral presentation, composite and split (6 rows per group), hard-CF groups."""
+    rows = task_module(config).rows_per_group()
+    return TaskPlan(config, families, sum(n for _, n in families) * rows,
                     shard_by="group", cf_kind="hard")
 
 
@@ -316,7 +316,8 @@ PROFILES["miniworld"] = Profile(
     f"miniworld_c {_MW_C_GROUPS} groups per family x 3 variants under the "
     "temporal x visual grid and the three framings, composite and split; miniworld_d "
     f"{_MW_D_QUERIES} query groups ({_MW_D_PER_FAMILY} per family) x 3 variants x 4 "
-    "conditions; families "
+    f"conditions; miniworld_c_hard {_MW_C_GROUPS} hard-CF groups per family x "
+    "Full/NoCue/CF x composite/split at the neutral presentation; families "
     f"{', '.join(MINIWORLD_FAMILIES)}",
     (
         TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, _MW_A_GROUPS), 3 * _MW_A_QUESTIONS,
@@ -325,6 +326,7 @@ PROFILES["miniworld"] = Profile(
                  _mw_c_rows(_MW_C_GROUPS * len(MINIWORLD_FAMILIES), ("grid", "framing")),
                  shard_by="group", options=_C_FULL),
         TaskPlan("miniworld_d", _MW_D, _MW_D_QUERIES * 3 * 4, extra_per_env=1, shard_by="env"),
+        _c_hard(_each(miniworld_c_hard.FAMILIES, _MW_C_GROUPS), "miniworld_c_hard"),
     ),
 )
 PROFILES["miniworld_smoke"] = Profile(
@@ -336,6 +338,7 @@ PROFILES["miniworld_smoke"] = Profile(
                  _mw_c_rows(2, ("baseline", "framing")), shard_by="group",
                  options=(("probe_sets", ("baseline", "framing")),)),
         TaskPlan("miniworld_d", (("tmaze", 1),), 1 * 3 * 4, extra_per_env=1, shard_by="env"),
+        _c_hard(_each(miniworld_c_hard.FAMILIES, 1), "miniworld_c_hard"),
     ),
 )
 

@@ -4,8 +4,9 @@ entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 
-MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``; a build of the
-``miniworld`` profile) are tasks of their own, scored by the same recipes as Tasks A, C and D.
+MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``, ``miniworld_c_hard``;
+a build of the ``miniworld`` profile) are tasks of their own, scored by the same recipes as
+Tasks A, C and D.
 Task A and MA print accuracy per action condition only (``acc_a1`` for orig, ``acc_shuffle``,
 ``acc_mask``, with their clustered standard errors) and no accuracy pooled over the three.
 So are the controlled analyses: ``oracle_state`` (its State arm is text only: a sample with no

@@ -36,7 +36,7 @@ import numpy as np
 from gridwm_judge.judges import pixels
 
 NAMES = ("first-frame", "last-frame", "mask-artifact", "least-change")
-VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH")
+VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH", "MCH")
 CHOICE_TASKS = ("A", "MA")
 MINIGRID_SEE = 0.0005
 """Share of a MiniGrid frame the target's colour must cover to count as visible (a key at the

@@ -12,10 +12,11 @@ import os
 
 from gridwm_judge.miniworld.backend import require_miniworld
 from gridwm_judge.miniworld.cards import families_for, get_card
+from gridwm_judge.miniworld.hard import generate_hard_groups
 from gridwm_judge.miniworld.records import MiniWorldGroup
 from gridwm_judge.miniworld.variants import generate_groups
 from gridwm_judge.sim.audit import check_out, dumps_group, write_results
-from gridwm_judge.sim.generate import check_draw
+from gridwm_judge.sim.generate import check_cf_kind, check_draw
 
 __all__ = ["dumps_group", "read_groups_jsonl", "write_groups_jsonl"]
 
@@ -27,8 +28,12 @@ def read_groups_jsonl(path: str | os.PathLike) -> list[MiniWorldGroup]:
 
 def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
                        env_id: str | None = None, overwrite: bool = False,
-                       num_proc: int = 1) -> str:
-    """Generate ``n`` valid groups per MiniWorld family (``family`` = 'miniworld' for all)."""
+                       num_proc: int = 1, cf_kind: str = "paper") -> str:
+    """Generate ``n`` valid groups per MiniWorld family (``family`` = 'miniworld' for all);
+    ``cf_kind`` "hard": hard-CF groups (``hard.generate_hard_groups``: the world's gates and
+    H1 / H2 over every frame of the CF's walk; a build asks H2 of the storyboard's frames and
+    runs the static-cue gate, so its groups can differ)."""
+    check_cf_kind(cf_kind)
     families = families_for(family)
     if env_id is not None and (len(families) != 1 or env_id != get_card(families[0]).env_id):
         raise ValueError(f"--env-id {env_id!r} does not match the MiniWorld family; each "
@@ -40,4 +45,5 @@ def write_groups_jsonl(family: str, n: int, seed: int, out: str | os.PathLike,
     require_miniworld()
     # One OpenGL context per process: MiniWorld groups are generated in this process
     # whatever num_proc says (the output would be the same either way).
-    return write_results([generate_groups(f, n, seed) for f in families], out)
+    draw = generate_groups if cf_kind == "paper" else generate_hard_groups
+    return write_results([draw(f, n, seed) for f in families], out)

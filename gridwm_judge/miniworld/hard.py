@@ -49,7 +49,15 @@ from gridwm_judge.miniworld.records import MiniWorldGroup
 from gridwm_judge.miniworld.render import entity_area
 from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.miniworld.variants import SeedRejected, build_group
-from gridwm_judge.sim.generate import SeedOutcome, check_draw, draw_groups, gate_outcome
+from gridwm_judge.sim.generate import (
+    HARD_SUFFIX,
+    ExtraGate,
+    SeedOutcome,
+    check_draw,
+    draw_groups,
+    extra_outcome,
+    gate_outcome,
+)
 from gridwm_judge.sim.records import GenerationResult
 
 HARD_GATES: tuple[str, ...] = ("H1", "H2")
@@ -286,11 +294,13 @@ def hard_gates(card: WorldCard, group: MiniWorldGroup, shown: Shown | None = Non
 
 def build_hard_group(family: str, seed: int, shown: Shown | None = None, choose_cf=None
                      ) -> MiniWorldGroup:
-    """The group whose CF is the hard one, with the paper's gates and H1 / H2; ``choose_cf``
+    """The group whose CF is the hard one, with the paper's gates and H1 / H2 (group id
+    suffixed ``HARD_SUFFIX``: its CF differs from the paper group's); ``choose_cf``
     (``variants.build_group``'s) replaces the op choice, e.g. to plant a static CF."""
     choose = choose_cf or functools.partial(hard_cf_ops, shown=shown)
-    return build_group(family, seed, choose_cf=choose,
-                       extra_gates=functools.partial(hard_gates, shown=shown))
+    group = build_group(family, seed, choose_cf=choose,
+                        extra_gates=functools.partial(hard_gates, shown=shown))
+    return dataclasses.replace(group, group_id=group.group_id + HARD_SUFFIX)
 
 
 def try_hard_seed(family: str, seed: int, shown: Shown | None = None, choose_cf=None
@@ -305,18 +315,20 @@ def try_hard_seed(family: str, seed: int, shown: Shown | None = None, choose_cf=
     return gate_outcome(group, ALL_GATES)
 
 
-def _seed_results(family: str, shown: Shown | None, seeds: range):
+def _seed_results(family: str, shown: Shown | None, extra_gate: ExtraGate | None,
+                  seeds: range):
     for s in seeds:
-        yield s, try_hard_seed(family, s, shown)
+        yield s, extra_outcome(try_hard_seed(family, s, shown), extra_gate)
 
 
-def generate_hard_groups(family: str, n: int, seed: int, shown: Shown | None = None
-                         ) -> GenerationResult:
+def generate_hard_groups(family: str, n: int, seed: int, shown: Shown | None = None,
+                         extra_gate: ExtraGate | None = None) -> GenerationResult:
     """Exactly ``n`` groups with a hard CF from consecutive seeds ``seed, seed + 1, ...``, with
     the rejected seeds and their reasons; Full and NoCue as ``variants.generate_groups``'s.
     ``shown``: the CF frames a judge sees (H2 then asks the target to be seen in one of them);
-    None: any frame of the CF's walk."""
+    None: any frame of the CF's walk. ``extra_gate`` (``sim.generate.ExtraGate``, e.g. the
+    dataset layer's static-cue gate) runs on a group that passed every gate here."""
     card = get_card(family)
     check_draw(n, seed)
     return draw_groups(family, card.env_id, n, seed,
-                       functools.partial(_seed_results, family, shown))
+                       functools.partial(_seed_results, family, shown, extra_gate))

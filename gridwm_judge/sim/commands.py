@@ -41,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--num-proc", type=int, default=1, help="worker processes (same output)")
     p.add_argument("--cf", dest="cf_kind", choices=CF_KINDS, default="paper",
                    help="the CF of each group: the paper's (default) or a hard one (MiniGrid's "
-                        f"{', '.join(HARD_CF_FAMILIES)}: Full's objects at t=0, the failure "
-                        "from where things are; simulator gates only)")
+                        f"{', '.join(HARD_CF_FAMILIES)}, every MiniWorld family: Full's objects "
+                        "at t=0, the failure from where things are; simulator gates only)")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -53,7 +53,6 @@ def _run(args: argparse.Namespace) -> int:
         )
     in_3d = args.family in (*MINIWORLD_FAMILIES, MINIWORLD)
     write = miniworld_audit.write_groups_jsonl if in_3d else write_groups_jsonl
-    extra = ("cf_kind",) if args.cf_kind != "paper" else ()   # a world without hard CFs
     print(write(**options_of(args, "family", "n", "seed", "out", "env_id", "overwrite",
-                             "num_proc", *extra)))
+                             "num_proc", "cf_kind")))
     return 0

@@ -15,6 +15,7 @@ from typing import Any
 from gridwm_judge.tasks import (
     miniworld_a,
     miniworld_c,
+    miniworld_c_hard,
     miniworld_d,
     oracle_state,
     prompt_ablation,
@@ -36,14 +37,15 @@ TASK_MODULES: dict[str, ModuleType] = {
     "miniworld_a": miniworld_a,
     "miniworld_c": miniworld_c,
     "miniworld_d": miniworld_d,
+    "miniworld_c_hard": miniworld_c_hard,
     "prompt_ablation": prompt_ablation,
     "oracle_state": oracle_state,
 }
 """config name (``task_table.CONFIGS``) -> the module that builds its rows."""
 
 NOCUE_CONFIGS: tuple[str, ...] = (
-    "task_c", "task_c_hard", "task_d", "miniworld_c", "miniworld_d", "prompt_ablation",
-    "oracle_state",
+    "task_c", "task_c_hard", "task_d", "miniworld_c", "miniworld_d", "miniworld_c_hard",
+    "prompt_ablation", "oracle_state",
 )
 """Configs whose rows can show a NoCue variant: their ``build_rows`` take ``nocue_style=``
 (``schema.NOCUE_STYLES``) and record it in the ``nocue_style`` column."""

@@ -4,6 +4,8 @@
 build: the real builds' cards are checked in test_build_roundtrip / test_miniworld_build).
 """
 
+import dataclasses
+
 import yaml
 
 from gridwm_judge.dataset import card, card_text
@@ -67,7 +69,14 @@ def test_miniworld_card_names_its_configs_and_families_and_no_minigrid(tmp_path)
 
 
 def test_miniworld_smoke_card_names_only_the_families_built(tmp_path):
-    _, prose = render(tmp_path, get_profile("miniworld_smoke"))
+    smoke = get_profile("miniworld_smoke")   # its miniworld_c_hard draws all four families
+    (tmp_path / "all").mkdir()
+    (tmp_path / "two").mkdir()
+    _, prose = render(tmp_path / "all", smoke)
+    assert all(f"**`{f}`**" in prose for f in ("tmaze", "putnext", "sign", "fourrooms"))
+    two = dataclasses.replace(smoke, plans=tuple(p for p in smoke.plans
+                                                 if p.config != "miniworld_c_hard"))
+    _, prose = render(tmp_path / "two", two)
     assert "**`tmaze`**" in prose and "**`putnext`**" in prose
     assert "**`sign`**" not in prose and "**`fourrooms`**" not in prose
     # its probe sets, from the profile's plan

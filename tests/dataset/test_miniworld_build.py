@@ -36,26 +36,29 @@ def test_profiles_name_only_miniworld_configs():
     assert env_ids["tmaze"] == ("MiniWorld-TMaze-v0",) and default["sign"] == "MiniWorld-Sign-v0"
     assert "MiniGrid-DoorKey-5x5-v0" in env_ids["doorkey"]
     prof = get_profile("miniworld")
-    assert prof.configs == ("miniworld_a", "miniworld_c", "miniworld_d")
+    assert prof.configs == ("miniworld_a", "miniworld_c", "miniworld_d", "miniworld_c_hard")
     assert prof.plan("miniworld_a").n_items >= 100
     c, d = prof.plan("miniworld_c"), prof.plan("miniworld_d")
     assert dict(c.families) == dict.fromkeys(MINIWORLD_FAMILIES, 12)
     # D: 12 query groups per family; Sign's two missions need two references, so 13 + 1
     assert dict(d.families) == {**dict.fromkeys(MINIWORLD_FAMILIES, 12), "sign": 13}
     assert c.expected_rows == 48 * 54 and d.expected_rows == 48 * 3 * 4
-    assert [p.shard_by for p in prof.plans] == ["task", "group", "env"]
+    assert [p.shard_by for p in prof.plans] == ["task", "group", "env", "group"]
 
 
 def test_smoke_build_checks_and_records_the_renderer(smoke):
     out, report = smoke
-    assert report.rows == {"miniworld_a": 12, "miniworld_c": 48, "miniworld_d": 12}
+    assert report.rows == {"miniworld_a": 12, "miniworld_c": 48, "miniworld_d": 12,
+                           "miniworld_c_hard": 24}
     v = json.loads((out / "validation.json").read_text())
     assert v["ok"] and not v["problems"]
     for config in ("miniworld_c", "miniworld_d"):
         assert v["configs"][config]["d3_prompts_identical_across_variants"]["ok"]
         assert v["configs"][config]["nocue_images_differ_from_full"]["checked"] > 0
     assert "Mesa" in v["generation"]["miniworld_renderer"]["version"]
-    assert {e["family"] for e in v["generation"]["envs"]} == {"tmaze", "putnext"}
+    envs = v["generation"]["envs"]
+    assert {e["family"] for e in envs if e["cf_kind"] == "paper"} == {"tmaze", "putnext"}
+    assert {e["family"] for e in envs if e["cf_kind"] == "hard"} == set(MINIWORLD_FAMILIES)
     cols = read_columns(out, "miniworld_c", ("uid", "task", "prompt", "label", "variant"))
     assert set(cols["task"]) == {"MC"} and all(u.startswith("MC.") for u in cols["uid"])
     assert all("first-person 3D views" in p for p in cols["prompt"])
@@ -69,10 +72,10 @@ def test_smoke_card_describes_the_miniworld_build(smoke):
     prose = (out / "README.md").read_text().split("---\n", 2)[2]
     assert {"miniworld", "3d"} <= set(meta["tags"]) and "minigrid" not in meta["tags"]
     assert [c["config_name"] for c in meta["configs"] if c.get("default")] == ["miniworld_c"]
-    for config in ("miniworld_a", "miniworld_c", "miniworld_d"):
+    for config in ("miniworld_a", "miniworld_c", "miniworld_d", "miniworld_c_hard"):
         assert f"- **{config}," in prose
     assert "**`tmaze`** (`MiniWorld-TMaze-v0`" in prose and "**`putnext`**" in prose
-    assert "**`sign`**" not in prose   # not built by this profile
+    assert "**`sign`**" in prose   # miniworld_c_hard draws every family
     renderer = json.loads((out / "validation.json").read_text())["generation"][
         "miniworld_renderer"]["renderer"]
     assert f"`{renderer}`" in prose

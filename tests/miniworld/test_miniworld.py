@@ -119,6 +119,12 @@ def test_cli_writes_miniworld_records(tmp_path):
     assert main(["groups", "--family", "tmaze", "--n", "1", "--seed", str(SEED),
                  "--out", str(out)]) == 0
     assert json.loads(out.read_text().splitlines()[0])["world"] == "miniworld"
+    hard = tmp_path / "h.jsonl"
+    assert main(["groups", "--family", "sign", "--n", "1", "--seed", str(SEED), "--cf", "hard",
+                 "--out", str(hard)]) == 0
+    rec = json.loads(hard.read_text().splitlines()[0])
+    assert rec["group_id"].endswith(".hard") and rec["validators"]["H2"]
+    assert rec["variants"]["cf"]["intervention"][0]["op"] == "swap_entities"
 
 
 def test_missing_extra_is_one_line(tmp_path):
