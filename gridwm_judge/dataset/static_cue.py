@@ -6,8 +6,10 @@ along the trajectory. The gate builds the group's canonical items exactly as its
 shortcut ceiling reads, :mod:`gridwm_judge.dataset.ceilings`), has the shortcut judges answer
 them as a judge would (prompt and images only) and rejects the group when
 
-- ``baseline:first-frame`` separates it (accepts Full, rejects CF): its first frame gives the
-  failure away;
+- ``baseline:first-frame`` tells Full and CF apart (accepts one, rejects the other): the
+  target is in view in one first frame and not in the other, so the first frame gives the
+  failure away (a CF whose moved target comes into view at the start, as TMaze's can, as much
+  as one whose target is gone);
 - ``baseline:mask-artifact`` separates it through a mark: its verdicts differ from the
   last-frame rule's on Full or CF (where no mark shows, mask-artifact *is* the last-frame
   rule, which reads the outcome where the trajectory ends: reported, not gated);
@@ -62,19 +64,28 @@ def cf_shows_target(row: dict) -> bool:
     return any(shortcuts.visible(f, target, spec.world) for f in frames)
 
 
+def separations(verdicts: dict[str, dict[str, bool]]) -> list[str]:
+    """Why the gated rules' verdicts on a group's Full and CF (rule -> variant -> accepted, the
+    last-frame rule's included) give its CF away; [] when they do not."""
+    why = []
+    first = verdicts["first-frame"]
+    if first["full"] != first["cf"]:
+        word = {True: "accepts", False: "rejects"}
+        why.append(f"baseline:first-frame {word[first['full']]} Full and {word[first['cf']]} CF "
+                   "(the target is in view in one first frame only)")
+    mark = verdicts["mask-artifact"]
+    if mark["full"] and not mark["cf"] and mark != verdicts["last-frame"]:
+        # where no mark decided it, mask-artifact is the last-frame rule: reported, not gated
+        why.append("baseline:mask-artifact accepts Full and rejects CF")
+    return why
+
+
 def static_cue_reasons(group: Group, config: str) -> dict[str, str]:
     """{GATE: why} when the group's canonical items carry a static cue, else {}."""
     items = _canonical(group, config)
     verdicts = {name: {v: _accepts(name, row) for v, row in items.items()}
                 for name in (*GATED_RULES, "last-frame")}
-    why = []
-    for name in GATED_RULES:
-        v = verdicts[name]
-        separates = v["full"] and not v["cf"]
-        if name == "mask-artifact" and v == verdicts["last-frame"]:
-            separates = False   # no mark decided it: the last-frame rule, reported not gated
-        if separates:
-            why.append(f"baseline:{name} accepts Full and rejects CF")
+    why = separations(verdicts)
     if not cf_shows_target(items["cf"]):
         why.append("the CF storyboard never shows the target")
     return {GATE: "; ".join(why)} if why else {}

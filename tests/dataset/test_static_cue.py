@@ -26,7 +26,7 @@ def _planted(family: str, seed: int = 830000):
 def test_planted_static_cf_is_rejected(family):
     why = static_cue_reasons(_planted(family), "task_c_hard")
     assert set(why) == {GATE}
-    assert "baseline:first-frame accepts Full and rejects CF" in why[GATE]
+    assert "baseline:first-frame accepts Full and rejects CF" in why[GATE]  # target gone
     assert "never shows the target" in why[GATE]
 
 
@@ -45,3 +45,25 @@ def test_draw_moves_past_a_gated_seed():
     assert [g.seed for g in res.groups] == [830001]
     assert res.rejects == {GATE: 1}
     assert res.reject_reasons == ((830000, {GATE: "planted"}),)
+
+
+def test_first_frame_gives_the_cf_away_in_either_direction():
+    """A target in view in one first frame only is a static cue whichever variant shows it
+    (TMaze's moved box can come into view at the start while Full's is down an arm)."""
+    from gridwm_judge.dataset.static_cue import separations
+
+    def verdicts(first, mark=(True, True), last=(True, True)):
+        return {name: dict(zip(("full", "cf"), v, strict=True))
+                for name, v in (("first-frame", first), ("mask-artifact", mark),
+                                ("last-frame", last))}
+
+    assert separations(verdicts((True, True))) == []
+    assert separations(verdicts((False, False))) == []
+    gone, shown = separations(verdicts((True, False))), separations(verdicts((False, True)))
+    assert gone == ["baseline:first-frame accepts Full and rejects CF (the target is in view "
+                    "in one first frame only)"]
+    assert shown and "rejects Full and accepts CF" in shown[0]
+    # mask-artifact is gated only where a mark, not the last frame, decided it
+    assert separations(verdicts((True, True), mark=(True, False), last=(True, False))) == []
+    assert separations(verdicts((True, True), mark=(True, False), last=(True, True))) == [
+        "baseline:mask-artifact accepts Full and rejects CF"]
