@@ -24,9 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gridwm_judge.miniworld.hard import HARD_CF
-from gridwm_judge.sim.generate import HARD_SUFFIX
 from gridwm_judge.tasks import miniworld_c
-from gridwm_judge.tasks.rows import counted_rows, rename
+from gridwm_judge.tasks.rows import counted_rows, rename, require_hard
 from gridwm_judge.world import Group
 
 TASK = "MCH"
@@ -39,10 +38,7 @@ def build_rows(groups: Sequence[Group], *, n_items: int | None = None,
                probe_sets: Sequence[str] = PROBE_SETS, **options) -> list[dict]:
     """``miniworld_c_hard`` rows; ``options`` (seed, representations, variants, frames, world,
     nocue_style) and the row order are :func:`miniworld_c.build_rows`'s."""
-    bad = [g.group_id for g in groups if not g.group_id.endswith(HARD_SUFFIX)]
-    if bad:
-        raise ValueError(f"miniworld_c_hard needs hard-CF groups (ids ending .hard), got "
-                         f"{bad[0]!r}")
+    require_hard("miniworld_c_hard", groups)
     out = [g.family for g in groups if g.family not in FAMILIES]
     if out:
         raise ValueError(f"miniworld_c_hard has no hard CF for family {out[0]!r}; expected "

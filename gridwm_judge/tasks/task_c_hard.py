@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.sim.generate import HARD_SUFFIX
 from gridwm_judge.sim.hard_counterfactual import HARD_CF_FAMILIES
 from gridwm_judge.tasks import task_c
-from gridwm_judge.tasks.rows import counted_rows, rename
+from gridwm_judge.tasks.rows import counted_rows, rename, require_hard
 from gridwm_judge.world import Group
 
 TASK = "CH"
@@ -36,9 +35,7 @@ def build_rows(groups: Sequence[Group], *, n_items: int | None = None,
                probe_sets: Sequence[str] = PROBE_SETS, **options) -> list[dict]:
     """``task_c_hard`` rows; ``options`` (seed, representations, variants, frames, world,
     nocue_style) and the row order are :func:`task_c.build_rows`'s."""
-    bad = [g.group_id for g in groups if not g.group_id.endswith(HARD_SUFFIX)]
-    if bad:
-        raise ValueError(f"task_c_hard needs hard-CF groups (ids ending .hard), got {bad[0]!r}")
+    require_hard("task_c_hard", groups)
     rows = task_c.build_rows(groups, families=options.pop("families", FAMILIES),
                              probe_sets=probe_sets, **options)
     for row in rows:
