@@ -122,3 +122,11 @@ def test_the_cards_ceiling_is_what_score_gives_the_same_shortcut(smoke, tmp_path
         for fam, fam_block in block["by_family"].items():
             assert card[fam]["idr_raw"]["value"] == fam_block["metrics"]["idr_raw"]["value"]
             assert card[fam]["nocue_lift"]["value"] == fam_block["metrics"]["nocue_lift"]["value"]
+
+
+def test_a_misspelled_baseline_with_tasks_all_is_named(smoke, tmp_path, capsys):
+    run = tmp_path / "ff"
+    assert _eval(smoke, run, "all", "baseline:first-fram") == 2
+    err = capsys.readouterr().err
+    assert "unknown baseline judge 'first-fram'" in err and "did you mean 'first-frame'" in err
+    assert not run.exists()

@@ -132,11 +132,7 @@ class BaselineJudge:
     """One of :data:`NAMES`; cheap, deterministic, single-threaded."""
 
     def __init__(self, name: str, options: JudgeOptions, spec: str):
-        if name not in NAMES:
-            raise ValueError(
-                f"unknown baseline judge {name!r}; valid: {', '.join(NAMES)}"
-                + did_you_mean(name, NAMES)
-            )
+        check_name(name)
         self.name = name
         self.spec = spec
         self.seed = options.seed
@@ -339,8 +335,17 @@ def _resize_like(frame: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.asarray(img).astype(np.int16)
 
 
+def check_name(name: str) -> None:
+    """Refuse a name that is not one of :data:`NAMES` (with the closest one)."""
+    if name not in NAMES:
+        raise ValueError(f"unknown baseline judge {name!r}; valid: {', '.join(NAMES)}"
+                         + did_you_mean(name, NAMES))
+
+
 def tasks_of(name: str) -> tuple[str, ...] | None:
-    """The tasks baseline ``name`` answers: a shortcut's rules, None (every task) otherwise."""
+    """The tasks baseline ``name`` answers: a shortcut's rules, None (every task) otherwise;
+    an unknown name is refused here, before any data is read."""
+    check_name(name)
     return shortcuts.tasks_for(name) if name in shortcuts.NAMES else None
 
 
