@@ -14,7 +14,10 @@ them as a judge would (prompt and images only) and rejects the group when
   last-frame rule's on Full or CF (where no mark shows, mask-artifact *is* the last-frame
   rule, which reads the outcome where the trajectory ends: reported, not gated);
 - the CF storyboard never shows the target (the mission's object in its colour): the target
-  left the world, a static cue too.
+  left the world, a static cue too;
+- the CF storyboard shows a frame twice in a row and Full's does not: a repeated terminal frame
+  says the episode ended early (a CF with fewer states than keyframes; longer ones show
+  keyframes of their own episode, ``tasks.task_c.shown_indices``).
 
 Each failed check is a reject reason under the pseudo-gate :data:`GATE`; the draw moves on to
 the next seed. The gate lives here, not in a simulator, because it renders and reads pixels
@@ -23,6 +26,8 @@ the next seed. The gate lives here, not in a simulator, because it renders and r
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from gridwm_judge.judges import baseline, shortcuts
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
@@ -64,6 +69,13 @@ def cf_shows_target(row: dict) -> bool:
     return any(shortcuts.visible(f, target, spec.world) for f in frames)
 
 
+def repeats_a_frame(row: dict) -> bool:
+    """Whether two consecutive frames of a canonical item are the same picture."""
+    spec = task_spec(row["task"])
+    frames = baseline.query_frames(spec.recipe, row["prompt"], row["images"])
+    return any(np.array_equal(a, b) for a, b in zip(frames, frames[1:], strict=False))
+
+
 def separations(verdicts: dict[str, dict[str, bool]]) -> list[str]:
     """Why the gated rules' verdicts on a group's Full and CF (rule -> variant -> accepted, the
     last-frame rule's included) give its CF away; [] when they do not."""
@@ -88,4 +100,7 @@ def static_cue_reasons(group: Group, config: str) -> dict[str, str]:
     why = separations(verdicts)
     if not cf_shows_target(items["cf"]):
         why.append("the CF storyboard never shows the target")
+    if repeats_a_frame(items["cf"]) and not repeats_a_frame(items["full"]):
+        why.append("the CF storyboard repeats a frame (its episode ended early) and Full's "
+                   "does not")
     return {GATE: "; ".join(why)} if why else {}

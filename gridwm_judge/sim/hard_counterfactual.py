@@ -5,8 +5,11 @@ first frame alone separates Full from CF. A hard CF keeps every object type and 
 Full's initial state (positions may differ), keeps the target in the world, and fails because
 of where things are when the same actions are replayed:
 
-- ``redbluedoor``: the red and blue doors swapped; the same actions open the blue door first
-  and the env ends the episode with reward 0.
+- ``redbluedoor``: the red door moved to another cell of its wall that the agent never faces
+  (swapped with that wall cell); the same actions toggle the bare wall where the red door was,
+  then open the blue door, and the env ends the episode with reward 0 at the step where Full
+  succeeds. (Swapping the two doors made the CF open the blue door within a few steps: an
+  episode shorter than the storyboard, whose repeated last frame said "ended early".)
 - ``keycorridor``: the mission's object moved to a cell the agent never stands on or faces,
   in its own room (behind the locked door, as the env always places it) where one is free,
   else in a side room the agent never enters; the same actions unlock the door and pick up
@@ -41,7 +44,8 @@ HARD_CF: dict[str, tuple[str, tuple[str, ...]]] = {
                     "enters", ("move",)),
     "multiroom": ("move the goal off the agent's path, within the last room where a cell is "
                   "free, else to another room", ("move",)),
-    "redbluedoor": ("swap the red and blue doors", ("swap",)),
+    "redbluedoor": ("move the red door along its wall to a cell the agent never faces (the same "
+                    "actions toggle bare wall, then open the blue door first)", ("swap",)),
 }
 """family -> (what the hard CF does, the op kinds it may use)."""
 HARD_CF_FAMILIES: tuple[str, ...] = tuple(HARD_CF)
@@ -109,8 +113,16 @@ def _room_of(family: str, u, pos) -> tuple:
 def hard_cf_ops(family: str, u, full: Rollout, seed: int) -> list[dict]:
     """The hard CF of this family, applied right after reset (see the module docstring)."""
     if family == "redbluedoor":
-        return [{"op": "swap", "a": list(find(u, "door", "red")[0]),
-                 "b": list(find(u, "door", "blue")[0])}]
+        red = find(u, "door", "red")[0]
+        banned = _off_path(full)
+        cand = [(red[0], y) for y in range(1, u.grid.height - 1)
+                if (red[0], y) != tuple(red) and (red[0], y) not in banned
+                and getattr(u.grid.get(red[0], y), "type", None) == "wall"]
+        if not cand:
+            raise NoHardCounterfactual(f"no wall cell beside the red door at {list(red)} that "
+                                       "the agent never faces")
+        to = random.Random(f"hardcf:{seed}").choice(cand)
+        return [{"op": "swap", "a": list(red), "b": list(to)}]
     if family == "keycorridor":
         src = (int(u.obj.cur_pos[0]), int(u.obj.cur_pos[1]))
         own = _room_of(family, u, src)
@@ -153,15 +165,17 @@ def hard_cf1_reason(family: str, full: Rollout, cf: Rollout) -> str | None:
         return "CF's first state holds other object types or colours than Full's"
     op = ops[0]
     if family == "redbluedoor":
-        a, b = _obj_at(s0, op["a"]), _obj_at(s0, op["b"])
-        if {(a or {}).get("color"), (b or {}).get("color")} != {"red", "blue"} or any(
-                (o or {}).get("type") != "door" for o in (a, b)):
-            return "swapped cells are not the red and blue doors"
+        a, moved_to = _obj_at(s0, op["a"]), _obj_at(c0, op["b"])
+        if (a or {}).get("color") != "red" or (a or {}).get("type") != "door" or (
+                moved_to or {}).get("color") != "red" or op["a"][0] != op["b"][0]:
+            return "the red door was not moved along its wall"
         opened = [e["obj"]["color"] for e in cf.events if e["type"] == "open"]
-        if not opened or opened[0] != "blue":
-            return f"CF opens doors in order {opened}, not the blue door first"
+        if opened != ["blue"]:
+            return f"CF opens doors {opened}, not the blue door alone"
         if not cf.terminated:
             return "CF did not end on opening the blue door first"
+        if len(cf.states) != len(full.states):
+            return "CF ends at another step than Full (a storyboard would show it)"
         return None
     moved = _obj_at(s0, op["from"])
     if moved is None or _obj_at(c0, op["to"]) is None:

@@ -28,7 +28,8 @@ satisfy ``gridwm_judge.world.Group`` gets the same presentations.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from PIL import Image
 
@@ -39,6 +40,7 @@ from gridwm_judge.render import (
     composite,
     keyframes,
     minigrid_world,
+    select_keyframes,
     split,
 )
 from gridwm_judge.render.nocue_style import check_style
@@ -59,18 +61,28 @@ PROBE_SETS: dict[str, tuple[tuple[str, str, str], ...]] = {
 ANSWERS = {1: "Yes", 0: "No"}
 
 
-def shown_indices(keyframes: Sequence[int], n_states: int) -> tuple[int, ...]:
-    """Keyframe indices for a variant with ``n_states`` states.
+def shown_indices(keyframes: Sequence[int], n_states: int,
+                  events: Sequence[Mapping[str, Any]] = ()) -> tuple[int, ...]:
+    """Keyframe indices for a variant with ``n_states`` states (``events``: its own).
 
     Indices past the variant's end map to its terminal state and the last shown frame is always
     its terminal frame; the count never changes, so matched variants keep identical prompts.
+    Where that would show a frame twice (a variant that ends well before Full's last keyframe,
+    as RedBlueDoor's hard CF does when the blue door opens first), a repeated terminal frame
+    would tell that the episode ended early: the variant then shows as many keyframes chosen
+    over its own episode (anchored on its own events). Only a variant with fewer states than
+    keyframes still repeats its terminal frame; the hard configs' static-cue gate rejects it.
     """
     if not keyframes:
         raise ValueError("empty keyframe list")
     last = n_states - 1
     idx = [min(int(i), last) for i in keyframes]
     idx[-1] = last
-    return tuple(idx)
+    if len(set(idx)) == len(idx):
+        return tuple(idx)
+    own = list(select_keyframes(n_states, events, max_frames=max(2, len(idx))))[: len(idx)]
+    own += [last] * (len(idx) - len(own))
+    return tuple(own)
 
 
 class Storyboards:
@@ -96,7 +108,8 @@ class Storyboards:
 
     def indices(self, variant: str) -> tuple[int, ...]:
         """State indices shown for ``variant``, in chronological order."""
-        return shown_indices(self.keyframes, len(rollout_of(self.group, variant).states))
+        rollout = rollout_of(self.group, variant)
+        return shown_indices(self.keyframes, len(rollout.states), rollout.events)
 
     def frames(self, variant: str) -> list:
         """Chronological keyframe arrays of ``variant`` (NoCue masks applied by the renderer)."""

@@ -4,10 +4,10 @@ The paper's Task C counterfactuals are static: the target removed or walled off 
 rollout, so a rule reading the first frame alone separates Full from CF. Here each group's CF
 is a hard one (:mod:`gridwm_judge.sim.hard_counterfactual`): the first frame holds Full's
 object types and colours, the target stays in the world, and the failure comes from where
-things are when the same actions are replayed (RedBlueDoor's doors swapped, KeyCorridor's object
-and MultiRoom's goal moved off the agent's path). Groups are drawn as for ``task_c`` (same
-families and envs, consecutive seeds from the generation seed), each passing the simulator's
-gates and the static-cue gate (:mod:`gridwm_judge.dataset.static_cue`).
+things are when the same actions are replayed (RedBlueDoor's red door moved along its wall,
+KeyCorridor's object and MultiRoom's goal moved off the agent's path). Groups are drawn as for
+``task_c`` (same families and envs, consecutive seeds from the generation seed), each passing
+the simulator's gates and the static-cue gate (:mod:`gridwm_judge.dataset.static_cue`).
 
 The rows are Task C's at the neutral presentation (orig, clean, neutral) in both
 representations: Full / NoCue / CF x composite / split, 6 rows per group, renamed to their own

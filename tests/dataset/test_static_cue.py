@@ -67,3 +67,39 @@ def test_first_frame_gives_the_cf_away_in_either_direction():
     assert separations(verdicts((True, True), mark=(True, False), last=(True, False))) == []
     assert separations(verdicts((True, True), mark=(True, False), last=(True, True))) == [
         "baseline:mask-artifact accepts Full and rejects CF"]
+
+
+def _cut(g, n: int):
+    """``g`` with its CF ended after ``n`` states (as an early-terminating CF would)."""
+    return replace(g, cf=replace(g.cf, states=g.cf.states[:n], steps=n - 1,
+                                 events=tuple(e for e in g.cf.events if e["t"] < n)))
+
+
+def test_an_early_ending_cf_shows_its_own_keyframes_not_a_repeated_terminal_frame():
+    """A CF that ends well before Full's last keyframe shows as many keyframes of its own
+    episode, none twice, ending on its terminal frame (a repeated terminal frame said "ended
+    early": the doors-swapped RedBlueDoor CF of 0.2.0 did so in 6 of 6 base groups)."""
+    from gridwm_judge.dataset.static_cue import _canonical, repeats_a_frame
+    from gridwm_judge.tasks.task_c import Storyboards
+
+    g = _cut(build_group("redbluedoor", ENVS["redbluedoor"], 830000, "hard"), 10)
+    boards = Storyboards(g)
+    full, cf = boards.indices("full"), boards.indices("cf")
+    assert len(cf) == len(full) == 8 and len(set(cf)) == len(cf)
+    assert cf[-1] == 9 and max(full) > 9
+    items = _canonical(g, "task_c_hard")
+    assert not repeats_a_frame(items["cf"]) and not repeats_a_frame(items["full"])
+
+
+def test_redbluedoor_hard_cf_ends_with_full_and_never_opens_the_red_door():
+    g = build_group("redbluedoor", ENVS["redbluedoor"], 830000, "hard")
+    assert len(g.cf.states) == len(g.full.states) and g.cf.terminated and not g.cf.success
+    assert [e["obj"]["color"] for e in g.cf.events if e["type"] == "open"] == ["blue"]
+    (op,) = g.cf.intervention
+    assert op["op"] == "swap" and op["a"][0] == op["b"][0]  # along the red door's wall
+
+
+def test_a_cf_shorter_than_the_storyboard_is_rejected_for_its_repeated_frame():
+    why = static_cue_reasons(_cut(build_group("redbluedoor", ENVS["redbluedoor"], 830000,
+                                              "hard"), 3), "task_c_hard")
+    assert "the CF storyboard repeats a frame (its episode ended early)" in why[GATE]

@@ -103,7 +103,12 @@ def test_framing_rows_reuse_the_baseline_image_objects(rows):
 
 def test_shown_indices_keep_the_count_for_a_short_variant():
     assert task_c.shown_indices((0, 3, 7, 12), 13) == (0, 3, 7, 12)
-    assert task_c.shown_indices((0, 3, 7, 12), 6) == (0, 3, 5, 5)
+    assert task_c.shown_indices((0, 3, 7, 12), 9) == (0, 3, 7, 8)  # ends early, no repeat
+    # a variant that would show its terminal frame twice shows its own keyframes instead
+    assert task_c.shown_indices((0, 3, 7, 12), 6) == (0, 2, 3, 5)
+    assert task_c.shown_indices((0, 3, 7, 12), 6, [{"t": 4, "type": "open"}]) == (0, 2, 4, 5)
+    # fewer states than keyframes: the terminal frame repeats (the static-cue gate rejects it)
+    assert task_c.shown_indices((0, 3, 7, 12), 3) == (0, 1, 2, 2)
     with pytest.raises(ValueError, match="empty"):
         task_c.shown_indices((), 5)
 
