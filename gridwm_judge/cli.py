@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "gridwm_judge.dataset.commands",
     "gridwm_judge.runner.commands",
     "gridwm_judge.scoring.commands",
+    "gridwm_judge.scoring.plan_commands",
     "gridwm_judge.report.commands",
     "gridwm_judge.quickstart",
     "gridwm_judge.integrations.commands",
