@@ -118,6 +118,21 @@ def shards_for(plan: Any, groups: list[Any]) -> list[tuple[Any, ...]]:
     return [tuple(groups)]
 
 
+def probed_option(plan: Any, groups: list[Any]) -> dict[str, tuple[str, ...]]:
+    """``{"probed": ids}``: the first ``plan.probed_per_env`` groups of each env, the ones
+    shown under the plan's probe sets ({} when the plan probes every group)."""
+    if plan.probed_per_env is None:
+        return {}
+    seen: dict[tuple[str, str], int] = {}
+    ids = []
+    for g in groups:
+        k = (g.family, g.env_id)
+        seen[k] = seen.get(k, 0) + 1
+        if seen[k] <= plan.probed_per_env:
+            ids.append(g.group_id)
+    return {"probed": tuple(ids)}
+
+
 def encode_rows(rows: list[dict], cache: PngCache, *, where: str) -> Iterator[dict]:
     """Rows with images replaced by PNG bytes; a row off the contract is an error."""
     for row in rows:
@@ -173,7 +188,8 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                     "n_items": plan.n_items if plan.shard_by == "task" else None,
                     "options": {**dict(plan.options),
                                 **({"nocue_style": self.config.nocue_style}
-                                   if self.config.name in NOCUE_CONFIGS else {})},
+                                   if self.config.name in NOCUE_CONFIGS else {}),
+                                **probed_option(plan, groups)},
                     "seed": int(self.config.sampling_seed),
                 },
             )

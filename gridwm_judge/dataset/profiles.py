@@ -41,7 +41,10 @@ class TaskPlan:
     (``families`` then lists the families with their totals) instead of each family's default
     env or a spread over all of its envs. ``cf_kind`` "hard" draws groups with hard CFs that
     pass the static-cue gate (``dataset.static_cue``, run on this config's canonical items)
-    from their own pool: the same seeds as the paper's, its own rejects.
+    from their own pool: the same seeds as the paper's, its own rejects. ``probed_per_env``
+    (Task C-style configs): only the first n groups of each env are shown under the plan's
+    probe sets, the others at the neutral presentation only (the builder passes their ids as
+    the row builder's ``probed``).
     """
 
     config: str
@@ -54,6 +57,7 @@ class TaskPlan:
     options: tuple[tuple[str, Any], ...] = ()
     envs: tuple[tuple[str, str, int], ...] = ()
     cf_kind: str = "paper"
+    probed_per_env: int | None = None
 
     def __post_init__(self) -> None:
         if self.cf_kind not in CF_KINDS:
@@ -288,6 +292,49 @@ def quickstart_profile(
 
 PROFILES["quickstart"] = quickstart_profile()
 
+# --- standard (issue 23): sized to compare judges --------------------------------------------
+STANDARD_GROUPS = 52
+"""Groups per Task C family in ``standard``: 156 in all, a paired MDE of 0.1 on IDR_raw at 20%
+discordant groups (155 needed: ``gridwm-judge plan --paired``)."""
+STANDARD_ITEMS = 385
+"""Questions / items for a 95% CI half-width <= 0.05 on an accuracy near 0.5 (385 needed)."""
+_STANDARD_PROBED = 6
+"""Groups per env shown under the presentation probes: base's, so standard probes what base
+probes and adds groups at the neutral presentation only."""
+
+
+def _c_probed(config: str, families: tuple[tuple[str, int], ...], probed: int,
+              probe_sets: tuple[str, ...] = ("grid", "framing")) -> TaskPlan:
+    """A Task C-style config whose first ``probed`` groups per family are shown under
+    ``probe_sets`` and the rest at the neutral presentation (one env per family)."""
+    rows = task_module(config).rows_per_group
+    n = sum(k for _, k in families)
+    n_probed = sum(min(k, probed) for _, k in families)
+    expected = n_probed * rows(probe_sets) + (n - n_probed) * rows(("baseline",))
+    return TaskPlan(config, families, expected, shard_by="group",
+                    options=(("probe_sets", probe_sets),), probed_per_env=probed)
+
+
+PROFILES["standard"] = Profile(
+    "standard",
+    f"sized to compare judges (issue 23): task_c and task_c_hard {3 * STANDARD_GROUPS} groups "
+    f"each ({STANDARD_GROUPS} per family; paired MDE 0.1 on IDR_raw at 20% discordance), "
+    f"task_c's first {_STANDARD_PROBED} per family under base's probes and the rest at the "
+    f"neutral presentation; A {STANDARD_ITEMS} questions x 3 action conditions and E "
+    f"{STANDARD_ITEMS} items (95% CI half-width <= 0.05); D 36 query groups x 3 variants x 4 "
+    "conditions (432 rows); B and the controls as in base",
+    (
+        TaskPlan("task_a", _each(CORE, 12), 3 * STANDARD_ITEMS, n_items=STANDARD_ITEMS),
+        _B,
+        _c_probed("task_c", _each(TASK_C_FAMILIES, STANDARD_GROUPS), _STANDARD_PROBED),
+        TaskPlan("task_d", _each(CORE, 6), 432, extra_per_env=1, shard_by="env"),
+        TaskPlan("task_e", _each(TASK_E_FAMILIES, 30), STANDARD_ITEMS, n_items=STANDARD_ITEMS),
+        _c_hard(_each(task_c_hard.FAMILIES, STANDARD_GROUPS)),
+        _prompt_ablation(CONTROL_GROUPS),
+        _oracle_state(CONTROL_GROUPS),
+    ),
+)
+
 # --- MiniWorld (issue 13): its own profiles, never mixed with MiniGrid's configs --------------
 # Sharded as MiniGrid's C and D; the builder builds MiniWorld's shards in the main process
 # (one OpenGL context per process), never in its workers.
@@ -342,6 +389,23 @@ PROFILES["miniworld_smoke"] = Profile(
     ),
 )
 
+_MW_STANDARD_GROUPS = 39
+"""Groups per MiniWorld family in ``miniworld_standard``: 156 over four families."""
+PROFILES["miniworld_standard"] = Profile(
+    "miniworld_standard",
+    f"MiniWorld sized to compare judges (issue 23): miniworld_c and miniworld_c_hard "
+    f"{4 * _MW_STANDARD_GROUPS} groups each ({_MW_STANDARD_GROUPS} per family; paired MDE 0.1 "
+    f"on IDR_raw at 20% discordance), miniworld_c's first {_MW_C_GROUPS} per family under the "
+    f"miniworld profile's probes and the rest at the neutral presentation; miniworld_a "
+    f"{STANDARD_ITEMS} questions x 3 action conditions; miniworld_d as in miniworld",
+    (
+        TaskPlan("miniworld_a", _each(MINIWORLD_FAMILIES, 15), 3 * STANDARD_ITEMS,
+                 n_items=STANDARD_ITEMS),
+        _c_probed("miniworld_c", _each(MINIWORLD_FAMILIES, _MW_STANDARD_GROUPS), _MW_C_GROUPS),
+        PROFILES["miniworld"].plan("miniworld_d"),
+        _c_hard(_each(miniworld_c_hard.FAMILIES, _MW_STANDARD_GROUPS), "miniworld_c_hard"),
+    ),
+)
 
 def get_profile(name: str) -> Profile:
     if name not in PROFILES:

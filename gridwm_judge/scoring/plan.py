@@ -207,7 +207,8 @@ def text(result: dict) -> str:
         if "error" in c:
             lines.append(f"  {c['config']}: {c['error']}")
             continue
-        lines.append(f"  {c['config']}: {c['units']} {unit} -> {c['rows']} rows = requests, "
+        lines.append(f"  {c['config']}: {c['units']} {unit} -> {c['rows']} requests "
+                     f"({c['rows'] // c['units']} per {unit.rstrip('s')}), "
                      f"{c['images']} images, ~{c['tokens_per_judge']:,} prompt tokens "
                      f"(~{c['per_request']['tokens']:.0f} per request)")
     if "resolution" in result:
@@ -215,7 +216,7 @@ def text(result: dict) -> str:
                       f"(95% CI half-width at {result['base_rate']}, MDE at power "
                       f"{result['power']})"]
         for r in result["resolution"]:
-            mde = "none below the discordance" if r["mde"] is None else f"{r['mde']:.3f}"
+            mde = "none up to --discordance" if r["mde"] is None else f"{r['mde']:.3f}"
             lines.append(f"  {r['config']:<18} {r['family']:<12} {r['units']:>5} {unit}  "
                          f"+-{r['ci_half_width']:.3f}  {r['mde_design']} MDE {mde}")
     return "\n".join(lines)

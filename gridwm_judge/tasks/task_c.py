@@ -28,7 +28,7 @@ satisfy ``gridwm_judge.world.Group`` gets the same presentations.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from PIL import Image
@@ -199,12 +199,16 @@ def build_rows(
     world: World | None = None,
     families: Sequence[str] = TASK_C_FAMILIES,
     nocue_style: str = DEFAULT_NOCUE_STYLE,
+    probed: Collection[str] | None = None,
 ) -> list[dict]:
     """Task C rows for ``groups`` (order: group, variant, representation, probe set, presentation).
 
     ``n_items``, when given, must equal the number of rows the groups produce (a profile check).
     ``world`` renders the groups (default MiniGrid in ``nocue_style``, see
-    :func:`nocue_setup`); ``families`` are the env families allowed.
+    :func:`nocue_setup`); ``families`` are the env families allowed. ``probed``, when given,
+    names the group ids shown under ``probe_sets``; every other group is shown at the neutral
+    presentation only (probe set ``baseline``): a profile sized for comparing judges probes a
+    base-sized subset (``TaskPlan.probed_per_env``).
     """
     probe_sets = check_choices("probe_sets", probe_sets, PROBE_SETS)
     representations = check_choices("representations", representations, REPRESENTATIONS)
@@ -217,12 +221,14 @@ def build_rows(
                 f"Task C has no family {group.family!r}; expected one of {', '.join(families)}"
             )
         boards = Storyboards(group, world=world, max_frames=max_frames)
+        shown_under = (probe_sets if probed is None or group.group_id in probed
+                       else ("baseline",))
         for variant in variants:
             base = variant_row(group, variant, style)
             label = base["label"]
             item_id = f"C.{group.group_id}.{variant}"
             for representation in representations:
-                for probe_set in probe_sets:
+                for probe_set in shown_under:
                     for temporal, visual, framing in PROBE_SETS[probe_set]:
                         images = boards.images(variant, temporal, visual, representation)
                         prompt = task_c_prompt(

@@ -42,7 +42,7 @@ def test_text_plan_names_the_size_and_the_cost():
     res = _run("--metric", "acc_a1", "--configs", "task_a")
     assert res.returncode == 0, res.stderr
     assert "acc_a1: 388 questions" in res.stdout
-    assert "task_a: 388 questions -> 1164 rows" in res.stdout  # three action conditions each
+    assert "task_a: 388 questions -> 1164 requests (3 per question)" in res.stdout
 
 
 def test_token_estimate_follows_the_patch():
