@@ -14,9 +14,12 @@ Usage (the ``gridwm-judge build`` command wraps this and writes the Hub layout):
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import datasets
@@ -68,24 +71,47 @@ class GridWMJudgeConfig(datasets.BuilderConfig):
 
 
 class PngCache:
-    """PNG bytes per distinct image object (held alive so ids stay unique)."""
+    """PNG bytes per image: per distinct image object (held alive so ids stay unique), then
+    per pixel content, shared through ``store`` (a folder) by every shard, config and worker
+    process of one build, so an image several rows or configs show (probes that reuse frames,
+    Oracle-State's arms, the prompt ablation's styles, a hard CF group's Full) is encoded once.
+    PNG encoding is deterministic: a stored encoding is byte for byte a fresh one."""
+
+    encodes = 0
+    """Encodes done in this process (all caches): the benchmark's and tests' counter."""
 
     def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL,
-                 compress_type: int = PNG_COMPRESS_TYPE) -> None:
+                 compress_type: int = PNG_COMPRESS_TYPE, store: str | Path | None = None) -> None:
         self.compress_level = compress_level
         self.compress_type = compress_type
+        self.store = Path(store) if store is not None else None
         self._cache: dict[int, tuple[Any, dict]] = {}
 
     def __call__(self, image: Any) -> dict:
         hit = self._cache.get(id(image))
         if hit is not None:
             return hit[1]
-        encoded = {"bytes": self.encode(image), "path": None}
+        encoded = {"bytes": self._stored(image), "path": None}
         self._cache[id(image)] = (image, encoded)
         return encoded
 
+    def _stored(self, image: Any) -> bytes:
+        if self.store is None:
+            return self.encode(image)
+        digest = hashlib.sha256(f"{image.mode}|{image.size}|".encode() + image.tobytes())
+        path = self.store / f"{digest.hexdigest()}.png"
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            data = self.encode(image)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)  # atomic: a concurrent worker reads a whole file or none
+            return data
+
     def encode(self, image: Any) -> bytes:
         """PNG bytes of one image (no cache)."""
+        type(self).encodes += 1
         buf = io.BytesIO()
         img = image if image.mode in ("RGB", "L", "RGBA") else image.convert("RGB")
         img.save(buf, format="PNG", compress_level=self.compress_level,
@@ -155,14 +181,18 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)
 
     def __init__(self, *args: Any, profile_spec: Profile | None = None,
-                 pool: GroupPool | None = None, **kwargs: Any) -> None:
+                 pool: GroupPool | None = None, png_store: str | None = None,
+                 **kwargs: Any) -> None:
         """``profile_spec`` (a :class:`Profile` object, e.g. a custom-sized one) and ``pool``
         (groups already generated for the build) are passed as objects; without them the
-        profile is looked up by the config's ``profile`` name and groups are generated."""
+        profile is looked up by the config's ``profile`` name and groups are generated.
+        ``png_store``: a folder the build's configs share encoded images through
+        (:class:`PngCache`); without it each shard encodes its own."""
         kwargs.setdefault("dataset_name", "gridwm_judge")  # not the module's name, "builder"
         super().__init__(*args, **kwargs)
         self._profile = profile_spec
         self._pool = pool
+        self._png_store = png_store
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -191,6 +221,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                                    if self.config.name in NOCUE_CONFIGS else {}),
                                 **probed_option(plan, groups)},
                     "seed": int(self.config.sampling_seed),
+                    "png_store": self._png_store,
                 },
             )
         ]
@@ -203,9 +234,10 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         return super()._prepare_split(split_generator, **kwargs)
 
     def _generate_examples(self, shards: list, config: str, n_items: int | None,
-                           options: dict, seed: int) -> Iterator[tuple[Any, dict]]:
+                           options: dict, seed: int, png_store: str | None = None
+                           ) -> Iterator[tuple[Any, dict]]:
         for shard_id, groups in enumerate(shards):
             rows = build_rows(config, list(groups), n_items=n_items, seed=seed, **options)
-            cache = PngCache()
+            cache = PngCache(store=png_store)
             for i, row in enumerate(encode_rows(rows, cache, where=config)):
                 yield (Key(shard_id, i) if Key is not None else row["uid"]), row

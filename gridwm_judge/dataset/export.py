@@ -54,6 +54,10 @@ class BuildReport:
     generation_seconds: float
     total_seconds: float
     validation: dict[str, Any] = field(repr=False)
+    images_encoded: int = 0
+    """Distinct images PNG-encoded (each once, shared by every config and worker)."""
+    seconds_before_ceilings: float = 0.0
+    """Wall time up to the rows written and checked (the shortcut ceilings come after)."""
 
 
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
@@ -150,11 +154,14 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         progress(f"generated groups in {t_gen:.1f}s")
         splits: dict[str, dict[str, int]] = {}
         seconds: dict[str, float] = {}
+        png_store = stage / ".png"  # images encoded once for every config and worker
+        png_store.mkdir()
         for config in chosen:
             t0 = time.perf_counter()
             builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
                                   pool=pool, seed=seed, sampling_seed=sampling_seed,
-                                  nocue_style=nocue_style, cache_dir=str(stage / ".cache"))
+                                  nocue_style=nocue_style, cache_dir=str(stage / ".cache"),
+                                  png_store=str(png_store))
             prepared = stage / ".prepared" / config
             builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
                                          num_proc=num_proc if num_proc > 1 else None)
@@ -166,6 +173,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             progress(f"{config}: {splits[config]['num_examples']} rows in {seconds[config]:.1f}s")
         shutil.rmtree(stage / ".prepared", ignore_errors=True)
         shutil.rmtree(stage / ".cache", ignore_errors=True)
+        images_encoded = sum(1 for _ in png_store.glob("*.png"))
+        shutil.rmtree(png_store, ignore_errors=True)
 
         report: dict[str, Any] = {
             "package": "gridwm-judge",
@@ -181,6 +190,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             "generation": pool.report(),
         }
         bad = checks.problems(report)
+        t_rows = time.perf_counter() - t_start
         if not bad:
             progress("measuring the shortcut ceilings ...")
             report["shortcut_ceilings"] = ceilings.measure(stage, chosen)
@@ -211,7 +221,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     return BuildReport(out=out, profile=prof.name, configs=chosen,
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
-                       validation=report)
+                       validation=report, images_encoded=images_encoded,
+                       seconds_before_ceilings=t_rows)
 
 
 def _lock_stage(stage: Path) -> int:
