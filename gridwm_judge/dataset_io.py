@@ -127,9 +127,9 @@ def load_task(dataset: str, config: str):
 
     with _bars_only_on_a_terminal(datasets):
         if path.is_dir():
-            return datasets.load_dataset(
-                str(path), config, split=SPLIT, cache_dir=_content_cache_dir(path, config)
-            )
+            cache_dir = _content_cache_dir(path, config)
+            hold_cached_copy(cache_dir)
+            return datasets.load_dataset(str(path), config, split=SPLIT, cache_dir=cache_dir)
         return _from_hub(dataset, datasets.load_dataset, dataset, config, split=SPLIT)
 
 
@@ -177,18 +177,45 @@ def _content_hash(root: Path, files: list[Path]) -> str:
     return h.hexdigest()
 
 
+CACHE_SUBDIR = "gridwm-judge"
+_HELD: dict[str, int] = {}
+
+
+def package_cache_root() -> Path:
+    """Where this package's Arrow copies of local configs live in the ``datasets`` cache."""
+    import datasets
+
+    return Path(datasets.config.HF_DATASETS_CACHE) / CACHE_SUBDIR
+
+
+def cached_copy_lock(cache_dir: str | Path) -> Path:
+    return Path(f"{cache_dir}.lock")
+
+
+def hold_cached_copy(cache_dir: str) -> None:
+    """Share-lock a cached copy for the rest of this process, which may read it (memory-
+    mapped): ``gridwm-judge cache --clear`` leaves a copy alone while anyone holds it."""
+    import fcntl
+
+    if cache_dir in _HELD:
+        return
+    Path(cache_dir).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(cached_copy_lock(cache_dir), os.O_RDWR | os.O_CREAT, 0o666)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _HELD[cache_dir] = fd
+
+
 def _content_cache_dir(path: Path, config: str) -> str:
     """Where ``datasets`` keeps its Arrow copy of a local config: a folder named by the
     content of the config's files and the card. ``datasets`` keys its own cache on the folder
     name and reuses a stale copy when a folder is rebuilt with other rows (huggingface/datasets
     #2956), which would have the judge asked, and scored on, the previous build's items."""
-    import datasets
 
     data = path / "data" / config
     files = [f for f in (data if data.is_dir() else path / "data").rglob("*") if f.is_file()]
     files += [path / "README.md"] if (path / "README.md").is_file() else []
     key = _content_hash(path, files)[:32]
-    return str(Path(datasets.config.HF_DATASETS_CACHE) / "gridwm-judge" / key)
+    return str(package_cache_root() / key)
 
 
 def dataset_fingerprint(dataset: str) -> str:

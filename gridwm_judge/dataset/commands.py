@@ -1,4 +1,4 @@
-"""`gridwm-judge build` and `gridwm-judge push`."""
+"""`gridwm-judge build`, `push` and `cache`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def _configs(text: str) -> list[str]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    register_cache(subparsers)
     b = add_command(
         subparsers, "build", _build,
         help="build the benchmark into the Hugging Face Hub layout (Parquet + card)",
@@ -79,3 +80,58 @@ def _push(args: argparse.Namespace) -> int:
     rev = f" (revision {res.revision})" if res.revision else ""
     print(f"pushed {args.dir} to {res.url}{rev}")
     return 0
+
+
+SHOWN = 10
+"""Copies listed one per line by ``cache`` (the largest)."""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def _cache(args: argparse.Namespace) -> int:
+    import sys
+
+    from gridwm_judge.dataset import cache
+    from gridwm_judge.dataset_io import package_cache_root
+
+    root = package_cache_root()
+    found = cache.copies(root)
+    total = sum(c.bytes for c in found)
+    print(f"{root}: {len(found)} cached cop{'y' if len(found) == 1 else 'ies'}, {_mb(total)}")
+    for c in found[:SHOWN]:
+        print(f"  {c.path.name}  {_mb(c.bytes):>10}  {c.what}"
+              + ("  (in use)" if c.in_use else ""))
+    if len(found) > SHOWN:
+        rest = found[SHOWN:]
+        print(f"  ... and {len(rest)} smaller ({_mb(sum(c.bytes for c in rest))})")
+    if not args.clear or not found:
+        return 0
+    free = [c for c in found if not c.in_use]
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise ValueError("cache --clear asks before it deletes; pass --yes to clear "
+                             "without asking")
+        answer = input(f"delete {len(free)} cop{'y' if len(free) == 1 else 'ies'} "
+                       f"({_mb(sum(c.bytes for c in free))})? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing deleted")
+            return 0
+    removed, left = cache.clear(found)
+    print(f"deleted {len(removed)} ({_mb(sum(c.bytes for c in removed))})"
+          + (f"; left {len(left)} in use by a running command" if left else ""))
+    return 0
+
+
+def register_cache(subparsers: argparse._SubParsersAction) -> None:
+    c = add_command(
+        subparsers, "cache", _cache,
+        help="show (and --clear) this package's Arrow copies in the datasets cache",
+        description="Reading a local dataset stores an Arrow copy of each config in "
+                    "HF_DATASETS_CACHE/gridwm-judge; datasets never removes them. This lists "
+                    "them with their sizes; --clear deletes those no running command holds, "
+                    "after asking (--yes: without asking).",
+    )
+    c.add_argument("--clear", action="store_true", help="delete the copies not in use")
+    c.add_argument("--yes", action="store_true", help="with --clear: do not ask")

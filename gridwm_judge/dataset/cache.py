@@ -1,0 +1,81 @@
+"""This package's Arrow copies in the ``datasets`` cache: what they hold and clearing them.
+
+Reading a local dataset (``eval``, ``score``, ``report``) stores an Arrow copy of each config in
+``HF_DATASETS_CACHE/gridwm-judge/<content hash>`` (``dataset_io``), and ``datasets`` never
+removes them: after the README's steps they held 2.4 GB. A process reading a copy holds a shared
+lock on ``<copy>.lock`` until it exits; clearing takes the lock exclusively, copy by copy, and
+leaves alone the copies someone holds.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from gridwm_judge.dataset_io import cached_copy_lock, package_cache_root
+
+
+@dataclass(frozen=True)
+class CachedCopy:
+    path: Path
+    bytes: int
+    in_use: bool
+    what: str
+    """``<dataset folder name>/<config>`` as ``datasets`` filed it ("" when unknown)."""
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def _what(path: Path) -> str:
+    for folder in sorted(p for p in path.iterdir() if p.is_dir()):
+        configs = sorted(p.name for p in folder.iterdir() if p.is_dir())
+        return f"{folder.name}/{configs[0]}" if configs else folder.name
+    return ""
+
+
+def _try_exclusive(lock: Path) -> int | None:
+    """An fd holding ``lock`` exclusively, or None when another process holds it."""
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def copies(root: Path | None = None) -> list[CachedCopy]:
+    """Every cached copy under ``root`` (default: this package's folder), largest first."""
+    root = package_cache_root() if root is None else root
+    if not root.is_dir():
+        return []
+    out = []
+    for path in sorted(p for p in root.iterdir() if p.is_dir()):
+        fd = _try_exclusive(cached_copy_lock(path))
+        if fd is not None:
+            os.close(fd)
+        out.append(CachedCopy(path, _size(path), in_use=fd is None, what=_what(path)))
+    return sorted(out, key=lambda c: -c.bytes)
+
+
+def clear(found: list[CachedCopy]) -> tuple[list[CachedCopy], list[CachedCopy]]:
+    """Delete the copies nobody holds; (removed, left because in use)."""
+    removed, left = [], []
+    for c in found:
+        lock = cached_copy_lock(c.path)
+        fd = _try_exclusive(lock)
+        if fd is None:
+            left.append(c)
+            continue
+        try:
+            shutil.rmtree(c.path, ignore_errors=True)
+            lock.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+        removed.append(c)
+    return removed, left
