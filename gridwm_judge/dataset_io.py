@@ -24,12 +24,22 @@ class DatasetUnreachableError(ValueError):
     """A Hub dataset id that cannot be read (offline, not logged in, no such repo)."""
 
 
+def hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def go_online() -> str:
+    """How to reach the Hub again: unset HF_HUB_OFFLINE only where it is set."""
+    return ("unset HF_HUB_OFFLINE" if hub_offline()
+            else "check the network connection and any proxy settings (HTTPS_PROXY)")
+
+
 def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:
-    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
-    why = "HF_HUB_OFFLINE is set" if offline else f"{type(exc).__name__}: {exc}".splitlines()[0]
+    why = ("HF_HUB_OFFLINE is set" if hub_offline()
+           else f"{type(exc).__name__}: {exc}".splitlines()[0])
     return DatasetUnreachableError(
         f"dataset {dataset!r} is not a local folder and cannot be read from the Hugging Face "
-        f"Hub ({why[:200]}); go online (unset HF_HUB_OFFLINE), log in with `hf auth login` "
+        f"Hub ({why[:200]}); {go_online()}, log in with `hf auth login` "
         "if the repo is private or gated, or give the path of a folder made by "
         "`gridwm-judge build`"
     )
@@ -122,7 +132,11 @@ def load_task(dataset: str, config: str):
     configs = available_configs(dataset)
     if config not in configs:
         have = ", ".join(configs) if configs else "none"
-        raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}")
+        hint = ""
+        if not configs and path.is_dir() and available_configs(str(path.parent)):
+            hint = (f"; {dataset!r} is inside a built dataset: give its folder "
+                    f"{str(path.parent)!r}")
+        raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}{hint}")
     import datasets
 
     with _bars_only_on_a_terminal(datasets):

@@ -62,3 +62,13 @@ def test_a_rebuilt_folder_is_read_afresh_not_from_a_stale_cache(tmp_path):
     assert len(again) == 3 and again["uid"] == first["uid"][:3]
     # an unchanged folder reuses its cache (same Arrow files, no rebuild)
     assert load_task(str(root), "task_c").cache_files == again.cache_files
+
+
+def test_the_data_folder_of_a_build_points_at_the_build(tmp_path):
+    from gridwm_judge.dataset_io import load_task
+
+    (tmp_path / "data" / "task_c").mkdir(parents=True)
+    (tmp_path / "README.md").write_text(
+        "---\nconfigs:\n- config_name: task_c\n  data_files: data/task_c/*.parquet\n---\n")
+    with pytest.raises(ValueError, match="inside a built dataset: give its folder"):
+        load_task(str(tmp_path / "data"), "task_c")

@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--repo-id", required=True, help="USER/NAME or ORG/NAME")
     p.add_argument("--private", action="store_true", help="create the repo as private")
     p.add_argument("--revision", default=None, help="branch to commit to (created if missing)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the folder, repo id and token and list what would be uploaded, "
+                        "without contacting the Hub")
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -74,8 +77,18 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _push(args: argparse.Namespace) -> int:
-    from gridwm_judge.dataset.push import push_folder
+    from gridwm_judge.dataset.push import plan_push, push_folder
 
+    if args.dry_run:
+        plan = plan_push(args.dir, args.repo_id, revision=args.revision)
+        rev = f" (revision {plan.revision})" if plan.revision else ""
+        print(f"would upload {len(plan.files)} files ({_mb(plan.bytes)}) from {args.dir} to "
+              f"dataset repo {plan.repo_id}{rev} in one commit; token "
+              + ("found" if plan.token_found else "NOT found: log in with `hf auth login` or "
+                 "set HF_TOKEN before pushing"))
+        for name, size in plan.files:
+            print(f"  {name}  {_mb(size)}")
+        return 0
     res = push_folder(args.dir, args.repo_id, private=args.private, revision=args.revision)
     rev = f" (revision {res.revision})" if res.revision else ""
     print(f"pushed {args.dir} to {res.url}{rev}")
@@ -87,7 +100,7 @@ SHOWN = 10
 
 
 def _mb(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB"
+    return f"{n / 1e3:,.1f} kB" if n < 100_000 else f"{n / 1e6:,.1f} MB"
 
 
 def _cache(args: argparse.Namespace) -> int:

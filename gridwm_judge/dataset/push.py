@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridwm_judge.dataset_io import hub_transport_errors
+from gridwm_judge.dataset_io import go_online, hub_transport_errors
 
 LOGIN_HELP = (
     "no Hugging Face token found; log in with `hf auth login` (or `huggingface-cli login`), "
@@ -47,13 +47,48 @@ def check_folder(folder: Path) -> None:
         )
 
 
+IGNORED = (".*", "**/.*")
+"""What is never uploaded: hidden files and folders (a build's leftovers, caches)."""
+
+
+@dataclass(frozen=True)
+class PushPlan:
+    """What ``push --dry-run`` reports: the files one commit would upload."""
+
+    repo_id: str
+    revision: str | None
+    files: tuple[tuple[str, int], ...]
+    token_found: bool
+
+    @property
+    def bytes(self) -> int:
+        return sum(n for _, n in self.files)
+
+
+def plan_push(folder: str | Path, repo_id: str, *, revision: str | None = None) -> PushPlan:
+    """The checks of :func:`push_folder` and the files it would upload, without the Hub."""
+    folder = Path(folder)
+    _check_repo_id(repo_id)
+    check_folder(folder)
+    from huggingface_hub import get_token
+
+    files = tuple((p.relative_to(folder).as_posix(), p.stat().st_size)
+                  for p in sorted(folder.rglob("*")) if p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    return PushPlan(repo_id, revision, files, token_found=bool(get_token()))
+
+
+def _check_repo_id(repo_id: str) -> None:
+    if not _REPO_ID.match(repo_id):
+        raise ValueError(f"bad repo id {repo_id!r}; expected USER/NAME or ORG/NAME")
+
+
 def push_folder(folder: str | Path, repo_id: str, *, private: bool = False,
                 revision: str | None = None, token: str | None = None,
                 api: Any = None) -> PushResult:
     """Create ``repo_id`` (a dataset repo) if needed and upload ``folder`` in one commit."""
     folder = Path(folder)
-    if not _REPO_ID.match(repo_id):
-        raise ValueError(f"bad repo id {repo_id!r}; expected USER/NAME or ORG/NAME")
+    _check_repo_id(repo_id)
     check_folder(folder)
     if api is None:
         from huggingface_hub import HfApi
@@ -74,13 +109,13 @@ def push_folder(folder: str | Path, repo_id: str, *, private: bool = False,
         info = api.upload_folder(
             repo_id=repo_id, folder_path=str(folder), repo_type="dataset", revision=revision,
             token=token, commit_message="Upload GridWM-Judge dataset (gridwm-judge build)",
-            ignore_patterns=[".*", "**/.*"],
+            ignore_patterns=list(IGNORED),
         )
     except hub_transport_errors() as exc:
         raise HubUnreachableError(
             f"cannot reach the Hugging Face Hub to push {repo_id!r} "
             f"({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}); "
-            "go online (unset HF_HUB_OFFLINE) and run the push again"
+            f"{go_online()} and run the push again"
         ) from exc
     commit = str(getattr(info, "oid", "") or "")
     url = str(getattr(info, "commit_url", "") or f"https://huggingface.co/datasets/{repo_id}")

@@ -105,8 +105,37 @@ def test_an_unreachable_hub_is_one_line(folder, monkeypatch, capsys, failure):
 
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_x")
     monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", create_repo)
+    if failure == "offline":
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    else:
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     code = main(["push", str(folder), "--repo-id", "me/gwj"])
     assert code == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("gridwm-judge push: error: cannot reach the Hugging Face Hub")
-    assert "unset HF_HUB_OFFLINE" in line
+    # "unset HF_HUB_OFFLINE" only where it is set
+    assert ("unset HF_HUB_OFFLINE" in line) == (failure == "offline")
+    if failure == "no-network":
+        assert "check the network connection" in line
+
+
+def test_dry_run_lists_the_upload_and_never_calls_the_hub(folder, monkeypatch, capsys):
+    import huggingface_hub
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dry run contacted the Hub")
+
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / "x").write_bytes(b"hidden")
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", refuse)
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", refuse)
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    assert main(["push", str(folder), "--repo-id", "me/gwj", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("would upload 2 files") and "me/gwj" in out
+    assert "token NOT found" in out and "hf auth login" in out
+    assert "data/task_c/test-00000-of-00001.parquet" in out and ".cache" not in out
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_x")
+    assert main(["push", str(folder), "--repo-id", "me/gwj", "--dry-run"]) == 0
+    assert "token found" in capsys.readouterr().out
+    assert main(["push", str(folder), "--repo-id", "bad", "--dry-run"]) == 2
