@@ -74,6 +74,15 @@ class JudgeResponse:
     usage: Usage | None = None
     error: str | None = None
     reasoning: str | None = None
+    sent: Mapping[str, Any] | None = None  # the decoding fields the request carried
+    served: Mapping[str, str] | None = None  # model id / fingerprint the server reported
+    finish_reason: str | None = None  # the API's own word for why the answer ended
+
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""Values ``--reasoning-effort`` takes (each API accepts some of them; the server says which)."""
+TOKEN_FIELDS = ("auto", "max_tokens", "max_completion_tokens")
+"""``--token-field``: the name of the token limit an OpenAI-compatible request carries."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +90,13 @@ class JudgeOptions:
     """Settings every backend may read; unused ones are ignored by that backend.
 
     ``base_url``/``workers``/``rps``/``timeout_s``/``retries``/``backoff_s``/``batch_size``/
-    ``device`` change how requests are sent, not what is asked, so a resumed run may change
-    them (the model name in the judge spec is what identifies the judge).
+    ``device``/``token_field`` change how requests are sent, not what is asked, so a resumed
+    run may change them (the model name in the judge spec is what identifies the judge).
+
+    ``reasoning_effort`` (sent as the API's effort setting), ``reasoning_budget`` (tokens added
+    to the task budget where the API counts reasoning inside the limit, or the thinking budget)
+    and ``chat_template_kwargs`` (e.g. Qwen3's ``{"enable_thinking": false}``) change what is
+    asked; they enter the run's identity only when set, so older runs keep their hashes.
     """
 
     base_url: str | None = None
@@ -100,6 +114,10 @@ class JudgeOptions:
     device: str | None = None
     tensor_parallel_size: int = 1
     extra: Mapping[str, Any] = field(default_factory=dict)
+    reasoning_effort: str | None = None
+    reasoning_budget: int = 0
+    chat_template_kwargs: Mapping[str, Any] | None = None
+    token_field: str = "auto"
 
     def __post_init__(self) -> None:
         # (name, value, smallest allowed, allowed to be None): refused before any request, so
@@ -113,6 +131,7 @@ class JudgeOptions:
             ("max_pixels", self.max_pixels, 1, True),
             ("max_model_len", self.max_model_len, 1, True),
             ("seed", self.seed, 0, False),
+            ("reasoning_budget", self.reasoning_budget, 0, False),
         ):
             if value is None and optional:
                 continue
@@ -123,6 +142,16 @@ class JudgeOptions:
                             ("backoff", self.backoff_s)):
             if value is not None and not value > 0 and not (name == "backoff" and value == 0):
                 raise ValueError(f"--{name} must be > 0, got {value!r}")
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                             f"got {self.reasoning_effort!r}")
+        if self.token_field not in TOKEN_FIELDS:
+            raise ValueError(f"--token-field must be one of {', '.join(TOKEN_FIELDS)}, "
+                             f"got {self.token_field!r}")
+        if self.chat_template_kwargs is not None and not isinstance(
+                self.chat_template_kwargs, Mapping):
+            raise ValueError("--chat-template-kwargs must be a JSON object, e.g. "
+                             f"'{{\"enable_thinking\": false}}', got {self.chat_template_kwargs!r}")
 
 
 OPERATIONAL_OPTIONS = (
@@ -135,7 +164,11 @@ OPERATIONAL_OPTIONS = (
     "batch_size",
     "device",
     "tensor_parallel_size",
+    "token_field",
 )
+IDENTITY_WHEN_SET = {"reasoning_effort": None, "reasoning_budget": 0, "chat_template_kwargs": None}
+"""Answer-changing options recorded in a run's identity only when they differ from these
+defaults (runs made before the options existed keep their request hashes)."""
 
 
 @runtime_checkable

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from pathlib import Path
 
 from gridwm_judge.command_line import add_command, options_of
-from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.judges.base import (
+    REASONING_EFFORTS,
+    TOKEN_FIELDS,
+    JudgeOptions,
+    MissingDependencyError,
+)
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
@@ -71,6 +77,27 @@ def register(subparsers) -> None:
         "--seed", type=int, default=0, help="seed (random baseline, server-side sampling seed)"
     )
     p.add_argument(
+        "--reasoning-effort", default=None, choices=REASONING_EFFORTS,
+        help="reasoning effort sent to the API (openai: reasoning_effort; anthropic: "
+        "output_config.effort; gemini: thinking_level); part of the run's identity",
+    )
+    p.add_argument(
+        "--reasoning-budget", type=int, default=0, metavar="TOKENS",
+        help="tokens for thinking: added to each task's limit where the API counts reasoning "
+        "inside it (openai, anthropic, gemini); anthropic: the thinking budget, gemini: "
+        "thinking_budget; recorded in run.json",
+    )
+    p.add_argument(
+        "--token-field", default="auto", choices=TOKEN_FIELDS,
+        help="openai: the token limit's name; auto sends max_tokens and switches to "
+        "max_completion_tokens (o-series, GPT-5) when the server's 400 reply asks for it",
+    )
+    p.add_argument(
+        "--chat-template-kwargs", default=None, type=_json_object, metavar="JSON",
+        help="openai (vLLM/SGLang servers): chat_template_kwargs sent with every request, "
+        "e.g. '{\"enable_thinking\": false}' for Qwen3; part of the run's identity",
+    )
+    p.add_argument(
         "--structured",
         action="store_true",
         help="constrain answers to the task format (vllm structured outputs); off by default",
@@ -114,12 +141,24 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _json_object(text: str) -> dict:
+    """``--chat-template-kwargs``: a JSON object, or one clear line."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     options = JudgeOptions(
         timeout_s=args.timeout,
         **options_of(args, "base_url", "workers", "rps", "retries", "batch_size", "seed",
                      "structured", "max_model_len", "max_pixels", "tensor_parallel_size",
-                     "device"),
+                     "device", "reasoning_effort", "reasoning_budget", "token_field",
+                     "chat_template_kwargs"),
     )
     tasks = parse_task_list(args.tasks)
     if args.tasks.strip().lower() == "all":
