@@ -19,7 +19,9 @@ sending` lists the fields the backend could not send and those the server refuse
 
 from __future__ import annotations
 
+import json
 import queue
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -295,3 +297,43 @@ def check_image_count(spec: str, n_images: int, limit: int, provider: str) -> No
     if n_images > limit:
         raise ValueError(f"judge {spec!r}: items carry up to {n_images} images, the {provider} "
                          f"API takes at most {limit} per request")
+
+
+_REFUSED = re.compile(
+    r"(?i)(?:unsupported (?:parameter|value)|unrecognized request argument supplied"
+    r"|unknown parameter|unknown name)\W+(\w+)|(\w+)\W+extra inputs are not permitted")
+
+
+def refused_param(text: str) -> str | None:
+    """The request field a 400 body says is refused (OpenAI's ``error.param``, or named in the
+    error message as OpenAI, Anthropic or Gemini word it), else None."""
+    try:
+        error = json.loads(text).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict) and isinstance(error.get("param"), str) and error["param"]:
+        return error["param"]
+    message = error.get("message", "") if isinstance(error, dict) else text
+    found = _REFUSED.search(str(message))
+    return (found.group(1) or found.group(2)) if found else None
+
+
+class Refusals:
+    """Fields the server refused, learned during the run and shared by every worker: a 400
+    naming one of ``droppable`` that the request carried drops it from then on."""
+
+    def __init__(self, droppable: tuple[str, ...]):
+        self.droppable = droppable
+        self.fields: set[str] = set()
+        self._lock = threading.Lock()
+
+    def learn(self, text: str, sent: Mapping[str, Any]) -> str | None:
+        """What changed after a 400 reply ``text`` (None: nothing this can drop)."""
+        param = refused_param(text)
+        with self._lock:
+            if param in self.droppable and param in sent:
+                self.fields.add(param)
+                return f"the server refused {param!r}; leaving it out"
+            if param in self.fields:  # another worker learned it while this one was asking
+                return f"the server refused {param!r}; left out"
+        return None

@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -50,6 +49,7 @@ from gridwm_judge.judges.http_judge import (
     Reshape,
     Retryable,
     check_status,
+    refused_param,
     served,
 )
 from gridwm_judge.judges.images import png_data_url
@@ -199,23 +199,6 @@ class WireForm:
 
 DROPPABLE = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed")
 """Sampling fields left out when the model refuses them (recorded as refused in run.json)."""
-_REFUSED = re.compile(
-    r"(?i)(?:unsupported (?:parameter|value)|unrecognized request argument supplied"
-    r"|unknown parameter|extra inputs are not permitted)\W+(\w+)")
-
-
-def refused_param(text: str) -> str | None:
-    """The request field a 400 body says is refused (OpenAI's ``error.param`` or its
-    message), else None."""
-    try:
-        error = json.loads(text).get("error")
-    except (ValueError, AttributeError):
-        error = None
-    if isinstance(error, dict) and isinstance(error.get("param"), str) and error["param"]:
-        return error["param"]
-    message = error.get("message", "") if isinstance(error, dict) else text
-    found = _REFUSED.search(str(message))
-    return found.group(1) if found else None
 
 
 class OpenAIJudge(HTTPJudge):

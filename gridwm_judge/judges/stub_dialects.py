@@ -86,3 +86,14 @@ def reply(api: str, body: dict, text: str | None, finish: str, reasoning: str | 
     name = path.split("/models/")[-1].split(":")[0] if "/models/" in path else None
     return {"candidates": [candidate], "usageMetadata": meta,
             "modelVersion": model or name, "responseId": "resp_stub"}
+
+
+def refused_field(api: str, body: dict, refuse) -> dict | None:
+    """Anthropic's 400 body for a field of ``body`` named in ``refuse`` (as the Messages API
+    answers a field it does not take), else None."""
+    for name in refuse:
+        if api == "anthropic" and name in body:
+            return {"type": "error", "error": {
+                "type": "invalid_request_error",
+                "message": f"{name}: Extra inputs are not permitted"}}
+    return None

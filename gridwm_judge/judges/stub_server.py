@@ -30,7 +30,13 @@ from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from gridwm_judge.judges.stub_dialects import error_body, path_ok, prompt_of, reply
+from gridwm_judge.judges.stub_dialects import (
+    error_body,
+    path_ok,
+    prompt_of,
+    refused_field,
+    reply,
+)
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,8 @@ class StubServer:
                 if not path_ok(server.api, self.path):
                     self._send(404, b'{"error": "not found"}')
                     return
-                refused = refusal(body, server.refuse)
+                refused = (refusal(body, server.refuse) if server.api == "openai"
+                           else refused_field(server.api, body, server.refuse))
                 if refused is not None:
                     self._send(400, json.dumps(refused).encode())
                     return
