@@ -48,6 +48,20 @@ class Retryable(Exception):
 class Fatal(Exception):
     """A failure that asking again will not fix (e.g. HTTP 400/401/404)."""
 
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class RunRefused(ValueError):
+    """The server refuses the whole run (bad key, unknown model, no such endpoint): eval stops
+    at the first such reply with one line, and stores no error rows for it."""
+
+
+REFUSE_RUN = {401: "the key was refused: check the key variable",
+              403: "the key may not use this model: check the key variable and the model",
+              404: "no such model or endpoint: check the model name and --base-url"}
+"""Replies that no other request of the run would get differently."""
 
 class Reshape(Exception):
     """The server refused a field; the judge changed its wire form: ask again at once."""
@@ -58,7 +72,7 @@ def check_status(status: int, headers: Any, text: str) -> None:
     if status in RETRY_STATUS:
         raise Retryable(f"HTTP {status}: {text[:200]}", retry_after(headers))
     if status >= 400:
-        raise Fatal(f"HTTP {status}: {text[:300]}")
+        raise Fatal(f"HTTP {status}: {text[:300]}", status)
 
 
 def retry_after(headers: Any) -> float | None:
@@ -122,6 +136,7 @@ class HTTPJudge:
         self.secrets = tuple(s for s in secrets if s)
         self.limiter = RateLimiter(options.rps)
         self._closed = threading.Event()
+        self.refused_run: str | None = None  # set by the first reply in REFUSE_RUN
 
     # --- what a subclass writes ---------------------------------------------------------
     def prepare(self, req: JudgeRequest) -> Any:
@@ -177,6 +192,8 @@ class HTTPJudge:
                     except queue.Empty:
                         continue
                 in_flight -= 1
+                if self.refused_run is not None:
+                    raise RunRefused(self.refused_run)
                 yield resp
         finally:
             stop.set()
@@ -217,6 +234,11 @@ class HTTPJudge:
                     return self._error(req, start, f"the server refused field after field: {last}")
                 continue
             except Fatal as exc:
+                if exc.status in REFUSE_RUN and self.refused_run is None:
+                    said = " ".join(str(exc).split())[:200]
+                    self.refused_run = redact(
+                        f"{self.spec}: {REFUSE_RUN[exc.status]} (the server said {said})",
+                        self.secrets)
                 return self._error(req, start, str(exc))
             except Retryable as exc:
                 last = str(exc)

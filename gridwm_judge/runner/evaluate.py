@@ -217,10 +217,20 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
                 requests = _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
                 try:
                     new = _drive(judge, requests, cfg, store, len(selection.pending))
-                finally:  # what was sent so far, also when interrupted
-                    sending = getattr(judge, "sending", dict)()
-                    _record_as_sent(manifest, store, sending, old)
+                except ValueError:  # the server refused the run: keep no empty folder
+                    if fresh and not store.records:
+                        store.close()
+                        shutil.rmtree(out, ignore_errors=True)
+                        raise
+                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
                     write_run_manifest(out, manifest)
+                    raise
+                except BaseException:  # interrupted: record what was sent so far
+                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
+                    write_run_manifest(out, manifest)
+                    raise
+                _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
+                write_run_manifest(out, manifest)
             finally:
                 judge.close()
         stored = [PredictionRecord.from_json(store.records[u]) for u in selection.uids

@@ -16,6 +16,7 @@ from smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
+from gridwm_judge.judges.http_judge import RunRefused
 from gridwm_judge.judges.stub_server import (
     MALFORMED,
     REFUSAL,
@@ -204,10 +205,13 @@ def test_google_api_key_is_taken_too(monkeypatch):
 @pytest.mark.parametrize("api", APIS)
 def test_an_echoed_key_never_reaches_the_error_text(api):
     with StubServer(api=api) as server:
-        server.script("leak", echo_headers(401))
+        server.script("leak", echo_headers(400))
         out, _ = _ask(api, server, _req("a", "leak"))
-    assert out["a"].status == "error" and "HTTP 401" in out["a"].error
-    assert SECRET not in out["a"].error
+        server.script("bad-key", echo_headers(401))
+        with pytest.raises(RunRefused, match="the key was refused") as refused:
+            _ask(api, server, _req("b", "bad-key"))
+    assert out["a"].status == "error" and "HTTP 400" in out["a"].error
+    assert SECRET not in out["a"].error and SECRET not in str(refused.value)
 
 
 def test_too_many_images_for_claude_is_refused_before_sending():
