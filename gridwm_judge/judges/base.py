@@ -204,6 +204,35 @@ def require(module: str, extra: str, package: str | None = None):
         ) from exc
 
 
+def refuse_api_options(options: JudgeOptions, spec: str) -> None:
+    """A local engine sends no API fields: refuse the options that would be recorded in the run
+    but not applied (one line, before loading a model)."""
+    given = [flag for flag, value, unset in (
+        ("--reasoning-effort", options.reasoning_effort, None),
+        ("--reasoning-budget", options.reasoning_budget, 0),
+        ("--chat-template-kwargs", options.chat_template_kwargs, None)) if value != unset]
+    if given:
+        raise ValueError(f"{', '.join(given)} apply to the API judges (openai, anthropic, "
+                         f"gemini), not to {spec!r}; leave them out")
+
+
+def looks_like_path(model: str) -> bool:
+    """Whether a model name is a local folder rather than a Hub id (``ORG/NAME`` or ``NAME``):
+    it starts with ``.``, ``/`` or ``~``, or has more than one ``/``."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
+
+
+def check_local_path(model: str, backend: str) -> None:
+    """A model given as a local path that is not a folder: one line, before any loading (the
+    Hub's "Repo id must be in the form ..." would name the wrong problem)."""
+    import os
+
+    if looks_like_path(model) and not os.path.isdir(os.path.expanduser(model)):
+        raise ValueError(f"no such folder {model!r} for the {backend} judge model (a local "
+                         "model is a folder with config, weights and processor files; a Hub "
+                         "model is ORG/NAME)")
+
+
 def status_for(text: str | None, truncated: bool) -> Status:
     """ok / empty / truncated for a response that came back (errors are set by the caller).
 
