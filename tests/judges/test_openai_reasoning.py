@@ -163,3 +163,11 @@ def test_gpt5_eval_finishes_records_what_was_sent_and_resumes_without_asking(
     assert meta["judge_options"]["reasoning_budget"] == 512
     assert meta["usage"]["rows"] == len(records)
     assert meta["usage"]["prompt_tokens"] == 11 * len(records)
+    # report shows it per judge
+    report = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(report), "--n-resamples", "50"]) == 0
+    index = (report / "index.md").read_text()
+    [row] = [x for x in index.splitlines() if x.startswith(f"| `{run}") and "openai:gpt-5" in x
+             and "**no**" in x]
+    assert "max_completion_tokens=768" in row and "| temperature |" in row
+    assert "gpt-5-2025-08-07" in row
