@@ -99,7 +99,7 @@ def transport_failure(exc: BaseException) -> Retryable | None:
         if "Timeout" in name:
             return Retryable(f"timeout: {exc}")
         if name in ("ConnectError", "RemoteProtocolError", "ReadError", "WriteError",
-                    "NetworkError", "APIConnectionError") and exc.__cause__ is None:
+                    "NetworkError") or isinstance(exc, ConnectionError):
             return Retryable(f"connection error: {name}: {exc}")
         exc = exc.__cause__ or exc.__context__
     return None
@@ -270,15 +270,6 @@ def served(model: Any, fingerprint: Any) -> dict[str, str] | None:
     out = {k: v for k, v in (("model", model), ("fingerprint", fingerprint))
            if isinstance(v, str) and v}
     return out or None
-
-
-def limit_sent(sent: Mapping[str, Any]) -> int | None:
-    """The token limit a request carried, whatever its field's name."""
-    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens",
-                "max_new_tokens"):
-        if isinstance(sent.get(key), int):
-            return sent[key]
-    return None
 
 
 def sdk_failure(exc: BaseException) -> Retryable | Fatal | None:

@@ -174,6 +174,18 @@ def test_a_trickling_server_is_cut_at_the_deadline(api):
     assert 0.9 < took < 5, took  # the whole reply would take ~40 s
 
 
+@pytest.mark.parametrize("api", APIS)
+def test_a_refused_connection_is_retried_then_an_error(api):
+    with StubServer(api=api) as server:
+        url = server.base_url  # the port is closed once the server stops
+    judge = make_judge(f"{api}:m", JudgeOptions(base_url=url, retries=1, backoff_s=0.01,
+                                                timeout_s=2.0))
+    [r] = list(judge.judge([_req("a", "hi")]))
+    judge.close()
+    assert r.status == "error" and "connection error" in r.error
+    assert "gave up after 2 attempts" in r.error
+
+
 def test_claude_refusing_temperature_is_learned_and_recorded_not_greedy():
     with StubServer(api="anthropic", refuse=("temperature",)) as server:
         out, judge = _ask("anthropic", server, *[_req(f"u{i}", f"q{i}") for i in range(6)])
