@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 from gridwm_judge.judges.stub_server import StubServer, http_error
@@ -16,10 +15,6 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API
             "GRIDWM_API_KEY")
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
-    return write_smoke_dataset(tmp_path_factory.mktemp("ds") / "smoke")
-
 
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch):
@@ -27,8 +22,8 @@ def _no_keys(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def _eval(smoke, out, judge, url):
-    return main(["eval", "--dataset", str(smoke), "--out", str(out), "--no-progress",
+def _eval(api_smoke, out, judge, url):
+    return main(["eval", "--dataset", str(api_smoke), "--out", str(out), "--no-progress",
                  "--tasks", "c,e", "--judge", judge, "--base-url", url, "--workers", "2"])
 
 
@@ -40,27 +35,30 @@ def _one_line(err: str) -> str:
 
 @pytest.mark.parametrize(("api", "var"), [("anthropic", "ANTHROPIC_API_KEY"),
                                           ("gemini", "GEMINI_API_KEY or GOOGLE_API_KEY")])
-def test_a_missing_key_is_one_line_and_nothing_is_sent(api, var, smoke, tmp_path, capsys):
+def test_a_missing_key_is_one_line_and_nothing_is_sent(api, var, api_smoke, tmp_path, capsys):
     pytest.importorskip("anthropic" if api == "anthropic" else "google.genai")
     with StubServer(api=api) as server:
-        assert _eval(smoke, tmp_path / "run", f"{api}:m", server.base_url) == 2
+        assert _eval(api_smoke, tmp_path / "run", f"{api}:m", server.base_url) == 2
     line = _one_line(capsys.readouterr().err)
     assert line.startswith("gridwm-judge eval: error:") and f"set {var}" in line
     assert server.requests == [] and not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("api", ["openai", "anthropic", "gemini"])
-@pytest.mark.parametrize(("status", "says"), [(404, "no such model or endpoint"),
-                                              (401, "the key was refused")])
+@pytest.mark.parametrize(("api", "status", "says"), [
+    ("openai", 404, "no such model or endpoint"),
+    ("anthropic", 404, "no such model or endpoint"),
+    ("gemini", 404, "no such model or endpoint"),
+    ("openai", 401, "the key was refused"),  # the SDK judges' 401: test_provider_judges.py
+])
 def test_a_model_or_key_the_server_refuses_stops_at_the_first_reply(
-        api, status, says, smoke, tmp_path, capsys, monkeypatch):
+        api, status, says, api_smoke, tmp_path, capsys, monkeypatch):
     if api != "openai":
         pytest.importorskip("anthropic" if api == "anthropic" else "google.genai")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-0123456789")
     monkeypatch.setenv("GEMINI_API_KEY", "g-0123456789")
     with StubServer(api=api) as server:
         server.script("", *[http_error(status)] * 50)
-        assert _eval(smoke, tmp_path / "run", f"{api}:no-such-model", server.base_url) == 2
+        assert _eval(api_smoke, tmp_path / "run", f"{api}:no-such-model", server.base_url) == 2
         asked = len(server.requests)
     line = _one_line(capsys.readouterr().err)
     assert says in line and f"HTTP {status}" in line
@@ -70,12 +68,12 @@ def test_a_model_or_key_the_server_refuses_stops_at_the_first_reply(
 
 @pytest.mark.parametrize(("api", "module", "extra"), [("anthropic", "anthropic", "anthropic"),
                                                       ("gemini", "google.genai", "gemini")])
-def test_an_extra_not_installed_names_the_install_line(api, module, extra, smoke, tmp_path,
+def test_an_extra_not_installed_names_the_install_line(api, module, extra, api_smoke, tmp_path,
                                                        capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-0123456789")
     monkeypatch.setenv("GEMINI_API_KEY", "g-0123456789")
-    assert _eval(smoke, tmp_path / "run", f"{api}:m", "http://127.0.0.1:9") == 2
+    assert _eval(api_smoke, tmp_path / "run", f"{api}:m", "http://127.0.0.1:9") == 2
     line = _one_line(capsys.readouterr().err)
     assert f"pip install 'gridwm-judge[{extra}]'" in line
     assert not (tmp_path / "run").exists()

@@ -12,7 +12,6 @@ import time
 
 import pytest
 from PIL import Image
-from smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
@@ -186,6 +185,23 @@ def test_a_refused_connection_is_retried_then_an_error(api):
     assert "gave up after 2 attempts" in r.error
 
 
+def test_structured_output_where_the_api_has_it():
+    choice = JudgeRequest("c", "C", "yes or no?", (), 40)
+    json_item = JudgeRequest("e", "E", "which?", (), 40)
+    with StubServer(api="gemini") as server:
+        out, _ = _ask("gemini", server, choice, structured=True)
+    cfg = server.requests[0]["generationConfig"]
+    assert cfg["responseMimeType"] == "text/x.enum"
+    assert cfg["responseSchema"]["enum"] == ["Yes", "No"] and out["c"].status == "ok"
+    with StubServer(api="anthropic") as server:
+        out, judge = _ask("anthropic", server, json_item, choice, structured=True)
+    bodies = {b["messages"][0]["content"][-1]["text"]: b for b in server.requests}
+    fmt = bodies["which?"]["output_config"]["format"]
+    assert fmt["type"] == "json_schema" and fmt["schema"]["required"] == ["answer"]
+    assert "output_config" not in bodies["yes or no?"]  # no choice constraint in this API
+    assert judge.sending()["structured"] == "JSON-answer tasks only"
+
+
 def test_claude_refusing_temperature_is_learned_and_recorded_not_greedy():
     with StubServer(api="anthropic", refuse=("temperature",)) as server:
         out, judge = _ask("anthropic", server, *[_req(f"u{i}", f"q{i}") for i in range(6)])
@@ -236,18 +252,14 @@ def test_too_many_images_for_claude_is_refused_before_sending():
     assert "--max-pixels" in out["a"].error and server.requests == []
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
-    return write_smoke_dataset(tmp_path_factory.mktemp("ds") / "smoke")
-
 
 @pytest.mark.parametrize("api", APIS)
 def test_eval_records_what_was_sent_errors_are_not_answers_and_resume_asks_the_rest(
-        api, smoke, tmp_path, capsys):
+        api, api_smoke, tmp_path, capsys):
     run = tmp_path / api
     with StubServer(api=api, model=f"{api}-served") as server:
         server.script("", *[http_error(400)])  # the first request fails for good
-        args = ["eval", "--dataset", str(smoke), "--out", str(run), "--no-progress",
+        args = ["eval", "--dataset", str(api_smoke), "--out", str(run), "--no-progress",
                 "--tasks", "c", "--judge", f"{api}:m", "--base-url", server.base_url,
                 "--workers", "1", "--retries", "0"]
         assert main(args) == 1  # one errored request remains
