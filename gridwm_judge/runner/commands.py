@@ -24,13 +24,20 @@ EXAMPLES = """examples:
       --out runs/px
   gridwm-judge eval --dataset ./gridwm-smoke --tasks c --judge openai:Qwen2.5-VL-7B \\
       --base-url http://127.0.0.1:8000/v1 --workers 8 --rps 20 --out runs/qwen
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge openai:gpt-5 \
+      --base-url https://api.openai.com/v1 --reasoning-effort low --reasoning-budget 4096 \
+      --out runs/gpt-5
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge anthropic:claude-sonnet-4-6 \
+      --out runs/claude
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
-hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only}
-and the shortcut judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with
---tasks all they run every task they have a rule for that the dataset holds, MiniWorld's and
-the controls' too; naming another task is refused).
+anthropic:MODEL (key from ANTHROPIC_API_KEY), gemini:MODEL (key from GEMINI_API_KEY or
+GOOGLE_API_KEY), hf:PATH_OR_ID,
+baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only} and the shortcut
+judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with --tasks all they
+run every task they have a rule for that the dataset holds, MiniWorld's and the controls'
+too; naming another task is refused).
 Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
 and those whose request errored (nothing came back); --reask adds empty or truncated answers.
 eval exits 1 while errored requests remain and prints the command that asks them again.
@@ -65,13 +72,17 @@ def register(subparsers) -> None:
     p.add_argument(
         "--limit", type=int, default=None, help="at most N rows per task (dataset order)"
     )
-    p.add_argument("--workers", type=int, default=4, help="concurrent HTTP requests (openai)")
-    p.add_argument("--rps", type=float, default=None, help="request rate limit per second (openai)")
+    p.add_argument("--workers", type=int, default=4,
+                   help="concurrent HTTP requests (openai, anthropic, gemini)")
+    p.add_argument("--rps", type=float, default=None,
+                   help="request rate limit per second (openai, anthropic, gemini)")
     p.add_argument(
-        "--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1"
+        "--base-url", default=None,
+        help="openai: the OpenAI-compatible endpoint, e.g. http://host:8000/v1 (required); "
+        "anthropic / gemini: a proxy or test server instead of the provider's API",
     )
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP request")
-    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts")
+    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/529/timeouts")
     p.add_argument("--batch-size", type=int, default=8, help="batch size (hf)")
     p.add_argument(
         "--seed", type=int, default=0, help="seed (random baseline, server-side sampling seed)"

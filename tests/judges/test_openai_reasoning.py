@@ -118,6 +118,16 @@ def test_refused_param_reads_the_400(body, param):
     assert refused_param(body) == param
 
 
+def test_new_options_leave_the_identity_of_older_runs_alone():
+    from gridwm_judge.runner.evaluate import identity_options
+
+    plain = identity_options(JudgeOptions(token_field="max_completion_tokens"))
+    assert not {"reasoning_effort", "reasoning_budget", "chat_template_kwargs",
+                "token_field"} & set(plain)  # so their request hashes do not change
+    set_ = identity_options(JudgeOptions(reasoning_budget=8, chat_template_kwargs={"a": 1}))
+    assert set_["reasoning_budget"] == 8 and set_["chat_template_kwargs"] == {"a": 1}
+
+
 def test_bad_reasoning_options_are_one_line(capsys, tmp_path):
     with pytest.raises(ValueError, match="--reasoning-effort must be one of"):
         JudgeOptions(reasoning_effort="extreme")
