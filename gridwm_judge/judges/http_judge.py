@@ -317,17 +317,23 @@ _REFUSED = re.compile(
     r"|unknown parameter|unknown name)\W+(\w+)|(\w+)\W+extra inputs are not permitted")
 
 
+REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "unknown_parameter")
+
+
 def refused_param(text: str) -> str | None:
-    """The request field a 400 body says is refused (OpenAI's ``error.param``, or named in the
-    error message as OpenAI, Anthropic or Gemini word it), else None."""
+    """The request field a 400 body says the model does not take at all (OpenAI's
+    ``error.param`` with an "unsupported" code, or the field named in the message as OpenAI,
+    Anthropic or Gemini word it), else None. A value that is merely out of range ("max_tokens
+    is too large") is not a refusal of the field."""
     try:
         error = json.loads(text).get("error")
     except (ValueError, AttributeError):
         error = None
-    if isinstance(error, dict) and isinstance(error.get("param"), str) and error["param"]:
-        return error["param"]
     message = error.get("message", "") if isinstance(error, dict) else text
     found = _REFUSED.search(str(message))
+    if isinstance(error, dict) and isinstance(error.get("param"), str) and error["param"] and (
+            error.get("code") in REFUSAL_CODES or found):
+        return error["param"]
     return (found.group(1) or found.group(2)) if found else None
 
 

@@ -107,7 +107,12 @@ def test_chat_template_kwargs_are_sent():
 
 
 @pytest.mark.parametrize(("body", "param"), [
-    ('{"error": {"message": "x", "param": "max_tokens"}}', "max_tokens"),
+    ('{"error": {"message": "x", "param": "max_tokens", "code": "unsupported_parameter"}}',
+     "max_tokens"),
+    ('{"error": {"message": "max_tokens is too large: 99999.", "param": "max_tokens", '
+     '"code": "invalid_value"}}', None),  # out of range, not refused: no switch
+    ('{"type": "error", "error": {"type": "invalid_request_error", '
+     '"message": "temperature: Extra inputs are not permitted"}}', "temperature"),
     ('{"error": {"message": "Unsupported value: \'temperature\' does not support 0"}}',
      "temperature"),
     ('{"error": {"message": "Unrecognized request argument supplied: top_p"}}', "top_p"),
