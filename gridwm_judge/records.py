@@ -38,7 +38,10 @@ class PredictionRecord:
     ``parsed`` / ``parse_mode`` are eval's reading, kept for a quick look; ``score`` parses
     ``raw`` again, so a better parser applies to old runs. ``request_hash`` identifies what was
     asked (judge, prompt, images, budget) and ``item_digest`` the item alone (prompt and
-    images): scoring refuses a dataset whose item under that uid differs.
+    images): scoring refuses a dataset whose item under that uid differs. ``sent`` holds the
+    decoding fields the request carried (as the backend wrote them) and ``served`` what the
+    server said answered it (``model``, ``fingerprint``), ``finish_reason`` the API's word for
+why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
     """
 
     uid: str
@@ -54,6 +57,9 @@ class PredictionRecord:
     usage: Mapping[str, int | None] | None = None
     error: str | None = None
     reasoning: str | None = None
+    sent: Mapping[str, Any] | None = None
+    served: Mapping[str, str] | None = None
+    finish_reason: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -83,6 +89,9 @@ class PredictionRecord:
             "latency_s": self.latency_s,
             "usage": dict(self.usage) if self.usage is not None else None,
             "error": self.error,
+            **({"sent": dict(self.sent)} if self.sent is not None else {}),
+            **({"served": dict(self.served)} if self.served is not None else {}),
+            **({"finish_reason": self.finish_reason} if self.finish_reason else {}),
         }
 
     @classmethod
@@ -110,6 +119,9 @@ class PredictionRecord:
                 usage=obj.get("usage"),
                 error=obj.get("error"),
                 reasoning=obj.get("reasoning"),
+                sent=obj.get("sent"),
+                served=obj.get("served"),
+                finish_reason=obj.get("finish_reason"),
             )
         except ValueError as exc:
             raise ValueError(f"{at}{exc}") from None

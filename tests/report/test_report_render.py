@@ -55,6 +55,7 @@ def test_report_renders_every_table_and_index(qs):
     from gridwm_judge import __version__
 
     assert f"gridwm-judge {__version__}" in index
+    assert "## Requests as sent" in index  # baseline runs send nothing: "not recorded"
     for key in ("headline", "task_c", "composite_split", "controls", "task_d", "stability"):
         md = (rep / "tables" / f"{key}.md").read_text()
         assert md.startswith("### ")
