@@ -12,7 +12,9 @@ from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
+    _control,
     _m,
+    _test,
     _v,
     _with_p,
     coverage_note,
@@ -22,6 +24,7 @@ from gridwm_judge.report.tables import (
     task_c,
     task_d,
 )
+from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
 WORLD = "miniworld"
@@ -61,12 +64,12 @@ def miniworld_d(data: ReportData) -> Table:
 def miniworld_a(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        a = e.scores.block("MA")
+        a = _control(e, "MA")
         if a is None:
             continue
-        mc = a.get("mcnemar", {})
-        rows.append((e.label, _m(a, "acc_a1"), _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")),
-                     _with_p(_m(a, "delta_mask"), mc.get("mask")), invalid(e, "MA")))
+        rows.append((e.label, _m(a, "acc_a1"),
+                     _with_p(_m(a, "delta_shuffle"), _test(e, "MA", "shuffle")),
+                     _with_p(_m(a, "delta_mask"), _test(e, "MA", "mask")), invalid(e, "MA")))
     return Table(
         "miniworld_a",
         "MiniWorld (3D) Task A: next first-person view given the action (config miniworld_a)",
@@ -88,9 +91,9 @@ def miniworld_headline(data: ReportData) -> Table:
     IDR_raw and MA's Acc_A1 beside it and MiniWorld's own failure-mode flags."""
     rows = []
     for e in data.judges:
-        scopes = dict(causal_scopes(e, WORLD))
+        scopes = {s.label: s for s in causal_scopes(e, WORLD)}
         scope = next((s for s in ("MC/composite", "MC/split", "MD") if s in scopes), None)
-        a = e.scores.block("MA")
+        a = _control(e, "MA")
         if scope is None and a is None:
             errored = sum(cov.errored for t, cov in e.scores.coverage.items()
                           if t in _NAMES)
@@ -100,7 +103,7 @@ def miniworld_headline(data: ReportData) -> Table:
             continue
         c = scopes.get(scope) if scope else None
         p = _m(c, "p_active")
-        md = e.scores.block("MD", "causal")
+        md = causal_scope(e.results, "MD")
         task, _, form = (scope or "").partition("/")
         best = (None if shortcuts.is_shortcut(e) or scope is None
                 else shortcuts.best_shortcut(data, task, rep=form or "composite"))

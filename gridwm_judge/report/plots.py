@@ -27,7 +27,8 @@ from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import miniworld_judges
-from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
+from gridwm_judge.report.tables import REPS, _control, _m, c_causal, family_blocks
+from gridwm_judge.scoring.scopes import causal_scope
 
 DPI = 110
 MARKERS = {"composite": "o", "split": "s"}
@@ -226,7 +227,7 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
     keys: list[tuple[str, str]] = []
     for e in data.judges:
         for scope, fam, fb in family_blocks(e, world):
-            if len(fb.get("levels", [])) >= 2 and (scope, fam) not in keys:
+            if (fb.count("n_levels") or 0) >= 2 and (scope, fam) not in keys:
                 keys.append((scope, fam))
     labels = [f"{fam}\n({scope})" for scope, fam in keys]
     cols = _colors(len(data.judges))
@@ -285,8 +286,8 @@ def fig_controls(data: ReportData, path: Path) -> Path:
         if task == "C":
             return _cell(c_causal(e, "composite"), metric)
         if task == "D":
-            return _cell(e.scores.block("D", "causal"), metric)
-        return _cell(e.scores.block(task), metric)
+            return _cell(causal_scope(e.results, "D"), metric)
+        return _cell(_control(e, task), metric)
 
     return _panels(data, path, value, (
         (judging, "judging metrics", (0, 1.15), ()),
@@ -310,8 +311,8 @@ def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
         if task.startswith("MC/"):
             return _cell(c_causal(e, task.split("/")[1], "MC"), metric)
         if task == "MD":
-            return _cell(e.scores.block("MD", "causal"), metric)
-        return _cell(e.scores.block(task), metric)
+            return _cell(causal_scope(e.results, "MD"), metric)
+        return _cell(_control(e, task), metric)
 
     return _panels(data, path, value, (
         (judging, "judging metrics (MC, MD)", (0, 1.15), ()),

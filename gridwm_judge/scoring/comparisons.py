@@ -20,11 +20,11 @@ def compare_judges(judges: Mapping[str, JudgeScores]) -> dict:
     for metric in COMPARED:
         x, y = [], []
         for scores in judges.values():
-            a, b = (scores.metric("C", "representations", rep, "causal", metric)
+            a, b = (scores.results.value(task="C", name=metric, representation=rep)
                     for rep in REPRESENTATIONS)
-            if a is not None and b is not None and a.value is not None and b.value is not None:
-                x.append(a.value)
-                y.append(b.value)
+            if a is not None and b is not None:
+                x.append(a)
+                y.append(b)
         if len(x) >= 2:
             t = wilcoxon(x, y)
             tests[metric] = {

@@ -262,10 +262,9 @@ def score(
     for judge in sorted(by_judge):
         joined = join_judge(judge, rows, by_judge[judge], rules=rules)
         graded_all.extend(joined.graded)
-        tasks_scored = score_tasks(joined.graded, settings)
+        results = score_tasks(joined.graded, settings)
         judges[judge] = JudgeScores(
-            joined.coverage, failure_modes(tasks_scored, reads_gold=judge in reads_gold),
-            tasks_scored)
+            joined.coverage, failure_modes(results, reads_gold=judge in reads_gold), results)
     record = ScoresRecord(
         package_version=__version__,
         dataset=str(dataset),
