@@ -355,8 +355,10 @@ def stability(data: ReportData, world: str = "minigrid") -> Table:
     )
 
 
-def _min_family(e: JudgeEntry, metric: str, scopes: Sequence[str]) -> float | None:
-    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e) if s in scopes]
+def min_family(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
+               world: str = "minigrid") -> float | None:
+    """The least ``metric`` (NS, JCR) over the probe families of ``scopes`` in ``world``."""
+    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
     vals = [v for v in vals if v is not None]
     return min(vals) if vals else None
 
@@ -386,8 +388,8 @@ def headline(data: ReportData) -> Table:
                 f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
                 fnum(_v(c, "idr_raw"), 2),
                 fnum(_v(c, "acc_cf"), 2),
-                fnum(_min_family(e, "ns", (rep,)), 2),
-                fnum(_min_family(e, "jcr", (rep,)), 2),
+                fnum(min_family(e, "ns", (rep,)), 2),
+                fnum(min_family(e, "jcr", (rep,)), 2),
                 DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
                 ", ".join(flags(e)) or "none",
             )
