@@ -265,7 +265,7 @@ class ScoresRecord:
     parser: Mapping[str, str]
     bootstrap: Mapping[str, Any]
     judges: Mapping[str, JudgeScores]
-    comparisons: Mapping[str, Any]
+    comparisons: Results
     overrides: tuple[str, ...] = ()
     elapsed_s: float | None = None
 
@@ -282,7 +282,7 @@ class ScoresRecord:
             "overrides": list(self.overrides),
             "elapsed_s": self.elapsed_s,
             "judges": {j: s.to_json() for j, s in self.judges.items()},
-            "comparisons": self.comparisons,
+            "comparisons": self.comparisons.to_json(),
         }
 
     @classmethod
@@ -306,7 +306,7 @@ class ScoresRecord:
             parser=obj["parser"],
             bootstrap=obj["bootstrap"],
             judges={j: JudgeScores.from_json(s) for j, s in obj["judges"].items()},
-            comparisons=obj.get("comparisons", {}),
+            comparisons=Results.from_json(obj.get("comparisons", ())),
             overrides=tuple(obj.get("overrides", ())),
             elapsed_s=obj.get("elapsed_s"),
         )

@@ -35,8 +35,9 @@ SCOPE_FIELDS = ("representation", "family", "probe", "arm", "style", "condition"
 """Scope fields of a result: ``family`` is the environment family (a ``by family`` row),
 ``probe`` the presentation-probe family (temporal / visual / framing), ``condition`` a
 presentation condition (Task D's ``clean-neutral``), a Task E question, a Task B component, an
-LES level or an Oracle-State stage of a chance level; ``baseline`` the arm or style a paired
-difference is taken against (``value`` is then scope minus baseline)."""
+LES level, an Oracle-State stage of a chance level, or the metric a comparison across judges
+tests; ``baseline`` the arm, style or representation a paired difference or comparison is
+taken against (``value`` is then scope minus baseline, or the test of the two)."""
 
 CAUSAL_NAMES = ("jacc_neu", "acc_full", "acc_nocue", "acc_cf", "succ_c", "p_active", "idr_raw",
                 "idr_cond", "idr_rev", "nocue_lift")
@@ -52,14 +53,14 @@ FIGURE_NAMES = (
 )
 """Figures: a value (a ratio of group sums, or a paired difference of two) with its CIs."""
 COUNT_NAMES = ("g_active", "n_pairs", "n_groups", "n_rows", "n_levels", "n_items", "n_invalid",
-               "answered", "invalid", "strict", "groups_left_out")
+               "answered", "invalid", "strict", "groups_left_out", "n_judges")
 """Counts behind the figures (value = the count)."""
 FLAG_NAMES = ("all_fail", "success_biased", "low_activation")
 """Degenerate-judge flags of a causal block (value 1 flagged, 0 not)."""
 DETAIL_NAMES = ("les", "les_d_logit", "les_beta", "les_std_error", "les_sigma", "b_component",
                 "chance_uniform", "chance_best_constant")
 """The leakage model's fit, Task B's component means, Oracle-State's chance levels."""
-TEST_NAMES = ("mcnemar", "mcnemar_correct", "mcnemar_idr", "p_holm")
+TEST_NAMES = ("mcnemar", "mcnemar_correct", "mcnemar_idr", "wilcoxon", "p_holm")
 """Tests: value = the statistic, denominator = n, ``p_value`` and ``method`` set (``p_holm``:
 the Holm-adjusted p of the test in the same scope)."""
 METRIC_NAMES = (*FIGURE_NAMES, *COUNT_NAMES, *FLAG_NAMES, *DETAIL_NAMES, *TEST_NAMES)

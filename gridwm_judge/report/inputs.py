@@ -72,7 +72,7 @@ class JudgeEntry:
 class ReportData:
     runs: tuple[RunInput, ...]
     judges: tuple[JudgeEntry, ...]
-    comparisons: Mapping[str, Any]
+    comparisons: Results
 
     def asked(self, tasks: Sequence[str]) -> bool:
         """Whether any judge of the report was asked any of ``tasks``: a section is drawn

@@ -176,17 +176,19 @@ def composite_split(data: ReportData) -> Table:
             a, b, d = _shift(e, name)
             cells += [a, b, None if d is None else f"{d:+.3f}"]
         rows.append(tuple(cells))
-    tests = data.comparisons.get("C_composite_vs_split", {})
     cells = ["Wilcoxon p (Holm)"]
     for name in METRIC_LABEL:
-        t = tests.get(name)
-        if t is None:
+        where = {"task": "C", "representation": "split", "baseline": "composite",
+                 "condition": name}
+        t = data.comparisons.one(name="wilcoxon", **where)
+        if t is None or t.p_value is None:
             cells += [DASH, DASH, "needs >= 2 judges"]
         else:
+            p_holm = data.comparisons.value(name="p_holm", **where)
             cells += [
-                f"n = {t['n_judges']} judges",
-                f"{t['n_nonzero']} nonzero",
-                f"p = {t['p_value']:.3g} (Holm {t.get('p_holm', t['p_value']):.3g})",
+                f"n = {int(data.comparisons.value(name='n_judges', **where) or 0)} judges",
+                f"{int(t.denominator or 0)} nonzero",
+                f"p = {t.p_value:.3g} (Holm {t.p_value if p_holm is None else p_holm:.3g})",
             ]
     rows.append(tuple(cells))
     cols = ["judge"]

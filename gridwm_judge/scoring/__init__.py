@@ -19,8 +19,8 @@ Oracle-State staged grader and scorer; paired arm differences through ``paired``
 scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
 "gridwm-judge-scores/3", JSON Schema ``gridwm_judge/schemas/scores.schema.json``): what was
 scored against what and how (dataset, fingerprint, predictions, runs, parser, bootstrap,
-overrides), the across-judge ``comparisons``, and per judge its ``coverage`` per task, its
-``failure_modes`` and its ``results``: a flat list of
+overrides), the across-judge ``comparisons`` (results too), and per judge its ``coverage``
+per task, its ``failure_modes`` and its ``results``: a flat list of
 :class:`gridwm_judge.results.MetricResult` (task, world, scope fields, name, value, CI and
 environment-level CI, numerator, denominator, groups, status). ``flat`` turns a recipe's
 blocks into results (and reads a scores.json of format 2); ``scopes`` names a causal block or

@@ -16,6 +16,7 @@ from typing import Any
 from gridwm_judge.records import PREVIOUS_SCORES_FORMAT, SCORES_FORMAT, ScoresRecord
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
+from gridwm_judge.scoring.comparisons import SCOPE as COMPARISON_SCOPE
 from gridwm_judge.task_table import task_spec, world_of
 
 Block = Mapping[str, Any]
@@ -220,14 +221,29 @@ def flatten_tasks(tasks: Mapping[str, Block]) -> Results:
     return Results(r for task, blk in tasks.items() for r in flatten(task, blk))
 
 
+def _comparisons(old: Mapping[str, Any]) -> Results:
+    """The previous format's ``{"C_composite_vs_split": {metric: test}}`` as results."""
+    out = []
+    for metric, t in (old.get("C_composite_vs_split") or {}).items():
+        scope = {**COMPARISON_SCOPE, "condition": metric}
+        out.append(MetricResult(**scope, name="wilcoxon", value=t.get("statistic"),
+                                denominator=t.get("n_nonzero"), p_value=t.get("p_value"),
+                                method=t.get("method")))
+        if t.get("p_holm") is not None:
+            out.append(MetricResult(**scope, name="p_holm", value=t["p_holm"]))
+        out.append(MetricResult(**scope, name="n_judges", value=t.get("n_judges")))
+    return Results(out)
+
+
 def upgrade(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A scores.json object of the previous format with every judge's ``tasks`` blocks turned
-    into ``results`` (nothing is recomputed: the same figures, flat)."""
+    """A scores.json object of the previous format with every judge's ``tasks`` blocks and the
+    comparisons turned into results (nothing is recomputed: the same figures, flat)."""
     judges = {}
     for name, j in obj["judges"].items():
         rest = {k: v for k, v in j.items() if k != "tasks"}
         judges[name] = {**rest, "results": flatten_tasks(j.get("tasks") or {}).to_json()}
-    return {**obj, "format": SCORES_FORMAT, "judges": judges}
+    return {**obj, "format": SCORES_FORMAT, "judges": judges,
+            "comparisons": _comparisons(obj.get("comparisons") or {}).to_json()}
 
 
 def read_scores(path: str | Path) -> ScoresRecord:

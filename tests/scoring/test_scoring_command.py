@@ -112,7 +112,13 @@ def test_always_yes_is_flagged_and_missing_rows_are_not_scored(scored):
     assert res.value(task="A", name="acc_a1") == 0.0
     modes = {m["name"]: m for m in j["failure_modes"]}
     assert modes["stability_trap"]["flagged"] and modes["causal_misgrounding"]["flagged"]
-    assert doc["comparisons"]["C_composite_vs_split"]["idr_raw"]["n_judges"] == 2
+    comparisons = ScoresRecord.from_json(doc).comparisons
+    where = {"task": "C", "representation": "split", "baseline": "composite",
+             "condition": "idr_raw"}
+    assert comparisons.value(name="n_judges", **where) == 2
+    test = comparisons.one(name="wilcoxon", **where)
+    assert test.method and 0 <= test.p_value <= 1
+    assert comparisons.value(name="p_holm", **where) >= test.p_value
 
 
 def test_a_scores_json_of_the_previous_format_reads_as_the_same_results(scored):
@@ -122,6 +128,16 @@ def test_a_scores_json_of_the_previous_format_reads_as_the_same_results(scored):
     graded = [GradedRow(**{k: v for k, v in x.items() if k in GRADED_FIELDS}) for x in lines]
     settings = Settings(n_resamples=300)
     old = {"format": "gridwm-judge-scores/2", **{k: v for k, v in doc.items() if k != "format"}}
+    new = ScoresRecord.from_json(doc)
+    tests = {}
+    for t in new.comparisons.select(name="wilcoxon"):
+        where = {"representation": "split", "baseline": "composite", "condition": t.condition}
+        tests[t.condition] = {
+            "statistic": t.value, "p_value": t.p_value, "method": t.method,
+            "n_judges": int(new.comparisons.value(name="n_judges", **where)),
+            "n_nonzero": t.denominator, "p_holm": new.comparisons.value(name="p_holm", **where)}
+    assert set(tests) == {"jacc_neu", "p_active", "idr_raw"}
+    old["comparisons"] = {"C_composite_vs_split": tests}
     old["judges"] = {}
     for judge, j in doc["judges"].items():
         tasks = {}
@@ -136,7 +152,8 @@ def test_a_scores_json_of_the_previous_format_reads_as_the_same_results(scored):
     path.write_text(json.dumps(old))
     read = read_scores(path)
     for judge in doc["judges"]:
-        assert read.judges[judge] == ScoresRecord.from_json(doc).judges[judge]
+        assert read.judges[judge] == new.judges[judge]
+    assert read.comparisons == new.comparisons
     with pytest.raises(ValueError, match="read it with gridwm_judge.scoring.read_scores, or "
                        "score the run again with `gridwm-judge score`"):
         ScoresRecord.read(path)
