@@ -10,6 +10,7 @@ it reads and names the bad value, so no part reads another part's output through
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,6 +269,24 @@ class ScoresRecord:
     comparisons: Results
     overrides: tuple[str, ...] = ()
     elapsed_s: float | None = None
+
+    def dumps(self) -> str:
+        """scores.json's text: indented, with each result on one line (a result is one
+        figure: one line to read or grep, and the file stays about as small as nested
+        blocks were)."""
+        obj = self.to_json()
+        lines: list[str] = []
+
+        def mark(items: list[dict[str, Any]]) -> list[str]:
+            lines.extend(json.dumps(r) for r in items)
+            return [f"\u0000gwj-result-{k}" for k in range(len(lines) - len(items), len(lines))]
+
+        obj["comparisons"] = mark(obj["comparisons"])
+        for j in obj["judges"].values():
+            j["results"] = mark(j["results"])
+        text = json.dumps(obj, indent=1)
+        return re.sub(r'"\\u0000gwj-result-(\d+)"', lambda m: lines[int(m.group(1))],
+                      text) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {

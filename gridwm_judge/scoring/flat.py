@@ -17,11 +17,12 @@ from gridwm_judge.records import PREVIOUS_SCORES_FORMAT, SCORES_FORMAT, ScoresRe
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
 from gridwm_judge.scoring.comparisons import SCOPE as COMPARISON_SCOPE
+from gridwm_judge.scoring.scopes import IDR_COND_RULE
 from gridwm_judge.task_table import task_spec, world_of
 
 Block = Mapping[str, Any]
 Out = Iterator[MetricResult]
-IDR_COND_STATUS = {"undefined": "undefined", "unstable": "descriptive", "ok": "ok"}
+IDR_COND_STATUS = {rule: status for status, rule in IDR_COND_RULE.items()}
 """The IDR_cond reporting rule's status (:func:`..causal.idr_cond_status`) as a result's."""
 
 

@@ -48,12 +48,6 @@ class Scope:
         v = self.value(name)
         return None if v is None else int(v)
 
-    def within(self, label: str, **fields: Any) -> Scope:
-        return Scope(label, {**self.where, **fields}, self.results)
-
-    def exists(self) -> bool:
-        return bool(self.results.select(**self.where))
-
     def families(self) -> tuple[str, ...]:
         """The environment families of its per-family rows, sorted."""
         fams = self.results.select(**self.where).values_of("family")

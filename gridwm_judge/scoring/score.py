@@ -281,5 +281,5 @@ def score(
     )
     out.mkdir(parents=True, exist_ok=True)
     write_rows(out / SCORED_ROWS_FILE, graded_all)
-    write_text(target, json.dumps(record.to_json(), indent=1) + "\n")
+    write_text(target, record.dumps())
     return record

@@ -95,6 +95,16 @@ def test_oracle_scores(scored):
     )  # the oracle ignores the action too
 
 
+def test_each_result_is_one_line_of_scores_json(scored):
+    doc, _, _, tmp = scored
+    text = (tmp / "out" / "scores.json").read_text()
+    lines = [ln.strip().rstrip(",") for ln in text.splitlines() if '"task": ' in ln]
+    n = len(doc["comparisons"]) + sum(len(j["results"]) for j in doc["judges"].values())
+    assert len(lines) == n > 100
+    assert all(json.loads(ln)["name"] for ln in lines)
+    assert "gwj-result" not in text
+
+
 def test_always_yes_is_flagged_and_missing_rows_are_not_scored(scored):
     doc, _, _, _ = scored
     j = doc["judges"]["always-yes"]
