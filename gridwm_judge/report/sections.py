@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gridwm_judge.report import hard_cf, shortcuts
+from gridwm_judge.report import hard_cf, judge_pairs, shortcuts
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.inputs import ReportData
@@ -40,7 +40,8 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     """The MiniGrid tables, then MiniWorld's own section when any judge answered it, then the
     prompt ablation's and the Oracle-State control's when any judge was asked them, the hard
     counterfactuals beside the paper's when any judge was asked a hard config, then the
-    shortcut ceiling and the judges beside it."""
+    shortcut ceiling and the judges beside it, then which pairs of judges can be told apart
+    (two or more judges asked a Task C-style config)."""
     tables: tuple[Table, ...] = (headline(data),) if minigrid_shown(data) else ()
     tables += miniworld_summary(data)
     if minigrid_shown(data):
@@ -52,7 +53,8 @@ def all_tables(data: ReportData) -> tuple[Table, ...]:
     tables += os_.tables(data)
     if hard_cf.asked(data):
         tables += (hard_cf.table(data),)
-    return tables + (shortcuts.ceiling(data), shortcuts.beside_judges(data))
+    tables += (shortcuts.ceiling(data), shortcuts.beside_judges(data))
+    return tables + ((judge_pairs.table(data),) if judge_pairs.asked(data) else ())
 
 
 def all_figures(data: ReportData) -> dict[str, Callable[[ReportData, Path], Path]]:

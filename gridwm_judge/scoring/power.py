@@ -86,6 +86,21 @@ def paired_n(mde: float, *, alpha: float = 0.05, power: float = 0.8,
     return math.ceil(exact - 1e-9)
 
 
+def paired_n_observed(difference: float, discordance: float, *, alpha: float = 0.05,
+                      power: float = 0.8) -> int:
+    """Groups for McNemar's test to detect an observed ``difference`` at an observed share of
+    discordant groups (Connor's formula as :func:`paired_n`; here the difference may reach the
+    discordance, up to 1)."""
+    _check(alpha, power)
+    if not 0 < difference <= discordance <= 1:
+        raise ValueError(f"need 0 < difference <= discordance <= 1, got {difference}, "
+                         f"{discordance}")
+    za, zb = norm.ppf(1 - alpha / 2), norm.ppf(power)
+    exact = (za * math.sqrt(discordance)
+             + zb * math.sqrt(max(discordance - difference ** 2, 0.0))) ** 2 / difference ** 2
+    return math.ceil(exact - 1e-9)
+
+
 def ci_half_width(n: int, *, alpha: float = 0.05, base_rate: float = 0.5) -> float:
     """Half-width of the normal CI of one proportion over ``n`` units."""
     if n < 1:

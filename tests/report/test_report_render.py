@@ -178,3 +178,30 @@ def test_quickstart_result_points_at_real_files(qs):
     for run in qs.run_dirs:
         assert (run / "predictions.jsonl").is_file() and (run / SCORES).is_file()
 
+
+
+def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
+    doc = json.loads((qs.report / "tables" / "judge_pairs.json").read_text())
+    cols = doc["columns"]
+    rows = [r if isinstance(r, dict) else dict(zip(cols, r, strict=True)) for r in doc["rows"]]
+    judges = {e for r in rows for e in (r["judge A"], r["judge B"])}
+    assert len(rows) == len(judges) * (len(judges) - 1) // 2   # every pair once, on task_c
+    pair = {(r["judge A"], r["judge B"]): r for r in rows}
+    same = pair[("baseline:last-frame", "baseline:oracle")]     # identical verdicts
+    assert same["verdict"] == "no difference seen" and same["A - B [95% CI]"].startswith("+0.00")
+    apart = pair[("baseline:always-yes", "baseline:oracle")]
+    assert apart["groups"] == 10 and apart["discordant (A only / B only)"] == "0 / 10"
+    # ten groups, Holm over every pair: not even these are told apart, and it says so
+    assert apart["verdict"].startswith("not distinguishable at this size (~")
+    # a run without its graded rows is named, not silently left out
+    import shutil
+
+    runs = []
+    for d in qs.run_dirs[:3]:
+        shutil.copytree(d, tmp_path / d.name)
+        runs.append(tmp_path / d.name)
+    (runs[0] / "rows.jsonl").unlink()
+    from gridwm_judge.report.judge_pairs import table
+
+    data = collect(runs, work_dir=tmp_path / "w")
+    assert any("rerun `gridwm-judge score`" in n for n in table(data).notes)
