@@ -193,7 +193,7 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     # the smoke build holds miniworld_c_hard: its rows count as asked (missing) beside MC's
     assert [k for k in full_keys if k not in keys] == [
         "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability",
-        "hard_counterfactuals"]
+        "hard_counterfactuals", "judge_pairs"]  # MC's judges are compared pairwise
     assert all_figures(grid).keys() == FIGURES.keys()
     written = write_figures(grid, tmp_path / "figs", all_figures(grid))
     assert [p.name for p in written] == list(FIGURES)
