@@ -8,7 +8,9 @@ benchmark's point. ``quickstart`` keeps just enough: 10 Task C groups (Full and 
 temporal x visual probes, composite and split) and 12 Task D query groups (Full and CF under
 the framing and style conditions), so the
 oracle is unflagged, the constant judges are perfectly stable yet degenerate, and the pixel
-heuristic sits in between with its own flags.
+heuristic sits in between with its own flags. And 12 ``task_c_hard`` groups (4 per family, at
+least the 10 active groups a causal scope needs), on which the shortcut judges that match the
+oracle on ``task_c`` fall to 0.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ HOW_TO_READ = (
     "counterfactual is rejected; the oracle (it reads the gold answer: a scorer sanity check,",
     "not a model) sets the ceiling. The shortcut judges (first-frame, last-frame, mask-artifact,",
     "least-change) read the images but never follow the trajectory; 'shortcut IDR' is the best",
-    "of them: a judge's IDR_raw means little unless it is above it (here last-frame matches the",
-    "oracle: these counterfactuals show in the last frame; task_c_hard's do not).",
+    "of them: a judge's IDR_raw means little unless it is above it. Here last-frame matches the",
+    "oracle: these counterfactuals show in the last frame. On task_c_hard they do not, and",
+    "every shortcut's IDR_raw falls to 0 (report/tables/hard_counterfactuals.md).",
 )
 
 
@@ -109,7 +112,7 @@ def _run(out: Path, *, judges, profile, n_resamples, dataset, log) -> Quickstart
     configs = [
         EvalConfig(
             dataset=str(dataset),
-            tasks=judge_tasks(f"baseline:{name}", TASK_NAMES),
+            tasks=judge_tasks(f"baseline:{name}", (*TASK_NAMES, "CH")),
             judge=f"baseline:{name}",
             out=out / "runs" / name,
             progress=False,

@@ -249,13 +249,15 @@ def quickstart_profile(
         "style-neutral",
     ),
     n_controls: int = 12,
+    n_hard_per_family: int = 4,
 ):
     """The quickstart build profile (see the module docstring); sizes adjustable for tests.
 
     Task C: ``n_c_groups`` groups spread over its three families, Full and CF under
     ``c_probe_sets``, composite and split. Task D: ``n_d_per_env`` query groups per core env
     (plus one reference each), Full and CF under ``d_conditions``. A, B, E: ``n_controls``
-    questions / frames each.
+    questions / frames each. task_c_hard: ``n_hard_per_family`` hard-CF groups per family
+    (0: none), where every shortcut's IDR_raw falls to 0.
     """
     variants = ("full", "cf")
     c_opts = (("probe_sets", tuple(c_probe_sets)), ("variants", variants))
@@ -268,7 +270,8 @@ def quickstart_profile(
         "quickstart",
         f"quickstart demo: A {n_controls} questions x 3, B {n_controls}, C {n_c_groups} "
         f"groups (Full/CF under {'+'.join(c_probe_sets)} probes, composite+split), D {n_d} "
-        f"query groups (Full/CF under {len(d_conditions)} conditions), E {n_controls}",
+        f"query groups (Full/CF under {len(d_conditions)} conditions), E {n_controls}, "
+        f"task_c_hard {n_hard_per_family} groups per family",
         (
             TaskPlan(
                 "task_a", tuple((f, per_env_a) for f in CORE), 3 * n_controls, n_items=n_controls
@@ -286,6 +289,8 @@ def quickstart_profile(
             TaskPlan(
                 "task_e", tuple((f, 3) for f in TASK_E_FAMILIES), n_controls, n_items=n_controls
             ),
+            *((_c_hard(_each(task_c_hard.FAMILIES, n_hard_per_family)),)
+              if n_hard_per_family else ()),
         ),
     )
 
