@@ -11,6 +11,7 @@ from gridwm_judge.command_line import add_command, options_of
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
+from gridwm_judge.runner.ray_engine import ENGINES, RayEngine
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
 EXAMPLES = """examples:
@@ -112,9 +113,43 @@ def register(subparsers) -> None:
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_engine_options(p)
+
+
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """--engine, --replicas, --ray-address (shared by eval and eval-many)."""
+    p.add_argument(
+        "--engine", choices=ENGINES, default="local",
+        help="local: in this process; ray: judge replicas on Ray (pip install "
+        "'gridwm-judge[ray]'), rows read from the dataset's Parquet files",
+    )
+    p.add_argument(
+        "--replicas", type=int, default=None,
+        help="ray: judge replicas (actors), each with its own --workers / --batch-size "
+        "(default 1)",
+    )
+    p.add_argument(
+        "--ray-address", default=None,
+        help="ray: address of a running cluster (host:6379, or RAY_ADDRESS); default: start a "
+        "local Ray for this command and stop it after",
+    )
+
+
+def engine_of(args: argparse.Namespace) -> RayEngine | None:
+    """The engine the flags ask for; ray-only flags given with --engine local are refused."""
+    if args.engine == "local":
+        given = [f for f, v in (("--replicas", args.replicas), ("--ray-address", args.ray_address))
+                 if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} mean(s) nothing for --engine local; add "
+                             "--engine ray or drop them")
+        return None
+    return RayEngine(replicas=1 if args.replicas is None else args.replicas,
+                     address=args.ray_address)
 
 
 def run(args: argparse.Namespace) -> int:
+    engine = engine_of(args)  # a ray-only flag with --engine local is refused first
     options = JudgeOptions(
         timeout_s=args.timeout,
         **options_of(args, "base_url", "workers", "rps", "retries", "batch_size", "seed",
@@ -136,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
     )
-    summary = run_eval(cfg)
+    summary = run_eval(cfg, engine)
     if summary.dropped_partial_bytes:
         print(
             f"note: dropped a partial trailing line ({summary.dropped_partial_bytes} bytes) "
