@@ -235,3 +235,26 @@ def test_unreachable_address_is_one_line_within_30_s(smoke, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot reach a Ray cluster at" in lines[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_eval_many_runs_three_judges_on_the_cluster(cluster, smoke, tmp_path, capsys):
+    import yaml
+
+    judges = [{"judge": "baseline:always-no"}, {"judge": "baseline:random", "seed": 5},
+              {"judge": "baseline:pixel-heuristic", "replicas": 2}]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"dataset": str(smoke), "tasks": "c,d",
+                                    "out": str(tmp_path / "runs"), "judges": judges}))
+    start = time.monotonic()
+    assert main(["eval-many", str(spec), "--no-progress"]) == 0
+    print(f"eval-many, 3 judges on ray (joined): {time.monotonic() - start:.1f} s",
+          file=sys.stderr)
+    assert capsys.readouterr().out.count("answered 10/10 (10 new, 0 resumed)") == 3
+    for entry in judges:
+        name = entry["judge"].replace(":", "-")
+        local = tmp_path / f"{name}-local"
+        seed = ("--seed", str(entry["seed"])) if "seed" in entry else ()
+        assert main(_eval(smoke, local, "--tasks", "c,d", "--judge", entry["judge"], *seed)) == 0
+        _same_records(local, tmp_path / "runs" / name)
+        engine = json.loads((tmp_path / "runs" / name / "run.json").read_text())["engine"]
+        assert engine["name"] == "ray" and engine["replicas"] == entry.get("replicas", 1)

@@ -11,7 +11,8 @@ from gridwm_judge.command_line import add_command, options_of
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
-from gridwm_judge.runner.ray_engine import ENGINES, RayEngine
+from gridwm_judge.runner.many import load_spec, run_many
+from gridwm_judge.runner.ray_engine import ENGINES, RayEngine, ReplicaFailedError
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
 EXAMPLES = """examples:
@@ -35,7 +36,8 @@ eval exits 1 while errored requests remain and prints the command that asks them
 def register(subparsers) -> None:
     p = add_command(
         subparsers, "eval", run,
-        refused=(MissingDependencyError,),  # the judge's backend is not installed
+        # the judge's backend (or ray) is not installed; a ray replica that cannot start
+        refused=(MissingDependencyError, ReplicaFailedError),
         interrupted="finished requests are saved, rerun to resume",
         help="run a judge over dataset tasks (resumable predictions.jsonl)",
         description="Run a judge over task configs of a dataset; writes RUN_DIR/predictions.jsonl "
@@ -114,6 +116,47 @@ def register(subparsers) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_engine_options(p)
+    register_many(subparsers)
+
+
+def register_many(subparsers) -> None:
+    p = add_command(
+        subparsers, "eval-many", run_many_command,
+        refused=(MissingDependencyError, ReplicaFailedError),
+        interrupted="finished requests are saved, rerun to resume",
+        help="run several judges over one dataset (one run folder each, one Ray)",
+        description="Run every judge of SPEC.yaml over its dataset, one run folder each, on "
+        "one Ray cluster (or locally); the whole file is checked before anything runs. "
+        "Rerunning resumes each run. Field reference: python -c 'import "
+        "gridwm_judge.runner.many as m; print(m.__doc__)'",
+    )
+    p.add_argument("spec", type=Path, metavar="SPEC.yaml", help="the judges to run")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the spec and list the runs; run nothing")
+
+
+def run_many_command(args: argparse.Namespace) -> int:
+    many = load_spec(args.spec)
+    for run in many.runs:
+        print(f"{run.name}: {run.cfg.judge} on {', '.join(run.cfg.tasks)} -> {run.cfg.out}"
+              + (f" ({run.replicas} replica(s))" if many.engine == "ray" else ""))
+    if args.dry_run:
+        return 0
+
+    def done(run, summary) -> None:
+        print(f"eval {run.cfg.judge}: {summary.line()}", flush=True)
+
+    results = run_many(many, progress=not args.no_progress, on_done=done)
+    folders = " ".join(shlex.quote(str(run.cfg.out)) for run, _ in results)
+    print(f"next: gridwm-judge report {folders} --out REPORT_DIR")
+    failed = [run.name for run, summary in results if summary.errors]
+    if failed:
+        print(f"eval-many: errored requests remain in {', '.join(failed)}; rerun "
+              f"`gridwm-judge eval-many {shlex.quote(str(args.spec))}` to ask them again",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:

@@ -45,6 +45,26 @@ class RayUnreachableError(ValueError):
     """--ray-address (or RAY_ADDRESS) names no Ray cluster that answers."""
 
 
+class ReplicaFailedError(RuntimeError):
+    """A judge replica could not start, or died more often than Ray restarts it: one line
+    naming the root cause instead of Ray's nested tracebacks."""
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The deepest exception in ``exc``'s chain that is not Ray's own wrapper."""
+    seen, found, todo = set(), exc, [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if not type(e).__module__.startswith("ray."):
+            found = e
+        todo += [c for c in (getattr(e, "cause", None), e.__cause__, e.__context__)
+                 if isinstance(c, BaseException)]
+    return found
+
+
 def require_ray():
     """``ray`` with Ray Data, or MissingDependencyError with the install line."""
     try:
@@ -196,7 +216,16 @@ class RayEngine:
             write_run_manifest(out, manifest)
             return 0
         with ray_session(self.address):
-            return self._ask(cfg, options, manifest, pending, store, out)
+            import ray.exceptions
+
+            try:
+                return self._ask(cfg, options, manifest, pending, store, out)
+            except ray.exceptions.RayError as exc:
+                cause = root_cause(exc)
+                text = (str(cause).strip().splitlines() or [""])[-1][:300]
+                raise ReplicaFailedError(
+                    f"a {cfg.judge} replica failed ({type(cause).__name__}: {text}); the "
+                    f"{len(store)} stored answers are kept, rerun to resume") from exc
 
     def _ask(self, cfg, options, manifest, pending, store, out) -> int:
         import ray
