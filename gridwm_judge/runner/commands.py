@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
     )
-    summary = run_eval(cfg, engine)
+    summary = run_eval(cfg) if engine is None else run_eval(cfg, engine)
     if summary.dropped_partial_bytes:
         print(
             f"note: dropped a partial trailing line ({summary.dropped_partial_bytes} bytes) "
