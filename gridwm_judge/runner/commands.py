@@ -172,6 +172,11 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
         "(default 1)",
     )
     p.add_argument(
+        "--pipeline-parallel-size", type=int, default=None,
+        help="ray, vllm: judges: pipeline stages of each replica's engine (GPUs per replica = "
+        "this x --tensor-parallel-size; default 1)",
+    )
+    p.add_argument(
         "--ray-address", default=None,
         help="ray: address of a running cluster (host:6379, or RAY_ADDRESS); default: start a "
         "local Ray for this command and stop it after",
@@ -180,15 +185,16 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
 
 def engine_of(args: argparse.Namespace) -> RayEngine | None:
     """The engine the flags ask for; ray-only flags given with --engine local are refused."""
+    pp = getattr(args, "pipeline_parallel_size", None)
     if args.engine == "local":
-        given = [f for f, v in (("--replicas", args.replicas), ("--ray-address", args.ray_address))
-                 if v is not None]
+        given = [f for f, v in (("--replicas", args.replicas), ("--ray-address", args.ray_address),
+                                ("--pipeline-parallel-size", pp)) if v is not None]
         if given:
             raise ValueError(f"{', '.join(given)} mean(s) nothing for --engine local; add "
                              "--engine ray or drop them")
         return None
     return RayEngine(replicas=1 if args.replicas is None else args.replicas,
-                     address=args.ray_address)
+                     address=args.ray_address, pipeline_parallel_size=1 if pp is None else pp)
 
 
 def run(args: argparse.Namespace) -> int:

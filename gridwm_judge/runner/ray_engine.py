@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.dataset_io import SPLIT, available_configs
+from gridwm_judge.judges import split_spec
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.runner import ray_vllm
 from gridwm_judge.runner.evaluate import (
     EvalConfig,
     PendingRow,
@@ -190,16 +192,24 @@ class RayEngine:
 
     replicas: int = 1
     address: str | None = None
+    pipeline_parallel_size: int = 1  # vllm: judges only
 
     def __post_init__(self) -> None:
-        if isinstance(self.replicas, bool) or not isinstance(self.replicas, int) \
-                or self.replicas < 1:
-            raise ValueError(f"--replicas must be an integer >= 1, got {self.replicas!r}")
+        for flag, value in (("--replicas", self.replicas),
+                            ("--pipeline-parallel-size", self.pipeline_parallel_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{flag} must be an integer >= 1, got {value!r}")
         self._files: dict[str, list[Path]] = {}
         self._index: dict[str, Any] = {}
 
     def tables(self, cfg: EvalConfig) -> dict[str, Any]:
         require_ray()  # the install line before anything is read or written
+        vllm = split_spec(cfg.judge)[0] == "vllm"
+        if self.pipeline_parallel_size != 1 and not vllm:
+            raise ValueError(f"--pipeline-parallel-size means nothing for {cfg.judge} (only "
+                             "for vllm: judges); drop it")
+        if vllm and cfg.options.structured:
+            ray_vllm.processor_config("m", cfg.options)  # refuses --structured by name
         self._files = {t: config_files(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
         self._index = {t: index_table(files) for t, files in self._files.items()}
         return dict(self._index)
@@ -238,15 +248,21 @@ class RayEngine:
         rows = (ray.data.read_parquet(list(task_of), include_paths=True)
                 .select_columns([*columns, "path"])
                 .repartition(target_num_rows_per_block=_rows_per_batch(options)))
+        wanted = frozenset(self._index[p.task].column("uid")[p.index].as_py() for p in pending)
+        identity = {k: manifest[k] for k in ("judge", "judge_options")}
+        if split_spec(cfg.judge)[0] == "vllm":
+            settings = ray_vllm.judge_settings(split_spec(cfg.judge)[1], options, cfg.judge)
+            answers = ray_vllm.build(
+                rows.filter(lambda row: row["uid"] in wanted), cfg, options,
+                {**identity, "judge_settings": settings}, task_of, replicas=self.replicas,
+                pipeline_parallel_size=self.pipeline_parallel_size)
+            return _store_answers(answers, cfg, manifest, store, out, len(pending),
+                                  self.replicas, known_settings=settings)
         cpus = replica_cpus(ray.cluster_resources().get("CPU", 1.0), self.replicas)
         answers = rows.map_batches(
             _Replica,
-            fn_constructor_kwargs={
-                "cfg": cfg, "options": options, "task_of": task_of,
-                "pending": frozenset(self._index[p.task].column("uid")[p.index].as_py()
-                                     for p in pending),
-                "identity": {k: manifest[k] for k in ("judge", "judge_options")},
-            },
+            fn_constructor_kwargs={"cfg": cfg, "options": options, "task_of": task_of,
+                                   "pending": wanted, "identity": identity},
             batch_size=_rows_per_batch(options),
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(size=self.replicas),
@@ -323,10 +339,21 @@ class _Replica:
             judge.close()
 
 
+def _settle(manifest: dict[str, Any], settings: dict[str, Any], needs_gold: bool,
+            out: Path) -> None:
+    """run.json with the judge's settings; a resume whose settings differ is refused."""
+    manifest["judge_settings"] = settings
+    check_run_manifest(out, manifest, keys=("judge_settings",))
+    manifest["oracle_upper_bound"] = needs_gold
+    write_run_manifest(out, manifest)
+
+
 def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: PredictionStore,
-                   out: Path, total: int, replicas: int) -> int:
-    """Store each record as its batch comes back; run.json gets the judge settings the first
-    replica reports (a resume whose settings differ is refused before anything is stored)."""
+                   out: Path, total: int, replicas: int,
+                   known_settings: dict[str, Any] | None = None) -> int:
+    """Store each record as its batch comes back. run.json gets the judge settings before
+    the first record is stored: ``known_settings``, else those the first replica reports
+    (each replica reports its own; replicas that disagree are refused)."""
     from tqdm import tqdm
 
     on_terminal = cfg.progress and sys.stderr.isatty()
@@ -337,19 +364,23 @@ def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: Pr
                disable=not on_terminal, dynamic_ncols=True)
     new = errors = 0
     settings: str | None = None
+    if known_settings is not None:
+        _settle(manifest, known_settings, False, out)
+        settings = json.dumps(known_settings, sort_keys=True)
     try:
         for batch in answers.iter_batches(batch_size=None, batch_format="pyarrow"):
             for row in batch.to_pylist():
+                reported = row.get("settings") or settings
                 if settings is None:
-                    settings = row["settings"]
-                    manifest["judge_settings"] = json.loads(settings)
-                    check_run_manifest(out, manifest, keys=("judge_settings",))
-                    manifest["oracle_upper_bound"] = bool(row["needs_gold"])
-                    write_run_manifest(out, manifest)
-                elif row["settings"] != settings:
+                    settings = reported
+                    _settle(manifest, json.loads(settings), bool(row["needs_gold"]), out)
+                elif reported != settings:
                     raise ValueError(f"replicas of {cfg.judge} report different judge settings "
-                                     f"({settings} vs {row['settings']}); refusing to mix them")
-                record = json.loads(row["record"])
+                                     f"({settings} vs {reported}); refusing to mix them")
+                if row.get("record"):
+                    record = json.loads(row["record"])
+                else:  # a row the vLLM processor failed (it skips postprocess)
+                    record = ray_vllm.record_of(row, cfg.judge)
                 if store.append(record):
                     new += 1
                     errors += record["status"] == "error"
