@@ -39,7 +39,12 @@ def _spec(smoke, tmp_path, judges, **top) -> dict:
     ([{"judge": "baseline:oracle"}, {"judge": "baseline:oracle"}], {},
      "write the same run folder"),
     ([{"judge": "baseline:oracle", "replicas": 2}], {"engine": "local"},
-     "judges[0] (baseline:oracle): 'replicas' / 'ray_address' mean nothing for engine local"),
+     "judges[0] (baseline:oracle): 'replicas' / 'pipeline_parallel_size' / 'ray_address' mean "
+     "nothing for engine local"),
+    ([{"judge": "baseline:oracle", "pipeline_parallel_size": 2}], {},
+     "judges[0] (baseline:oracle): --pipeline-parallel-size means nothing for baseline:oracle"),
+    ([{"judge": "baseline:oracle"}, {"judge": "vllm:org/m", "structured": True}], {},
+     "judges[1] (vllm:org/m): --structured is not supported"),
     ([{"judge": "baseline:oracle"}], {"engine": "spark"}, "field 'engine' must be one of"),
     ([], {}, "field 'judges' lists no judge"),
 ])

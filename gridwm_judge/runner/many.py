@@ -18,7 +18,7 @@ folder is an ordinary ``eval`` run: resumable, and read by ``report`` like any o
         name: qwen7b                  # run folder <out>/<name> (default: from the spec)
         base_url: http://127.0.0.1:8000/v1
         workers: 8
-        replicas: 2
+        replicas: 2                   # and pipeline_parallel_size for vllm: judges
         max_tokens: {C: 64}
       - judge: baseline:pixel-heuristic
 """
@@ -44,7 +44,8 @@ OPTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "max_model_len": int, "max_pixels": int, "tensor_parallel_size": int, "device": str,
 }
 ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "judge": str, "name": str, "tasks": str, "replicas": int, "representation": str,
+    "judge": str, "name": str, "tasks": str, "replicas": int, "pipeline_parallel_size": int,
+    "representation": str,
     "limit": int, "max_tokens": dict, **OPTION_FIELDS,
 }
 
@@ -56,6 +57,7 @@ class PlannedRun:
     name: str
     cfg: EvalConfig
     replicas: int
+    pipeline_parallel_size: int = 1
 
 
 @dataclass(frozen=True)
@@ -137,16 +139,21 @@ def _planned(fields: dict, top: dict, root: Path, engine: str) -> PlannedRun:
     if "rps" in kwargs:
         kwargs["rps"] = float(kwargs["rps"])
     replicas = fields.get("replicas", top.get("replicas", 1))
-    if replicas < 1:
-        raise ValueError(f"field 'replicas' must be >= 1, got {replicas}")
-    if engine == "local" and (replicas != 1 or "ray_address" in top):
-        raise ValueError("'replicas' / 'ray_address' mean nothing for engine local")
+    pp = fields.get("pipeline_parallel_size", 1)
+    if replicas < 1 or pp < 1:
+        raise ValueError(f"fields 'replicas' and 'pipeline_parallel_size' must be >= 1, got "
+                         f"{replicas} and {pp}")
+    if engine == "local" and (replicas != 1 or pp != 1 or "ray_address" in top):
+        raise ValueError("'replicas' / 'pipeline_parallel_size' / 'ray_address' mean nothing "
+                         "for engine local")
     name = fields.get("name", _run_name(judge))
     cfg = EvalConfig(dataset=top["dataset"], tasks=tasks, judge=judge, out=root / name,
                      representation=fields.get("representation"), limit=fields.get("limit"),
                      max_tokens=budgets, options=JudgeOptions(**kwargs))
     cfg.check()
-    return PlannedRun(name, cfg, replicas)
+    if engine == "ray":
+        RayEngine(replicas, None, pp).check(cfg)
+    return PlannedRun(name, cfg, replicas, pp)
 
 
 def load_spec(path: Path) -> ManyPlan:
@@ -168,8 +175,8 @@ def run_many(many: ManyPlan, progress: bool = True,
 
     def each() -> None:
         for run in many.runs:
-            engine = (RayEngine(run.replicas, many.ray_address) if many.engine == "ray"
-                      else None)
+            engine = (RayEngine(run.replicas, many.ray_address, run.pipeline_parallel_size)
+                      if many.engine == "ray" else None)
             summary = run_eval(replace(run.cfg, progress=progress), engine)
             done.append((run, summary))
             if on_done is not None:

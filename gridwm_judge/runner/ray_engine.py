@@ -202,14 +202,18 @@ class RayEngine:
         self._files: dict[str, list[Path]] = {}
         self._index: dict[str, Any] = {}
 
-    def tables(self, cfg: EvalConfig) -> dict[str, Any]:
-        require_ray()  # the install line before anything is read or written
+    def check(self, cfg: EvalConfig) -> None:
+        """Refuse settings that mean nothing (or are unsupported) for this judge on Ray."""
         vllm = split_spec(cfg.judge)[0] == "vllm"
         if self.pipeline_parallel_size != 1 and not vllm:
             raise ValueError(f"--pipeline-parallel-size means nothing for {cfg.judge} (only "
                              "for vllm: judges); drop it")
         if vllm and cfg.options.structured:
             ray_vllm.processor_config("m", cfg.options)  # refuses --structured by name
+
+    def tables(self, cfg: EvalConfig) -> dict[str, Any]:
+        require_ray()  # the install line before anything is read or written
+        self.check(cfg)
         self._files = {t: config_files(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
         self._index = {t: index_table(files) for t, files in self._files.items()}
         return dict(self._index)
