@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -32,9 +33,12 @@ N_CDE = 11  # rows of tasks c, d, e in the smoke dataset (8 + 2 + 1)
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray for this module; yields its address (for a subprocess driver)."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if ray.is_initialized():
         pytest.skip("a Ray this module did not start is already running in this process")
+    # Ray's session folders go to the test session's temp folder (conftest removes it), not
+    # /tmp/ray; evals started by this process and its subprocesses inherit both settings.
+    saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED")}
+    os.environ.update(RAY_TMPDIR=tempfile.mkdtemp(prefix="r"), RAY_USAGE_STATS_ENABLED="0")
     start = time.monotonic()
     ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
                    logging_level="error")
@@ -43,6 +47,11 @@ def cluster():
         yield ctx.address_info["gcs_address"]
     finally:
         ray.shutdown()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,9 @@ EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks c --judge openai:Qwen2.5-VL-7B \\
       --base-url http://127.0.0.1:8000/v1 --workers 8 --rps 20 --out runs/qwen
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
+  gridwm-judge eval --dataset ./gwj --tasks all --judge vllm:Qwen/Qwen2.5-VL-7B-Instruct \
+      --engine ray --replicas 8 --out runs/qwen7b          # 8 GPUs, one engine each
+  gridwm-judge eval-many judges.yaml                      # several judges, one Ray
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
 hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only}
