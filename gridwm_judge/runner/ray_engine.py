@@ -249,15 +249,18 @@ class RayEngine:
             options = _replace(options, rps=options.rps / self.replicas)
         task_of = {str(f.resolve()): t for t, files in self._files.items() for f in files}
         columns = _common_columns(list(task_of))
+        from ray.data.expressions import col
+
+        wanted = frozenset(self._index[p.task].column("uid")[p.index].as_py() for p in pending)
         rows = (ray.data.read_parquet(list(task_of), include_paths=True)
                 .select_columns([*columns, "path"])
+                .filter(expr=col("uid").is_in(sorted(wanted)))  # a resume reads only the rest
                 .repartition(target_num_rows_per_block=_rows_per_batch(options)))
-        wanted = frozenset(self._index[p.task].column("uid")[p.index].as_py() for p in pending)
         identity = {k: manifest[k] for k in ("judge", "judge_options")}
         if split_spec(cfg.judge)[0] == "vllm":
             settings = ray_vllm.judge_settings(split_spec(cfg.judge)[1], options, cfg.judge)
             answers = ray_vllm.build(
-                rows.filter(lambda row: row["uid"] in wanted), cfg, options,
+                rows, cfg, options,
                 {**identity, "judge_settings": settings}, task_of, replicas=self.replicas,
                 pipeline_parallel_size=self.pipeline_parallel_size)
             return _store_answers(answers, cfg, manifest, store, out, len(pending),
