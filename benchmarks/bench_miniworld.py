@@ -10,7 +10,7 @@ gate per family.
 images, the total time, the process's peak memory and each family's reject rate (issue 13's
 target: under 90 s on the 2-core dev machine).
 
-    python benchmarks/bench_miniworld.py [--n 12] [--seed 830000]
+    python benchmarks/bench_miniworld.py [--n 12] [--seed 830000] [--families tmaze,sign]
     python benchmarks/bench_miniworld.py --build [--profile miniworld]
 """
 
@@ -27,12 +27,12 @@ from gridwm_judge.miniworld.cards import FAMILIES, get_card
 from gridwm_judge.miniworld.variants import generate_groups
 
 
-def bench_groups(n: int, seed: int) -> None:
+def bench_groups(n: int, seed: int, families: tuple[str, ...] = FAMILIES) -> None:
     t0 = time.perf_counter()
-    shared_env(get_card(FAMILIES[0]).env_id)
+    shared_env(get_card(families[0]).env_id)
     print(f"first env (OpenGL context): {time.perf_counter() - t0:.1f} s")
     total_t, total_n = 0.0, 0
-    for family in FAMILIES:
+    for family in families:
         t0 = time.perf_counter()
         res = generate_groups(family, n, seed)
         dt = time.perf_counter() - t0
@@ -75,11 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=830000)
     parser.add_argument("--build", action="store_true", help="time a profile's build instead")
     parser.add_argument("--profile", default="miniworld", help="profile for --build")
+    parser.add_argument("--families", default=",".join(FAMILIES),
+                        help="comma-separated families to time (default: all)")
     args = parser.parse_args(argv)
+    families = tuple(f for f in args.families.split(",") if f)
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown or not families:
+        parser.error(f"unknown MiniWorld family {unknown[0] if unknown else ''!r}; expected some "
+                     f"of {', '.join(FAMILIES)}")
     if args.build:
         bench_build(args.profile)
     else:
-        bench_groups(args.n, args.seed)
+        bench_groups(args.n, args.seed, families)
     return 0
 
 

@@ -6,6 +6,7 @@ B 144 (72 groups x 2 frames), E 325 (48 groups). Every headline metric with 20,0
 group-bootstrap CIs (env-level CIs for Task D), LES fits per probe family, diagnosis, and
 the across-judge comparisons. Timed from graded-row input (join + re-parse + scoring), not
 dataset loading. Usage: python benchmarks/bench_score.py [--judges 10] [--resamples 20000]
+[--no-les]
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ import time
 
 import numpy as np
 
+from gridwm_judge.records import JudgeScores, PredictionRecord
+from gridwm_judge.scoring.comparisons import compare_judges
+from gridwm_judge.scoring.join import join_judge
+from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
+from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES as C_FAMILIES
 
@@ -153,7 +159,7 @@ def base_rows() -> list[dict]:
 
 def judge_predictions(
     rows: list[dict], judge: str, skill: float, yes_bias: float, seed: int
-) -> list[dict]:
+) -> list[PredictionRecord]:
     """A synthetic judge: right with probability `skill`, else biased toward 'yes'."""
     rng = np.random.default_rng(seed)
     recs = []
@@ -171,18 +177,16 @@ def judge_predictions(
             raw = r["answer"] if right else '{"answer": "ball_red"}'
         if rng.random() < 0.02:
             raw = "I am not sure."
-        recs.append({"uid": r["uid"], "judge": judge, "task": t, "raw": raw, "status": "ok"})
+        recs.append(PredictionRecord(uid=r["uid"], judge=judge, task=t, raw=raw, status="ok",
+                                     request_hash=""))
     return recs
 
 
 def main(argv: list[str] | None = None) -> float:
-    from gridwm_judge.scoring.commands import compare_judges
-    from gridwm_judge.scoring.join import join_judge
-    from gridwm_judge.scoring.task_scores import Settings, score_judge
-
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--judges", type=int, default=10)
     p.add_argument("--resamples", type=int, default=20_000)
+    p.add_argument("--no-les", action="store_true", help="skip the LES fits")
     args = p.parse_args(argv)
     rows = base_rows()
     counts = {t: sum(r["task"] == t for r in rows) for t in "ABCDE"}
@@ -190,15 +194,13 @@ def main(argv: list[str] | None = None) -> float:
         f"judge{j:02d}": judge_predictions(rows, f"judge{j:02d}", 0.5 + 0.05 * j, 0.3 + 0.06 * j, j)
         for j in range(args.judges)
     }
-    settings = Settings(n_resamples=args.resamples)
+    settings = Settings(n_resamples=args.resamples, with_les=not args.no_les)
     t0, c0 = time.perf_counter(), time.process_time()
     judges = {}
     for name, recs in preds.items():
-        graded, cov = join_judge(name, rows, recs)
-        judges[name] = {
-            "coverage": {t: c.to_json() for t, c in cov.items()},
-            **score_judge(graded, settings),
-        }
+        joined = join_judge(name, rows, recs, rules="committed")
+        results = score_tasks(joined.graded, settings)
+        judges[name] = JudgeScores(joined.coverage, failure_modes(results), results)
     compare_judges(judges)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"rows per judge: {counts} (total {len(rows)})")

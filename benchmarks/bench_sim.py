@@ -6,7 +6,9 @@ per core family (18), Task E 24 per Task E env (48). Groups of different tasks c
 disjoint seed blocks, so every group is simulated and validated anew (174 in all).
 Prints valid groups/s per family and the total time (target: < 10 s on 2 CPU cores).
 
-    python benchmarks/bench_sim.py [--seed 830000]
+    python benchmarks/bench_sim.py [--seed 830000] [--groups N]
+
+``--groups N`` caps each (task, family) entry at N groups (a quick run; the test suite uses 1).
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ def base_set() -> list[tuple[str, str, int]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=830000)
+    parser.add_argument("--groups", type=int, default=None,
+                        help="at most this many groups per (task, family) entry")
     args = parser.parse_args(argv)
+    if args.groups is not None and args.groups < 1:
+        parser.error(f"--groups must be at least 1, got {args.groups}")
     groups, drawn, seconds, per_task = Counter(), Counter(), Counter(), Counter()
     start, cpu_start = time.perf_counter(), time.process_time()
     for block, (task, family, n) in enumerate(base_set()):
         t0 = time.perf_counter()
+        n = n if args.groups is None else min(n, args.groups)
         res = generate_groups(family, n, args.seed + 10_000 * block)
         seconds[family] += time.perf_counter() - t0
         groups[family] += len(res.groups)

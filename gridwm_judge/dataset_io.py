@@ -30,8 +30,8 @@ def hub_offline() -> bool:
 
 def go_online() -> str:
     """How to reach the Hub again: unset HF_HUB_OFFLINE only where it is set."""
-    return ("unset HF_HUB_OFFLINE" if hub_offline()
-            else "check the network connection and any proxy settings (HTTPS_PROXY)")
+    return ("go online (unset HF_HUB_OFFLINE)" if hub_offline()
+            else "go online (check the network connection and any proxy, HTTPS_PROXY)")
 
 
 def _hub_error(dataset: str, exc: BaseException) -> DatasetUnreachableError:

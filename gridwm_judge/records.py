@@ -10,10 +10,13 @@ it reads and names the bad value, so no part reads another part's output through
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from gridwm_judge.results import Results
 
 STATUSES = ("ok", "error", "truncated", "empty")
 """What came back for a request. ``ok`` / ``empty`` / ``truncated`` are what the model said;
@@ -27,7 +30,9 @@ PREDICTIONS_FILE = "predictions.jsonl"
 RUN_FILE = "run.json"
 SCORES_FILE = "scores.json"
 SCORED_ROWS_FILE = "rows.jsonl"
-SCORES_FORMAT = "gridwm-judge-scores/2"
+SCORES_FORMAT = "gridwm-judge-scores/3"
+PREVIOUS_SCORES_FORMAT = "gridwm-judge-scores/2"
+"""Read by ``score`` and ``report`` (its nested ``tasks`` blocks become results on reading)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,10 @@ class PredictionRecord:
     ``parsed`` / ``parse_mode`` are eval's reading, kept for a quick look; ``score`` parses
     ``raw`` again, so a better parser applies to old runs. ``request_hash`` identifies what was
     asked (judge, prompt, images, budget) and ``item_digest`` the item alone (prompt and
-    images): scoring refuses a dataset whose item under that uid differs.
+    images): scoring refuses a dataset whose item under that uid differs. ``sent`` holds the
+    decoding fields the request carried (as the backend wrote them) and ``served`` what the
+    server said answered it (``model``, ``fingerprint``), ``finish_reason`` the API's word for
+why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
     """
 
     uid: str
@@ -54,6 +62,9 @@ class PredictionRecord:
     usage: Mapping[str, int | None] | None = None
     error: str | None = None
     reasoning: str | None = None
+    sent: Mapping[str, Any] | None = None
+    served: Mapping[str, str] | None = None
+    finish_reason: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -83,6 +94,9 @@ class PredictionRecord:
             "latency_s": self.latency_s,
             "usage": dict(self.usage) if self.usage is not None else None,
             "error": self.error,
+            **({"sent": dict(self.sent)} if self.sent is not None else {}),
+            **({"served": dict(self.served)} if self.served is not None else {}),
+            **({"finish_reason": self.finish_reason} if self.finish_reason else {}),
         }
 
     @classmethod
@@ -110,6 +124,9 @@ class PredictionRecord:
                 usage=obj.get("usage"),
                 error=obj.get("error"),
                 reasoning=obj.get("reasoning"),
+                sent=obj.get("sent"),
+                served=obj.get("served"),
+                finish_reason=obj.get("finish_reason"),
             )
         except ValueError as exc:
             raise ValueError(f"{at}{exc}") from None
@@ -138,26 +155,6 @@ def read_prediction_file(path: str | Path) -> list[PredictionRecord]:
 
 
 # --- scores -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Metric:
-    """One metric: value (None when its set is empty), 95% group-bootstrap CI, and the
-    numerator / denominator it is the ratio of; ``ci_env`` resamples environments."""
-
-    value: float | None
-    ci: tuple[float, float] | None
-    num: float | None
-    den: float | None
-    ci_env: tuple[float, float] | None = None
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Metric:
-        def pair(v):
-            return None if v is None else (float(v[0]), float(v[1]))
-
-        return cls(obj.get("value"), pair(obj.get("ci")), obj.get("num"), obj.get("den"),
-                   pair(obj.get("ci_env")))
-
-
 @dataclass(frozen=True)
 class TaskCoverage:
     """How much of one task a judge answered.
@@ -239,32 +236,12 @@ class FailureModeRecord:
 
 @dataclass(frozen=True)
 class JudgeScores:
-    """One judge's scores: coverage and metric blocks per task, and its failure modes.
-
-    ``tasks`` holds each task's metric blocks in the JSON shape documented in
-    :mod:`gridwm_judge.scoring`; read a metric with :meth:`metric`.
-    """
+    """One judge's scores: coverage per task, its failure modes and its metric results (a flat
+    list of :class:`gridwm_judge.results.MetricResult`; read them with ``results.select``)."""
 
     coverage: Mapping[str, TaskCoverage]
     failure_modes: tuple[FailureModeRecord, ...]
-    tasks: Mapping[str, Any] = field(repr=False)
-
-    def block(self, task: str, *path: str) -> Mapping[str, Any] | None:
-        """The metric block at ``tasks[task][path...]``, or None where the judge has none."""
-        node: Any = self.tasks.get(task)
-        for key in path:
-            if not isinstance(node, Mapping) or key not in node:
-                return None
-            node = node[key]
-        return node if isinstance(node, Mapping) else None
-
-    def metric(self, task: str, *path: str) -> Metric | None:
-        """A metric, e.g. ``metric("C", "representations", "composite", "causal", "idr_raw")``:
-        the last key names the metric inside the block's ``metrics``."""
-        blk = self.block(task, *path[:-1])
-        if blk is None or path[-1] not in blk.get("metrics", {}):
-            return None
-        return Metric.from_json(blk["metrics"][path[-1]])
+    results: Results = field(repr=False)
 
     def mode(self, name: str, world: str = "minigrid") -> FailureModeRecord | None:
         return next((m for m in self.failure_modes if m.name == name and m.world == world), None)
@@ -273,7 +250,7 @@ class JudgeScores:
         return {
             "coverage": {t: c.to_json() for t, c in self.coverage.items()},
             "failure_modes": [m.to_json() for m in self.failure_modes],
-            "tasks": self.tasks,
+            "results": self.results.to_json(),
         }
 
     @classmethod
@@ -281,8 +258,12 @@ class JudgeScores:
         return cls(
             {t: TaskCoverage.from_json(c) for t, c in obj["coverage"].items()},
             tuple(FailureModeRecord.from_json(m) for m in obj["failure_modes"]),
-            obj["tasks"],
+            Results.from_json(obj["results"]),
         )
+
+
+class OldScoresFormat(ValueError):
+    """A scores.json written in the previous format (its ``tasks`` are nested blocks)."""
 
 
 @dataclass(frozen=True)
@@ -297,9 +278,27 @@ class ScoresRecord:
     parser: Mapping[str, str]
     bootstrap: Mapping[str, Any]
     judges: Mapping[str, JudgeScores]
-    comparisons: Mapping[str, Any]
+    comparisons: Results
     overrides: tuple[str, ...] = ()
     elapsed_s: float | None = None
+
+    def dumps(self) -> str:
+        """scores.json's text: indented, with each result on one line (a result is one
+        figure: one line to read or grep, and the file stays about as small as nested
+        blocks were)."""
+        obj = self.to_json()
+        lines: list[str] = []
+
+        def mark(items: list[dict[str, Any]]) -> list[str]:
+            lines.extend(json.dumps(r) for r in items)
+            return [f"\u0000gwj-result-{k}" for k in range(len(lines) - len(items), len(lines))]
+
+        obj["comparisons"] = mark(obj["comparisons"])
+        for j in obj["judges"].values():
+            j["results"] = mark(j["results"])
+        text = json.dumps(obj, indent=1)
+        return re.sub(r'"\\u0000gwj-result-(\d+)"', lambda m: lines[int(m.group(1))],
+                      text) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -314,12 +313,16 @@ class ScoresRecord:
             "overrides": list(self.overrides),
             "elapsed_s": self.elapsed_s,
             "judges": {j: s.to_json() for j, s in self.judges.items()},
-            "comparisons": self.comparisons,
+            "comparisons": self.comparisons.to_json(),
         }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any], *, where: str = "scores.json") -> ScoresRecord:
         fmt = obj.get("format") if isinstance(obj, Mapping) else None
+        if fmt == PREVIOUS_SCORES_FORMAT:
+            raise OldScoresFormat(
+                f"{where} has format {fmt!r}: read it with gridwm_judge.scoring.read_scores, "
+                "or score the run again with `gridwm-judge score`")
         if fmt != SCORES_FORMAT:
             raise ValueError(
                 f"{where} has format {fmt!r}, this version reads {SCORES_FORMAT!r}; "
@@ -334,7 +337,7 @@ class ScoresRecord:
             parser=obj["parser"],
             bootstrap=obj["bootstrap"],
             judges={j: JudgeScores.from_json(s) for j, s in obj["judges"].items()},
-            comparisons=obj.get("comparisons", {}),
+            comparisons=Results.from_json(obj.get("comparisons", ())),
             overrides=tuple(obj.get("overrides", ())),
             elapsed_s=obj.get("elapsed_s"),
         )

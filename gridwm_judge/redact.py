@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 MASK = "***"
-SECRET_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+SECRET_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY",
+              "GOOGLE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 """Environment variables whose values are secrets wherever they appear."""
 MIN_SECRET_LEN = 8
 """Shorter values (``EMPTY``, ``none``: what local servers are given) are not masked as text."""

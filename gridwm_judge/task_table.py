@@ -389,6 +389,17 @@ def world_of(name: str) -> str:
     return task_spec(name).world
 
 
+def world_task(recipe: str, world: str = "minigrid") -> str:
+    """The task of ``world`` that asks ``recipe``'s question in the paper's form (not a hard
+    counterpart): ``world_task("next_state", "miniworld")`` is ``"MA"``. What the report's
+    per-world sections read instead of spelling a world's task names."""
+    found = [t.name for t in ALL_TASKS if t.recipe == recipe and t.world == world and not t.paper]
+    if len(found) != 1:
+        raise ValueError(f"{len(found)} tasks of world {world!r} ask recipe {recipe!r} "
+                         f"({', '.join(found) or 'none'}); expected one")
+    return found[0]
+
+
 def is_task(name: str) -> bool:
     """Whether ``name`` names a task or config of the table."""
     return isinstance(name, str) and name.strip() in _BY_KEY

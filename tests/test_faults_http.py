@@ -118,7 +118,8 @@ def test_no_secret_reaches_the_disk(smoke, tmp_path, monkeypatch, capsys):
     basic = base64.b64encode(f"me:{password}".encode()).decode()
     monkeypatch.setenv("OPENAI_API_KEY", key)
     with StubServer() as server:
-        server.script("", *[echo_headers(401), echo_headers(500)] * 30)
+        # 400s (a 401 would stop the run at once: tests/judges/test_bad_backend_input.py)
+        server.script("", *[echo_headers(400), echo_headers(500)] * 30)
         host = server.base_url.split("://", 1)[1]
         runs = {
             "bearer": server.base_url,
@@ -141,7 +142,7 @@ def test_no_secret_reaches_the_disk(smoke, tmp_path, monkeypatch, capsys):
     records = [json.loads(line) for line in
                (tmp_path / "bearer" / "predictions.jsonl").read_text().splitlines()]
     assert records and all(r["status"] == "error" for r in records)
-    assert any("HTTP 401" in r["error"] and "***" in r["error"] for r in records)
+    assert any("HTTP 400" in r["error"] and "***" in r["error"] for r in records)
     manifest = json.loads((tmp_path / "userinfo" / "run.json").read_text())
     assert manifest["operational"]["base_url"] == f"http://***@{host}"
     for stream in (out.out, out.err):

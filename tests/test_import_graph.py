@@ -19,8 +19,8 @@ PACKAGE = "gridwm_judge"
 ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("seeds", "task_table", "schema", "records", "item_hash", "resources", "world", "prompts",
-     "parsing", "atomic", "redact", "workers", "command_line"),
+    ("seeds", "task_table", "schema", "results", "records", "item_hash", "resources", "world",
+     "prompts", "parsing", "atomic", "redact", "workers", "command_line"),
     ("sim", "miniworld"),
     ("render",),
     ("tasks",),

@@ -16,6 +16,7 @@ from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 from gridwm_judge.judges.stub_server import StubServer, http_error
+from gridwm_judge.results import Results
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def test_a_server_that_always_fails_is_not_a_judge_that_says_fail(smoke, tmp_pat
         cov = judge["coverage"][task]
         assert cov["answered"] == 0 and cov["coverage"] == 0.0
         assert cov["errored"] == cov["asked"] > 0
-    assert judge["tasks"] == {}  # nothing scored: no accuracy of 0, no CI of [0, 0]
+    assert judge["results"] == []  # nothing scored: no accuracy of 0, no CI of [0, 0]
     assert all(m["status"] == "not assessed" for m in judge["failure_modes"])
     assert (tmp_path / "scores" / "rows.jsonl").read_text() == ""
 
@@ -190,8 +191,8 @@ def test_a_cut_off_answer_is_truncated_and_not_read_as_a_verdict(smoke, tmp_path
     # a cut-off answer is an answer (counted), but an invalid one: never a success
     assert cov["answered"] == cov["asked"] and cov["invalid"] == cov["asked"]
     assert cov["statuses"] == {"truncated": cov["asked"]}
-    causal = judge["tasks"]["C"]["representations"]["composite"]["causal"]
-    assert causal["metrics"]["jacc_neu"]["value"] == 0.0
+    results = Results.from_json(judge["results"])
+    assert results.value(task="C", representation="composite", name="jacc_neu") == 0.0
 
 
 def test_a_styled_record_without_item_digest_is_checked_with_its_style_budget(tmp_path, capsys):

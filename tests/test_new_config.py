@@ -17,6 +17,7 @@ from gridwm_judge import task_table
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.features import features
 from gridwm_judge.parsing import parse_answer
+from gridwm_judge.records import ScoresRecord
 from gridwm_judge.sim import generate_groups
 from gridwm_judge.task_table import TaskSpec, Verdict
 from gridwm_judge.tasks import task_d
@@ -87,11 +88,14 @@ def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
                      "--n-resamples", "200"]) == 0
     capsys.readouterr()
 
-    oracle = json.loads((tmp_path / "oracle" / "scores" / "scores.json").read_text())
-    causal = oracle["judges"]["baseline:oracle"]["tasks"]["F"]["causal"]
-    assert causal["protocol"] == "all_groups" and causal["n_pairs"] == 2
-    assert causal["metrics"]["idr_raw"]["value"] == 1.0
-    yes = json.loads((tmp_path / "always-yes" / "scores" / "scores.json").read_text())
-    causal = yes["judges"]["baseline:always-yes"]["tasks"]["F"]["causal"]
-    assert causal["metrics"]["idr_raw"]["value"] == 0.0
-    assert causal["metrics"]["acc_cf"]["value"] == 0.0
+    def results(judge):
+        path = tmp_path / judge / "scores" / "scores.json"
+        return ScoresRecord.read(path).judges[f"baseline:{judge}"].results
+
+    oracle = results("oracle")
+    assert oracle.one(task="F", name="idr_raw").protocol == "all_groups"
+    assert oracle.value(task="F", name="n_pairs") == 2
+    assert oracle.value(task="F", name="idr_raw") == 1.0
+    yes = results("always-yes")
+    assert yes.value(task="F", name="idr_raw") == 0.0
+    assert yes.value(task="F", name="acc_cf") == 0.0

@@ -10,7 +10,9 @@ import datasets
 import pytest
 
 from gridwm_judge.cli import main
+from gridwm_judge.records import ScoresRecord
 from gridwm_judge.report.table import DASH
+from gridwm_judge.results import Results
 
 STATE_WORDS = re.compile(r"success|fail|reward|terminat|truncat|valid|interven|mission|"
                          r"objective|[a-z]+_[a-z]+", re.I)
@@ -36,8 +38,16 @@ def pipeline(tmp_path_factory):
 
 
 def _os(root, judge):
-    scores = json.loads((root / judge / "scores.json").read_text())
-    return scores["judges"][f"baseline:{judge}"]["tasks"]["OS"]
+    scores = ScoresRecord.read(root / judge / "scores.json")
+    return Results(scores.judges[f"baseline:{judge}"].results.select(task="OS"))
+
+
+STAGES = ("task_type", "objective", "verdict", "joint")
+
+
+def _chance(res, arm):
+    return {r.condition: (r.value, r.denominator, r.detail)
+            for r in res.select(arm=arm, name="chance_best_constant")}
 
 
 def test_the_built_dataset(pipeline):
@@ -72,20 +82,19 @@ def test_the_built_dataset(pipeline):
 def test_oracle_and_always_yes_scores(pipeline):
     oracle = _os(pipeline, "oracle")
     for arm in ("pixel", "state", "pixel_state"):
-        m = oracle["arms"][arm]["stages"]["metrics"]
-        assert {k: m[k]["value"] for k in m} == {"task_type": 1.0, "objective": 1.0,
-                                                 "verdict": 1.0, "joint": 1.0}
-        assert oracle["arms"][arm]["causal"]["metrics"]["idr_raw"]["value"] == 1.0
-    assert oracle["vcc_oracle"]["metrics"]["vcc_oracle"]["value"] == 1.0
+        assert {k: oracle.value(arm=arm, name=k) for k in STAGES} == dict.fromkeys(STAGES, 1.0)
+        assert oracle.value(arm=arm, name="idr_raw") == 1.0
+    assert oracle.value(name="vcc_oracle") == 1.0
     yes = _os(pipeline, "always-yes")
     for arm in ("pixel", "state", "pixel_state"):
-        b = yes["arms"][arm]
-        assert b["stages"]["metrics"]["verdict"]["value"] == pytest.approx(2 / 3)  # CF wrong
-        c = b["causal"]["metrics"]
-        assert (c["p_active"]["value"], c["idr_raw"]["value"], c["acc_cf"]["value"]) == \
+        assert yes.value(arm=arm, name="verdict") == pytest.approx(2 / 3)  # CF wrong
+        assert tuple(yes.value(arm=arm, name=k) for k in ("p_active", "idr_raw", "acc_cf")) == \
             (1.0, 0.0, 0.0)
-    for d in yes["differences"].values():
-        assert d["joint"]["value"] == 0.0 and d["idr_raw"]["value"] == 0.0
+    diffs = yes.select(name="idr_raw").select(baseline="pixel")
+    assert {r.arm for r in diffs} == {"state", "pixel_state"}
+    for r in diffs:
+        assert r.value == 0.0
+        assert yes.value(arm=r.arm, baseline="pixel", name="joint") == 0.0
 
 
 def test_prompt_only_and_chance_levels(pipeline):
@@ -96,14 +105,15 @@ def test_prompt_only_and_chance_levels(pipeline):
              for r in rows if r["evidence"] == "pixel"]
     po = _os(pipeline, "prompt-only")
     for arm in ("pixel", "state", "pixel_state"):
-        m = {k: v["value"] for k, v in po["arms"][arm]["stages"]["metrics"].items()}
+        m = {k: po.value(arm=arm, name=k) for k in STAGES}
         assert m["task_type"] == pytest.approx(sum(first) / len(first))
         assert (m["objective"], m["verdict"]) == (1.0, pytest.approx(2 / 3))
-        ch = po["arms"][arm]["chance"]
-        assert ch == _os(pipeline, "oracle")["arms"][arm]["chance"]  # the items', not a judge's
-        assert {k: v["best_constant"] for k, v in ch.items()} == pytest.approx(
+        ch = _chance(po, arm)
+        assert ch == _chance(_os(pipeline, "oracle"), arm)  # the items', not a judge's
+        assert {k: v[0] for k, v in ch.items()} == pytest.approx(
             {"task_type": 0.5, "objective": 1.0, "verdict": 2 / 3, "joint": 1 / 3})
-        assert ch["task_type"]["uniform"] == pytest.approx(1 / 6)
+        uniform = po.one(arm=arm, condition="task_type", name="chance_uniform")
+        assert uniform.value == pytest.approx(1 / 6)
 
 
 def test_the_report_section(pipeline):

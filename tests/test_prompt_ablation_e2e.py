@@ -13,6 +13,8 @@ from gridwm_judge.cli import main
 from gridwm_judge.dataset.validation import read_columns
 from gridwm_judge.judges.stub_server import StubServer, ok
 from gridwm_judge.prompts import PA_ANSWER
+from gridwm_judge.records import ScoresRecord
+from gridwm_judge.results import Results
 from gridwm_judge.schema import PROMPT_STYLES
 
 
@@ -95,22 +97,19 @@ def test_eval_score_report(dataset, tmp_path, capsys):
     capsys.readouterr()
 
     def pa(name):
-        scores = json.loads((runs[name] / "scores" / "scores.json").read_text())
-        (judge,) = scores["judges"].values()
-        return judge["tasks"]["PA"]
-
-    def idr(block, style):
-        return block["styles"][style]["metrics"]["idr_raw"]["value"]
+        scores = ScoresRecord.read(runs[name] / "scores" / "scores.json")
+        (judge,) = scores.judges.values()
+        return Results(judge.results.select(task="PA"))
 
     oracle, always, served = pa("oracle"), pa("always-yes"), pa("stub")
-    assert [idr(oracle, s) for s in PROMPT_STYLES] == [1.0, 1.0, 1.0]
-    assert [idr(always, s) for s in PROMPT_STYLES] == [0.0, 0.0, 0.0]
-    assert served["styles"]["direct"]["metrics"]["acc_cf"]["value"] == 0.0
-    assert served["styles"]["structured_verdict"]["metrics"]["acc_full"]["value"] == 0.0
-    assert served["styles"]["structured_verdict"]["metrics"]["acc_cf"]["value"] == 1.0
-    assert served["styles"]["structured_rationale"]["invalid"] == 4
-    assert served["paired"]["pairs"]["structured_rationale-direct"]["metrics"]["acc_full"][
-        "value"] == -1.0  # invalid counts as not accepted (Task D protocol)
+    assert [oracle.value(style=s, name="idr_raw") for s in PROMPT_STYLES] == [1.0, 1.0, 1.0]
+    assert [always.value(style=s, name="idr_raw") for s in PROMPT_STYLES] == [0.0, 0.0, 0.0]
+    assert served.value(style="direct", name="acc_cf") == 0.0
+    assert served.value(style="structured_verdict", name="acc_full") == 0.0
+    assert served.value(style="structured_verdict", name="acc_cf") == 1.0
+    assert served.value(style="structured_rationale", name="invalid") == 4
+    assert served.value(style="structured_rationale", baseline="direct", name="acc_full"
+                        ) == -1.0  # invalid counts as not accepted (Task D protocol)
 
     report = tmp_path / "report"
     assert main(["report", str(runs["oracle"]), str(runs["always-yes"]), str(runs["stub"]),

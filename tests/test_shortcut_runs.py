@@ -10,6 +10,7 @@ import pytest
 
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
+from gridwm_judge.records import ScoresRecord
 from gridwm_judge.report.writer import write_report
 from gridwm_judge.scoring.score import score
 from gridwm_judge.scoring.task_scores import Settings
@@ -76,16 +77,18 @@ def test_report_shows_the_ceiling_and_the_best_shortcut_beside_each_judge(smoke,
     res = write_report(runs, tmp_path / "report")
     ceiling = json.loads((res.out / "tables" / "shortcut_ceiling.json").read_text())
     rows = {(r["config"], r["family"], r["shortcut"]): r for r in ceiling["rows"]}
-    scored = json.loads((runs[0] / "scores.json").read_text())["judges"]["baseline:last-frame"]
-    want = scored["tasks"]["C"]["representations"]["composite"]["causal"]
+    scored = ScoresRecord.read(runs[0] / "scores.json").judges["baseline:last-frame"].results
+
     def same(cell, metric):  # a smoke set has < 10 groups: the interval is left out
         assert "ci" not in cell
-        assert {k: cell[k] for k in ("value", "num", "den")} == {
-            k: metric[k] for k in ("value", "num", "den")}
+        assert (cell["value"], cell["num"], cell["den"]) == (
+            metric.value, metric.numerator, metric.denominator)
 
-    same(rows[("C", "all", "last-frame")]["IDR_raw"], want["metrics"]["idr_raw"])
-    fam = next(iter(want["by_family"]))
-    same(rows[("C", fam, "last-frame")]["IDR_raw"], want["by_family"][fam]["metrics"]["idr_raw"])
+    same(rows[("C", "all", "last-frame")]["IDR_raw"],
+         scored.one(task="C", representation="composite", name="idr_raw"))
+    fam = sorted(f for f in scored.select(task="C", name="idr_raw").values_of("family") if f)[0]
+    same(rows[("C", fam, "last-frame")]["IDR_raw"],
+         scored.one(task="C", representation="composite", family=fam, name="idr_raw"))
     assert ("A", "all", "least-change") in rows and ("D", "all", "last-frame") in rows
     beside = json.loads((res.out / "tables" / "shortcut_vs_judges.json").read_text())["rows"]
     yes_c = next(r for r in beside if r["judge"] == "baseline:always-yes" and r["config"] == "C")
@@ -112,16 +115,17 @@ def test_the_cards_ceiling_is_what_score_gives_the_same_shortcut(smoke, tmp_path
     run = tmp_path / "lf"
     assert _eval(smoke, run, "c,d,oracle_state", "baseline:last-frame") == 0
     score(str(smoke), [run / "predictions.jsonl"], run, settings=Settings(n_resamples=100))
-    tasks = json.loads((run / "scores.json").read_text())["judges"]["baseline:last-frame"]["tasks"]
-    blocks = {"task_c": tasks["C"]["representations"]["composite"]["causal"],
-              "task_d": tasks["D"]["causal"],
-              "oracle_state": tasks["OS"]["arms"]["pixel"]["causal"]}
-    for config, block in blocks.items():
+    results = ScoresRecord.read(run / "scores.json").judges["baseline:last-frame"].results
+    scopes = {"task_c": {"task": "C", "representation": "composite"}, "task_d": {"task": "D"},
+              "oracle_state": {"task": "OS", "arm": "pixel"}}
+    for config, where in scopes.items():
         card = measured[config]["last-frame"]
-        assert card["all"]["idr_raw"]["value"] == block["metrics"]["idr_raw"]["value"], config
-        for fam, fam_block in block["by_family"].items():
-            assert card[fam]["idr_raw"]["value"] == fam_block["metrics"]["idr_raw"]["value"]
-            assert card[fam]["nocue_lift"]["value"] == fam_block["metrics"]["nocue_lift"]["value"]
+        assert card["all"]["idr_raw"]["value"] == results.value(name="idr_raw", **where), config
+        fams = [f for f in results.select(name="idr_raw", **where).values_of("family") if f]
+        assert fams, config
+        for fam in fams:
+            for name in ("idr_raw", "nocue_lift"):
+                assert card[fam][name]["value"] == results.value(name=name, family=fam, **where)
 
 
 def test_a_misspelled_baseline_with_tasks_all_is_named(smoke, tmp_path, capsys):

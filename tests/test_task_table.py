@@ -19,6 +19,7 @@ from gridwm_judge.task_table import (
     Verdict,
     task_spec,
     world_of,
+    world_task,
 )
 
 
@@ -34,6 +35,20 @@ def test_miniworld_tuple_holds_exactly_the_miniworld_entries():
 ])
 def test_world_of_reads_the_entry_by_any_name(name, world):
     assert world_of(name) == world
+
+
+@pytest.mark.parametrize(("recipe", "world", "task"), [
+    ("next_state", "minigrid", "A"), ("presentation_invariance", "minigrid", "C"),
+    ("reference_aided", "minigrid", "D"), ("next_state", "miniworld", "MA"),
+    ("presentation_invariance", "miniworld", "MC"), ("reference_aided", "miniworld", "MD"),
+])
+def test_world_task_is_the_paper_form_of_a_recipe_not_its_hard_counterpart(recipe, world, task):
+    assert world_task(recipe, world) == task
+
+
+def test_world_task_without_a_single_answer_says_so():
+    with pytest.raises(ValueError, match="0 tasks of world 'miniworld' ask recipe 'perception'"):
+        world_task("perception", "miniworld")
 
 
 def test_world_of_an_unknown_task_names_the_valid_ones():

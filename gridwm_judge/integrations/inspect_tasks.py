@@ -52,13 +52,16 @@ from gridwm_judge.dataset_io import dataset_fingerprint
 from gridwm_judge.integrations.items import (
     CONDITION_FIGURES,
     Item,
+    figure_name,
     grade_response,
     image_data_uri,
     load_items,
     pooled_accuracy,
-    task_figures,
+    summary_figures,
+    task_results,
 )
 from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.task_table import ALL_CONFIGS, task_spec
 
@@ -90,10 +93,11 @@ def _graded(scores: list[SampleScore]) -> list[GradedRow]:
             if s.score.metadata and GRADED_KEY in s.score.metadata]
 
 
-def _figures(select: Callable[[str], bool]) -> Metric:
+def _figures(select: Callable[[MetricResult], bool]) -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        figures = task_figures(_graded(scores))
-        return {k: float(v) for k, v in figures.items() if select(k) and v is not None}
+        figures = summary_figures(task_results(_graded(scores)))
+        return {figure_name(r): float(r.value) for r in figures
+                if select(r) and r.value is not None}
 
     return compute
 
@@ -124,32 +128,40 @@ def condition_stderr() -> Metric:
     return compute
 
 
-_SCI_FIGURES: dict[str, tuple[str, Callable[[str], bool]]] = {
+def _named(*names: str, differences: bool = False) -> Callable[[MetricResult], bool]:
+    """Figures called one of ``names`` (any when none), levels or paired differences."""
+    return lambda r: ((not names or r.name in names)
+                      and (r.baseline is not None) == differences)
+
+
+_SCI_FIGURES: dict[str, tuple[str, Callable[[MetricResult], bool]]] = {
     "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
             "arm or prompt style for the controls).",
-            lambda k: k.startswith("idr_") and "-" not in k),
+            _named("idr_raw", "idr_cond", "idr_rev")),
     "p_active": ("Share of groups whose Full trajectory is judged a success.",
-                 lambda k: k.startswith("p_active") and "-" not in k),
-    "ns": ("Nuisance Stability per presentation family (and representation).",
-           lambda k: k.startswith("ns_")),
+                 _named("p_active")),
+    "ns": ("Nuisance Stability per presentation family (and representation).", _named("ns")),
     "jcr": ("Joint Consistency Rate per presentation family (and representation).",
-            lambda k: k.startswith("jcr_")),
+            _named("jcr")),
     "vcc_rep": ("Verdict consistency of composite and split representations.",
-                lambda k: k == "vcc_rep"),
+                _named("vcc_rep")),
     "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
                "and joint (all three right).",
-               lambda k: k.startswith(("task_type_", "objective_", "verdict_", "joint_"))),
+               _named("task_type", "objective", "verdict", "joint")),
     "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
                  "agreement for Pixel+State.",
-                 lambda k: k.startswith(("vcc_oracle", "vcc_pixel_state"))),
+                 _named("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
+                        "vcc_pixel_state", "vcc_pixel_state_given_success",
+                        "vcc_pixel_state_given_failure")),
     "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
                       "prompt style.",
-                      lambda k: k.startswith(("acc_full_", "acc_cf_")) and "-" not in k),
+                      _named("acc_full", "acc_cf")),
     "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
                           "acc_full and acc_cf, over groups answered in every style.",
-                          lambda k: "-" in k),
+                          _named(differences=True)),
 }
-"""inspect metric name -> (what it prints, which of the recipe's figures it selects)."""
+"""inspect metric name -> (what it prints, which of the recipe's figures it selects, by
+field)."""
 
 
 def _sci_metric(name: str) -> Callable[[], Metric]:

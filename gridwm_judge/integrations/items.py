@@ -10,7 +10,7 @@ VCC equal the point estimates in ``scores.json`` for the same answers by constru
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,9 @@ from gridwm_judge.dataset_io import load_task
 from gridwm_judge.item_hash import item_digest, stored_image_bytes
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
+from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import ACTION_CONDITIONS, REPRESENTATIONS
+from gridwm_judge.scoring.flat import flatten
 from gridwm_judge.scoring.grading import GradedRow, graded_row
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.score import ROW_COLUMNS
@@ -28,13 +30,6 @@ from gridwm_judge.task_table import TaskSpec, task_spec
 BRIDGE_JUDGE = "bridge"
 """Judge name on graded rows built inside a framework (the framework knows the model)."""
 _BATCH = 32
-_SKIP = ("representations", "families", "causal", "vcc", "arms", "stages", "styles", "paired",
-         "pairs", "vcc_oracle", "vcc_pixel_state")
-"""Structural keys of a task's scores block that do not enter a figure's name (Oracle-State's
-``joint_state``, ``vcc_oracle``; the prompt ablation's ``idr_raw_direct`` and its paired
-difference ``idr_raw_structured_verdict-direct``)."""
-_LEAVE_OUT = ("by_condition", "by_question", "by_family")
-"""Sub-blocks a framework's summary leaves to ``gridwm-judge score``."""
 CONDITION_FIGURES: dict[str, dict[str, str]] = {
     "next_state": {accuracy_name(c): c for c in ACTION_CONDITIONS},
 }
@@ -115,28 +110,40 @@ def grade_response(raw: str | None, audit: Mapping[str, Any], *, truncated: bool
     return graded_row(judge, audit, status, parsed.mode, parsed.value, grade)
 
 
-def task_figures(rows: Sequence[GradedRow]) -> dict[str, float | None]:
-    """The point estimates of one task's metric blocks, flat: ``idr_raw_composite``,
-    ``ns_temporal_split``, ``vcc_rep`` (Task C), ``idr_raw``, ``jcr_framing`` (Task D),
-    ``acc_a1``, ``joint_pixel_state`` (Oracle-State), ``p_active_structured_verdict`` (prompt
-    ablation) ... None where a metric is undefined (its set is empty)."""
+def task_results(rows: Sequence[GradedRow]) -> Results:
+    """One task's results from its graded rows, by the task's recipe (no bootstrap, no LES
+    fit: point estimates)."""
     tasks = sorted({r.task for r in rows})
     if not tasks:
-        return {}
+        return Results()
     if len(tasks) > 1:
         raise ValueError(f"task_figures takes the rows of one task; got {', '.join(tasks)}")
     spec = task_spec(tasks[0])
-    block = recipe_for(spec).score(list(rows), Batch(Settings(with_les=False)), spec)
-    return dict(_flatten(block, ()))
+    return flatten(spec.name, recipe_for(spec).score(list(rows), Batch(Settings(with_les=False)),
+                                                     spec))
 
 
-def _flatten(node: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-    for key, value in node.items():
-        if not isinstance(value, Mapping) or key in _LEAVE_OUT:
-            continue
-        if key == "metrics":
-            for name, metric in value.items():
-                if isinstance(metric, Mapping) and "value" in metric:
-                    yield "_".join((name, *reversed(path))), metric["value"]
-        else:
-            yield from _flatten(value, path if key in _SKIP else (*path, key))
+def figure_name(r: MetricResult) -> str:
+    """A figure's name in a framework's summary: the metric, then its probe family,
+    representation, arm or style, and ``a-b`` for a paired difference (``ns_framing_composite``,
+    ``joint_pixel_state``, ``idr_raw_structured_verdict-direct``)."""
+    side = r.arm or r.style
+    parts = [r.name, r.probe, r.representation,
+             side if r.baseline is None else f"{side}-{r.baseline}"]
+    return "_".join(p for p in parts if p)
+
+
+def summary_figures(results: Results) -> Results:
+    """The figures a framework prints: every figure of the whole task (per representation,
+    probe family, arm, style; paired differences), not its per-family or per-condition rows,
+    which are left to ``gridwm-judge score``."""
+    return Results(r for r in results
+                   if r.is_figure and r.family is None and r.condition is None)
+
+
+def task_figures(rows: Sequence[GradedRow]) -> dict[str, float | None]:
+    """The point estimates of one task's figures by :func:`figure_name`: ``idr_raw_composite``,
+    ``ns_temporal_split``, ``vcc_rep`` (Task C), ``idr_raw``, ``jcr_framing`` (Task D),
+    ``acc_a1``, ``joint_pixel_state`` (Oracle-State), ``p_active_structured_verdict`` (prompt
+    ablation) ... None where a metric is undefined (its set is empty)."""
+    return {figure_name(r): r.value for r in summary_figures(task_results(rows))}

@@ -1,9 +1,10 @@
 """Judge backends behind one protocol, chosen by a spec string ``BACKEND:NAME``.
 
 ``vllm:MODEL`` (offline engine on one GPU), ``openai:MODEL`` (any OpenAI-compatible server,
-e.g. ``vllm serve``), ``hf:PATH_OR_ID`` (transformers) and ``baseline:NAME`` (weight-free
-reference judges). Each backend lives in its own module and imports its heavy dependencies
-only when a judge is created.
+e.g. ``vllm serve``), ``anthropic:MODEL`` (Claude, Messages API), ``gemini:MODEL`` (Gemini
+API), ``hf:PATH_OR_ID`` (transformers) and ``baseline:NAME`` (weight-free reference judges).
+Each backend lives in its own module and imports its heavy dependencies only when a judge is
+created.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ BACKENDS: dict[str, str] = {
     "openai": "gridwm_judge.judges.openai_http",
     "hf": "gridwm_judge.judges.hf_transformers",
     "baseline": "gridwm_judge.judges.baseline",
+    "anthropic": "gridwm_judge.judges.anthropic_api",
+    "gemini": "gridwm_judge.judges.gemini_api",
 }
 
 

@@ -74,6 +74,15 @@ class JudgeResponse:
     usage: Usage | None = None
     error: str | None = None
     reasoning: str | None = None
+    sent: Mapping[str, Any] | None = None  # the decoding fields the request carried
+    served: Mapping[str, str] | None = None  # model id / fingerprint the server reported
+    finish_reason: str | None = None  # the API's own word for why the answer ended
+
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""Values ``--reasoning-effort`` takes (each API accepts some of them; the server says which)."""
+TOKEN_FIELDS = ("auto", "max_tokens", "max_completion_tokens")
+"""``--token-field``: the name of the token limit an OpenAI-compatible request carries."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +90,13 @@ class JudgeOptions:
     """Settings every backend may read; unused ones are ignored by that backend.
 
     ``base_url``/``workers``/``rps``/``timeout_s``/``retries``/``backoff_s``/``batch_size``/
-    ``device`` change how requests are sent, not what is asked, so a resumed run may change
-    them (the model name in the judge spec is what identifies the judge).
+    ``device``/``token_field`` change how requests are sent, not what is asked, so a resumed
+    run may change them (the model name in the judge spec is what identifies the judge).
+
+    ``reasoning_effort`` (sent as the API's effort setting), ``reasoning_budget`` (tokens added
+    to the task budget where the API counts reasoning inside the limit, or the thinking budget)
+    and ``chat_template_kwargs`` (e.g. Qwen3's ``{"enable_thinking": false}``) change what is
+    asked; they enter the run's identity only when set, so older runs keep their hashes.
     """
 
     base_url: str | None = None
@@ -100,6 +114,10 @@ class JudgeOptions:
     device: str | None = None
     tensor_parallel_size: int = 1
     extra: Mapping[str, Any] = field(default_factory=dict)
+    reasoning_effort: str | None = None
+    reasoning_budget: int = 0
+    chat_template_kwargs: Mapping[str, Any] | None = None
+    token_field: str = "auto"
 
     def __post_init__(self) -> None:
         # (name, value, smallest allowed, allowed to be None): refused before any request, so
@@ -113,6 +131,7 @@ class JudgeOptions:
             ("max_pixels", self.max_pixels, 1, True),
             ("max_model_len", self.max_model_len, 1, True),
             ("seed", self.seed, 0, False),
+            ("reasoning_budget", self.reasoning_budget, 0, False),
         ):
             if value is None and optional:
                 continue
@@ -123,6 +142,16 @@ class JudgeOptions:
                             ("backoff", self.backoff_s)):
             if value is not None and not value > 0 and not (name == "backoff" and value == 0):
                 raise ValueError(f"--{name} must be > 0, got {value!r}")
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                             f"got {self.reasoning_effort!r}")
+        if self.token_field not in TOKEN_FIELDS:
+            raise ValueError(f"--token-field must be one of {', '.join(TOKEN_FIELDS)}, "
+                             f"got {self.token_field!r}")
+        if self.chat_template_kwargs is not None and not isinstance(
+                self.chat_template_kwargs, Mapping):
+            raise ValueError("--chat-template-kwargs must be a JSON object, e.g. "
+                             f"'{{\"enable_thinking\": false}}', got {self.chat_template_kwargs!r}")
 
 
 OPERATIONAL_OPTIONS = (
@@ -135,7 +164,11 @@ OPERATIONAL_OPTIONS = (
     "batch_size",
     "device",
     "tensor_parallel_size",
+    "token_field",
 )
+IDENTITY_WHEN_SET = {"reasoning_effort": None, "reasoning_budget": 0, "chat_template_kwargs": None}
+"""Answer-changing options recorded in a run's identity only when they differ from these
+defaults (runs made before the options existed keep their request hashes)."""
 
 
 @runtime_checkable
@@ -169,6 +202,35 @@ def require(module: str, extra: str, package: str | None = None):
             f"the {extra!r} judge backend needs {pkg!r}, which is not installed; "
             f"install it with: pip install 'gridwm-judge[{extra}]'"
         ) from exc
+
+
+def refuse_api_options(options: JudgeOptions, spec: str) -> None:
+    """A local engine sends no API fields: refuse the options that would be recorded in the run
+    but not applied (one line, before loading a model)."""
+    given = [flag for flag, value, unset in (
+        ("--reasoning-effort", options.reasoning_effort, None),
+        ("--reasoning-budget", options.reasoning_budget, 0),
+        ("--chat-template-kwargs", options.chat_template_kwargs, None)) if value != unset]
+    if given:
+        raise ValueError(f"{', '.join(given)} apply to the API judges (openai, anthropic, "
+                         f"gemini), not to {spec!r}; leave them out")
+
+
+def looks_like_path(model: str) -> bool:
+    """Whether a model name is a local folder rather than a Hub id (``ORG/NAME`` or ``NAME``):
+    it starts with ``.``, ``/`` or ``~``, or has more than one ``/``."""
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model
+
+
+def check_local_path(model: str, backend: str) -> None:
+    """A model given as a local path that is not a folder: one line, before any loading (the
+    Hub's "Repo id must be in the form ..." would name the wrong problem)."""
+    import os
+
+    if looks_like_path(model) and not os.path.isdir(os.path.expanduser(model)):
+        raise ValueError(f"no such folder {model!r} for the {backend} judge model (a local "
+                         "model is a folder with config, weights and processor files; a Hub "
+                         "model is ORG/NAME)")
 
 
 def status_for(text: str | None, truncated: bool) -> Status:

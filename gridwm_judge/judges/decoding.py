@@ -10,7 +10,8 @@ reads :data:`GREEDY` through the builder for its API (:func:`hf_generate_kwargs`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class Decoding:
     def settings(self) -> dict:
         """JSON-safe form recorded in the run's judge settings."""
         return {"strategy": "greedy", **asdict(self), "max_tokens": "task budget"}
+
+    def fields(self) -> tuple[str, ...]:
+        """The names of the decoding values (what a backend sends or lists as not sent)."""
+        return tuple(f.name for f in fields(self))
 
 
 GREEDY = Decoding()
@@ -85,3 +90,10 @@ def openai_request_fields(max_tokens: int, decoding: Decoding = GREEDY) -> dict:
 
 
 
+
+
+def is_greedy(sent: Mapping) -> bool:
+    """Whether a request that carried ``sent`` decodes greedily (temperature 0, top-k 1, or
+    sampling off); a request without such a field gets the server's default: not greedy."""
+    return (sent.get("temperature") == 0 or sent.get("top_k") == 1
+            or sent.get("do_sample") is False)

@@ -20,6 +20,8 @@ from gridwm_judge.judges.base import (
     JudgeResponse,
     MissingDependencyError,
     Usage,
+    check_local_path,
+    refuse_api_options,
     require,
     respond_batch,
     status_for,
@@ -100,6 +102,8 @@ class HFJudge:
     needs_gold = False
 
     def __init__(self, model_id: str, options: JudgeOptions, spec: str):
+        refuse_api_options(options, spec)
+        check_local_path(model_id, "hf")
         self.torch = require("torch", "hf")
         transformers = require("transformers", "hf")
         self.spec, self.model_id, self.options = spec, model_id, options
@@ -139,6 +143,11 @@ class HFJudge:
             # PIL and torchvision image processors differ slightly in pixels
             "image_processor": type(getattr(self.processor, "image_processor", None)).__name__,
         }
+
+    def sending(self) -> dict:
+        """What every ``generate`` call carries (run.json ``as_sent``)."""
+        fields = {**hf_generate_kwargs(1, GREEDY), **self._generate_extra}
+        return {"fields": {**fields, "max_new_tokens": "task budget"}, "not_sent": []}
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
         for batch in batches(requests, max(1, self.options.batch_size)):
@@ -264,12 +273,10 @@ def load_processor(transformers, model_id: str):
             f"cannot load the hf judge model {model_id!r}: give a local folder with "
             f"config, weights and processor files, or a Hub model id ({exc})"
         ) from exc
+    except MissingDependencyError:  # already one clear line (a broken torchvision)
+        raise
     except ImportError as exc:  # e.g. num2words for SmolVLM
-        missing = getattr(exc, "name", None) or _package_in(str(exc))
-        raise MissingDependencyError(
-            f"the hf judge model {model_id!r} needs the package {missing!r}: "
-            f"pip install {missing or 'gridwm-judge[hf]'}"
-        ) from exc
+        raise MissingDependencyError(missing_package_line(model_id, exc)) from exc
     if not getattr(processor, "chat_template", None):
         raise ValueError(
             f"the hf judge model {model_id!r} has no chat template (PaliGemma and other "
@@ -277,6 +284,25 @@ def load_processor(transformers, model_id: str):
             "that writes an image placeholder per image, then the text (see the README)"
         )
     return processor
+
+
+TORCHVISION_CPU = (
+    "pip install torchvision --index-url https://download.pytorch.org/whl/cpu (on a CPU "
+    "machine: PyPI's torchvision wheel is a CUDA build that replaces the CPU torch; on a GPU "
+    "machine install the torchvision built for your torch)"
+)
+
+
+def missing_package_line(model_id: str, exc: ImportError) -> str:
+    """One line naming the package a processor needs and how to install it."""
+    missing = getattr(exc, "name", None) or _package_in(str(exc))
+    if missing is None:
+        return (f"the hf judge model {model_id!r} needs a package that is not installed "
+                f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}): "
+                "pip install 'gridwm-judge[hf]'")
+    top = missing.split(".")[0]
+    install = TORCHVISION_CPU if top == "torchvision" else f"pip install {top}"
+    return f"the hf judge model {model_id!r} needs the package {top!r}: {install}"
 
 
 def _processor_class(transformers, model_id: str):

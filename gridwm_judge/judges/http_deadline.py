@@ -7,7 +7,9 @@ every read wait at most until that monotonic instant; past it the operation rais
 timeout error. :meth:`Connections.abort` shuts every open socket down, so threads blocked in
 a read return at once (Ctrl-C must not wait for a slow server).
 
-httpcore (a dependency of httpx) is imported only when :func:`connections` is called.
+httpcore (a dependency of httpx) is imported only when :class:`Connections` is created.
+:func:`sdk_transport` puts the same pool under a provider SDK's ``httpx2`` client, so the SDK
+builds and reads the requests while the sockets, deadlines and aborts stay these.
 """
 
 from __future__ import annotations
@@ -68,10 +70,14 @@ class Connections:
 
     def post(self, url: str, headers: list[tuple[str, str]], body: bytes, timeout_s: float):
         """POST ``body``; the whole exchange ends within ``timeout_s`` (httpcore.Response)."""
+        return self.request("POST", url, headers, body, timeout_s)
+
+    def request(self, method: str, url: str, headers, body: bytes, timeout_s: float):
+        """One request whose whole exchange ends within ``timeout_s`` (httpcore.Response)."""
         t = {"connect": timeout_s, "read": timeout_s, "write": timeout_s, "pool": timeout_s}
         with deadline(timeout_s):
             return self.pool.request(
-                "POST", url, headers=headers, content=body, extensions={"timeout": t}
+                method, url, headers=headers, content=body, extensions={"timeout": t}
             )
 
     def track(self, stream, add: bool) -> None:
@@ -163,3 +169,36 @@ def _backend(httpcore, owner: Connections) -> Any:
             time.sleep(seconds)
 
     return Backend()
+
+
+
+def sdk_transport(conn: Connections, timeout_s: float):
+    """An ``httpx2`` transport (what the anthropic and google-genai SDKs use) that sends each
+    request through ``conn``: one deadline for the whole exchange, sockets shut by
+    :meth:`Connections.abort`. httpcore's failures are raised as httpx2's, so each SDK reports
+    them as it would its own (a timeout as a timeout, a reset as a connection error)."""
+    import httpx2
+
+    hc = conn.httpcore
+
+    class DeadlineTransport(httpx2.BaseTransport):
+        def handle_request(self, request):
+            body = request.read()
+            try:
+                resp = conn.request(request.method, str(request.url), request.headers.raw,
+                                    body, timeout_s)
+            except hc.TimeoutException as exc:
+                raise httpx2.ReadTimeout(f"no complete response within {timeout_s:g} s ({exc})",
+                                         request=request) from exc
+            except hc.RemoteProtocolError as exc:
+                raise httpx2.RemoteProtocolError(str(exc), request=request) from exc
+            except (hc.NetworkError, hc.ProtocolError) as exc:
+                raise httpx2.ConnectError(f"{type(exc).__name__}: {exc}",
+                                          request=request) from exc
+            return httpx2.Response(resp.status, headers=resp.headers, content=resp.content,
+                                   request=request)
+
+        def close(self) -> None:
+            conn.close()
+
+    return DeadlineTransport()

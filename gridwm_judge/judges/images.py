@@ -48,7 +48,7 @@ def fit_pixels(image, max_pixels: int | None):
     return image.resize(size, resample=3)
 
 
-def _png_size(data: bytes) -> tuple[int, int] | None:
+def png_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) from a PNG header, None for other formats."""
     if data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR" and len(data) >= 24:
         return struct.unpack(">II", data[16:24])
@@ -95,7 +95,7 @@ class LazyImages(Sequence):
         data = self._encoded[index]
         if not self.max_pixels:
             return data
-        size = _png_size(data)
+        size = png_size(data)
         if size is not None and size[0] * size[1] <= self.max_pixels:
             return data  # within the limit: no decoding
         self[index]  # decodes and scales once

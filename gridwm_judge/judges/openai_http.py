@@ -7,18 +7,18 @@ they are when they are plain RGB, so nothing is decoded). The key comes from
 ``OPENAI_API_KEY`` or ``GRIDWM_API_KEY`` (none is sent when both are unset, as local servers
 expect); user info in the base URL (``http://user:key@host/v1``) is sent as basic auth.
 
-``workers`` daemon threads send requests concurrently under a shared ``rps`` limit; 408, 409,
-425, 429, 5xx of :data:`RETRY_STATUS`, timeouts, connection errors and malformed bodies are
-retried with exponential backoff (``backoff_s`` x 2^attempt, at most 30 s, at least a server's
-``Retry-After``) up to ``retries`` times; other 4xx are not retried. A request that still fails
-becomes a response with status ``"error"`` and the last error text, secrets redacted: failures
-are data, not verdicts. :meth:`OpenAIJudge.close` shuts the sockets down, so Ctrl-C never
-waits for a slow server.
+Sending (workers, ``rps``, retries with backoff and ``Retry-After``, errors as data, Ctrl-C)
+is :mod:`gridwm_judge.judges.http_judge`, shared with the other HTTP judges.
 
 Reasoning models: ``message.content`` is the answer; ``message.reasoning`` (older servers:
 ``reasoning_content``) and ``<think>...</think>`` blocks inside the content go to
 :attr:`JudgeResponse.reasoning`, never to the answer; ``finish_reason="length"`` is
 ``truncated`` even when the content is null (the thinking used the whole budget).
+o-series / GPT-5 models refuse ``max_tokens`` and a temperature other than 1: a 400 naming
+the field changes the request's form for the rest of the run (:class:`WireForm`) and the
+request is asked again at once, so no row is stored as an error for it. The request hash
+covers what is asked (prompt, images, budget, decoding intent), never this wire form.
+``reasoning_budget`` is added to the limit sent (reasoning counts inside it).
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -41,17 +39,26 @@ from gridwm_judge.judges.base import (
     require,
     status_for,
 )
-from gridwm_judge.judges.decoding import GREEDY, openai_request_fields
+from gridwm_judge.judges.decoding import GREEDY, Decoding, openai_request_fields
 from gridwm_judge.judges.http_deadline import Connections
+from gridwm_judge.judges.http_judge import (
+    RETRY_STATUS,
+    Fatal,
+    HTTPJudge,
+    RateLimiter,
+    Reshape,
+    Retryable,
+    check_status,
+    refused_param,
+    served,
+)
 from gridwm_judge.judges.images import png_data_url
 from gridwm_judge.parsing import split_reasoning
-from gridwm_judge.redact import redact
 from gridwm_judge.task_table import answer_spec
 
 API_KEY_ENV = ("OPENAI_API_KEY", "GRIDWM_API_KEY")
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_BACKOFF_S = 30.0
-_POLL_S = 0.2  # how often the consuming thread wakes to let Ctrl-C through
+__all__ = ["RETRY_STATUS", "RateLimiter", "OpenAIJudge", "WireForm", "chat_body",
+           "parse_completion", "refused_param"]
 
 
 def image_data_url(image) -> str:
@@ -60,14 +67,19 @@ def image_data_url(image) -> str:
 
 
 def chat_body(
-    model: str, req: JudgeRequest, seed: int | None = None, structured: bool = False
+    model: str, req: JudgeRequest, seed: int | None = None, structured: bool = False, *,
+    form: WireForm | None = None, options: JudgeOptions | None = None,
 ) -> dict:
     """The chat-completions request body: images first, then the prompt; greedy decoding
-    (:data:`~.decoding.GREEDY`: no sampling, no penalties, the task's budget).
+    (:data:`~.decoding.GREEDY`: no sampling, no penalties, the task's budget, plus
+    ``reasoning_budget``) in the ``form`` the server accepts.
 
     ``structured`` adds vLLM's ``structured_outputs`` extra parameter (choice / JSON schema
-    of the task's answer format); only vLLM-compatible servers understand it.
+    of the task's answer format); only vLLM-compatible servers understand it. ``options``
+    may add ``reasoning_effort`` and ``chat_template_kwargs`` (vLLM / SGLang: Qwen3's
+    thinking switch).
     """
+    options = options or JudgeOptions()
     content = [
         {"type": "image_url", "image_url": {"url": png_data_url(req.images, i)}}
         for i in range(len(req.images))
@@ -76,10 +88,14 @@ def chat_body(
     body = {
         "model": model,
         "messages": [{"role": "user", "content": content}],
-        **openai_request_fields(req.max_tokens),
+        **(form or WireForm()).fields(req.max_tokens + options.reasoning_budget),
     }
-    if seed is not None:
+    if seed is not None and "seed" not in (form.refused if form else ()):
         body["seed"] = seed
+    if options.reasoning_effort is not None:
+        body["reasoning_effort"] = options.reasoning_effort
+    if options.chat_template_kwargs:
+        body["chat_template_kwargs"] = dict(options.chat_template_kwargs)
     if structured:
         body["structured_outputs"] = answer_spec(req.task, req.style).structured_output()
     return body
@@ -123,6 +139,8 @@ def parse_completion(data) -> Completion:
         inline, content = split_reasoning(content)
         thinking.append(inline)
     reasoning = "\n\n".join(t for t in thinking if isinstance(t, str) and t.strip()) or None
+    if message.get("refusal") and not content:  # the model declined: no answer, kept apart
+        finish = "refusal"
     return Completion(content, reasoning, finish, _usage(data.get("usage")))
 
 
@@ -134,47 +152,66 @@ def _usage(usage) -> Usage | None:
     return Usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), reasoning)
 
 
-class RateLimiter:
-    """At most ``rps`` request starts per second across all threads (None: unlimited)."""
+class WireForm:
+    """The request form this server accepts, learned during the run and shared by all workers.
 
-    def __init__(self, rps: float | None):
-        self.interval = 1.0 / rps if rps else 0.0
-        self._next = 0.0
+    Starts from ``--token-field`` (``auto``: ``max_tokens``, what every OpenAI-compatible
+    server took before reasoning models). A 400 naming a field is read by :meth:`learn`: under
+    ``auto``, "Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens'" switches the
+    limit's name, and a sampling field the model refuses (``temperature`` of a reasoning model)
+    is left out from then on; the form is kept for the rest of the run.
+    """
+
+    def __init__(self, token_field: str = "auto"):
+        self.adaptive = token_field == "auto"
+        self.token_field = "max_tokens" if self.adaptive else token_field
+        self.refused: set[str] = set()
         self._lock = threading.Lock()
 
-    def wait(self) -> None:
-        if not self.interval:
-            return
+    def fields(self, max_tokens: int, decoding: Decoding = GREEDY) -> dict:
+        """The decoding fields of a request in the current form."""
         with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        if start > now:
-            time.sleep(start - now)
+            out = openai_request_fields(max_tokens, decoding)
+            limit = out.pop("max_tokens")
+            out[self.token_field] = limit
+            for name in self.refused:
+                out.pop(name, None)
+            return out
+
+    def learn(self, text: str, sent: dict) -> str | None:
+        """What changed in the form after a 400 reply ``text`` to a request that carried
+        ``sent``; None when the reply names nothing this form can change."""
+        param = refused_param(text)
+        if param is None:
+            return None
+        with self._lock:
+            if param in ("max_tokens", "max_completion_tokens") and self.adaptive:
+                other = "max_completion_tokens" if param == "max_tokens" else "max_tokens"
+                if param in sent:
+                    if self.token_field == param:
+                        self.token_field = other
+                    return f"the server refused {param!r}; sending {other!r}"
+            elif param in DROPPABLE and param in sent:
+                self.refused.add(param)
+                return f"the server refused {param!r}; leaving it out"
+        return None
 
 
-class _Retryable(Exception):
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
+DROPPABLE = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed")
+"""Sampling fields left out when the model refuses them (recorded as refused in run.json)."""
 
 
-class _Fatal(Exception):
-    """A failure that asking again will not fix (e.g. HTTP 400/401)."""
-
-
-class OpenAIJudge:
-    needs_gold = False
+class OpenAIJudge(HTTPJudge):
+    backend = "openai"
 
     def __init__(self, model: str, options: JudgeOptions, spec: str):
         if not options.base_url:
             raise ValueError(f"judge {spec!r} needs --base-url (e.g. http://127.0.0.1:8000/v1)")
         require("httpx", "openai")  # brings httpcore, which is what is used
-        self.spec, self.model, self.options = spec, model, options
         self.url, auth = _split_userinfo(options.base_url.rstrip("/") + "/chat/completions")
-        self.headers = [("Content-Type", "application/json"), ("Accept", "application/json")]
         key = api_key()
-        self.secrets = tuple(s for s in (key, auth) if s)
+        super().__init__(spec, model, options, secrets=(key, auth))
+        self.headers = [("Content-Type", "application/json"), ("Accept", "application/json")]
         if auth:
             self.headers.append(("Authorization", "Basic " + base64.b64encode(
                 auth.encode()).decode()))
@@ -182,8 +219,7 @@ class OpenAIJudge:
             self.headers.append(("Authorization", f"Bearer {key}"))
         self.conn = Connections(self.url, max(1, options.workers))
         self.httpcore = self.conn.httpcore
-        self.limiter = RateLimiter(options.rps)
-        self._closed = threading.Event()
+        self.form = WireForm(options.token_field)
 
     def settings(self) -> dict:
         return {
@@ -194,128 +230,63 @@ class OpenAIJudge:
             "seed": self.options.seed,
         }
 
-    def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
-        """Keep at most 2 x workers requests queued; yield each as it completes.
+    def sending(self) -> dict:
+        sent = self.form.fields(1)
+        return {
+            "token_limit_field": self.form.token_field,
+            "not_sent": [f for f in GREEDY.fields()
+                         if f not in sent and f not in self.form.refused],
+            "refused_by_server": sorted(self.form.refused),
+        }
 
-        The workers are daemon threads and this thread waits in short slices, so Ctrl-C
-        (KeyboardInterrupt here) ends the loop at once and never waits for a server.
-        """
-        workers = max(1, self.options.workers)
-        todo: queue.Queue = queue.Queue()
-        done: queue.Queue = queue.Queue()
-        stop = threading.Event()
-        threads = [
-            threading.Thread(target=self._serve, args=(todo, done, stop), daemon=True,
-                             name=f"gwj-http-{i}")
-            for i in range(workers)
-        ]
-        for t in threads:
-            t.start()
-        it = iter(requests)
-        in_flight, exhausted = 0, False
-        try:
-            while True:
-                while not exhausted and in_flight < 2 * workers:
-                    req = next(it, None)
-                    if req is None:
-                        exhausted = True
-                        break
-                    todo.put(req)
-                    in_flight += 1
-                if not in_flight:
-                    return
-                while True:
-                    try:
-                        resp = done.get(timeout=_POLL_S)
-                        break
-                    except queue.Empty:
-                        continue
-                in_flight -= 1
-                yield resp
-        finally:
-            stop.set()
-            for _ in threads:
-                todo.put(None)
+    def prepare(self, req: JudgeRequest) -> tuple[dict, bytes]:
+        body = chat_body(self.model, req, self.options.seed, self.options.structured,
+                         form=self.form, options=self.options)
+        return body, json.dumps(body).encode("utf-8")
 
-    def _serve(self, todo: queue.Queue, done: queue.Queue, stop: threading.Event) -> None:
-        while True:
-            req = todo.get()
-            if req is None or stop.is_set():
-                return
-            try:
-                resp = self.one(req, stop)
-            except BaseException as exc:  # never leave the consumer waiting for this request
-                resp = JudgeResponse(req.uid, None, "error", 0.0, error=f"worker failed: {exc!r}")
-            done.put(resp)
-
-    def one(self, req: JudgeRequest, stop: threading.Event | None = None) -> JudgeResponse:
-        """Send one request with retries; never raises."""
-        start = time.perf_counter()
-        try:
-            body = chat_body(self.model, req, self.options.seed, self.options.structured)
-            payload = json.dumps(body).encode("utf-8")
-        except Exception as exc:  # e.g. an image that cannot be encoded
-            return self._error(req, start, f"bad request: {type(exc).__name__}: {exc}")
-        last = "no attempt"
-        for attempt in range(self.options.retries + 1):
-            if self._closed.is_set() or (stop is not None and stop.is_set()):
-                return self._error(req, start, f"cancelled after {attempt} attempts: {last}")
-            self.limiter.wait()
-            try:
-                return self._attempt(req, payload, start)
-            except _Fatal as exc:
-                return self._error(req, start, str(exc))
-            except _Retryable as exc:
-                last = str(exc)
-                if attempt == self.options.retries:
-                    break
-                delay = min(MAX_BACKOFF_S, self.options.backoff_s * (2**attempt))
-                if exc.retry_after is not None:
-                    delay = min(MAX_BACKOFF_S, max(delay, exc.retry_after))
-                (stop or self._closed).wait(delay)
-            except Exception as exc:  # a bug or an unforeseen failure: data, not a crash
-                return self._error(req, start, f"{type(exc).__name__}: {exc}")
-        return self._error(
-            req, start, f"gave up after {self.options.retries + 1} attempts: {last}"
-        )
-
-    def _error(self, req: JudgeRequest, start: float, message: str) -> JudgeResponse:
-        return JudgeResponse(
-            req.uid, None, "error", time.perf_counter() - start,
-            error=redact(message, self.secrets),
-        )
-
-    def _attempt(self, req: JudgeRequest, payload: bytes, start: float) -> JudgeResponse:
-        """One POST bounded by ``timeout_s`` as a whole; raises _Retryable or _Fatal."""
+    def attempt(self, req: JudgeRequest, prepared, start: float) -> JudgeResponse:
+        """One POST bounded by ``timeout_s`` as a whole."""
+        body, payload = prepared
         hc = self.httpcore
         timeout = self.options.timeout_s
         try:
             resp = self.conn.post(self.url, self.headers, payload, timeout)
         except hc.TimeoutException as exc:
-            raise _Retryable(f"timeout: no complete response within {timeout:g} s ({exc})") \
+            raise Retryable(f"timeout: no complete response within {timeout:g} s ({exc})") \
                 from exc
         except (hc.NetworkError, hc.RemoteProtocolError) as exc:
-            raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from exc
+            raise Retryable(f"connection error: {type(exc).__name__}: {exc}") from exc
         except (hc.UnsupportedProtocol, hc.LocalProtocolError, hc.ProxyError) as exc:
-            raise _Fatal(f"{type(exc).__name__}: {exc}") from exc
+            raise Fatal(f"{type(exc).__name__}: {exc}") from exc
         text = resp.content.decode("utf-8", "replace")
-        if resp.status in RETRY_STATUS:
-            raise _Retryable(f"HTTP {resp.status}: {text[:200]}", _retry_after(resp.headers))
-        if resp.status >= 400:
-            raise _Fatal(f"HTTP {resp.status}: {text[:300]}")
+        if resp.status == 400:
+            sent = sent_fields(body)
+            if sent != sent_fields(self.prepare(req)[0]):
+                raise Reshape("another request learned the server's form")
+            change = self.form.learn(text, sent)
+            if change:
+                raise Reshape(change)
+        check_status(resp.status, resp.headers, text)
         try:
-            done = parse_completion(json.loads(text))
+            data = json.loads(text)
+            done = parse_completion(data)
         except ValueError as exc:
-            raise _Retryable(f"malformed response body ({exc}): {text[:200]!r}") from exc
+            raise Retryable(f"malformed response body ({exc}): {text[:200]!r}") from exc
         return JudgeResponse(
             req.uid, done.answer, done.status, time.perf_counter() - start, done.usage,
-            reasoning=done.reasoning,
+            reasoning=done.reasoning, sent=sent_fields(body),
+            served=served(data.get("model"), data.get("system_fingerprint")),
+            finish_reason=done.finish_reason,
         )
 
-    def close(self) -> None:
-        """Stop retries and shut the sockets down: threads in a request return at once."""
-        self._closed.set()
+    def shutdown(self) -> None:
         self.conn.close()
+
+
+def sent_fields(body: dict) -> dict:
+    """The decoding fields of a chat body: everything but the model, messages and the
+    structured-output constraint (recorded in the run's options)."""
+    return {k: v for k, v in body.items() if k not in ("model", "messages", "structured_outputs")}
 
 
 def _split_userinfo(url: str) -> tuple[str, str | None]:
@@ -325,16 +296,6 @@ def _split_userinfo(url: str) -> tuple[str, str | None]:
         return url, None
     userinfo, _, host = parts.netloc.rpartition("@")
     return urlunsplit(parts._replace(netloc=host)), unquote(userinfo)
-
-
-def _retry_after(headers) -> float | None:
-    for name, value in headers:
-        if name.lower() == b"retry-after":
-            try:
-                return float(value)
-            except ValueError:
-                return None
-    return None
 
 
 def create(name: str, options: JudgeOptions, spec: str) -> OpenAIJudge:

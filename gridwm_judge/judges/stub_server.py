@@ -5,6 +5,13 @@ through sockets, not mocks. Replies are scripted per prompt: :meth:`StubServer.s
 behaviours for requests whose prompt contains a key (429, 500, a slow reply, a malformed body,
 a truncated answer, a reply trickled one byte at a time, an error body that echoes the request
 headers, a reasoning model's reply); everything else gets ``default_reply`` after ``delay_s``.
+``refuse`` makes it answer as OpenAI does for o-series / GPT-5 models: HTTP 400 with
+"Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens' instead" for a request
+carrying ``max_tokens``, and "Unsupported value: 'temperature' ..." for a non-default sampling
+field; ``model`` / ``fingerprint`` are what it reports as having answered. ``api`` makes it
+speak Anthropic's Messages API (``"anthropic"``) or Gemini's generateContent (``"gemini"``)
+instead (:mod:`gridwm_judge.judges.stub_dialects`); ``base_url`` is then the host root, as
+those SDKs take it.
 
     with StubServer(default_reply="Yes") as server:
         ...  # point --base-url at server.base_url
@@ -23,10 +30,20 @@ from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from gridwm_judge.judges.stub_dialects import (
+    error_body,
+    path_ok,
+    prompt_of,
+    refused_field,
+    reply,
+)
+
 
 @dataclass(frozen=True)
 class Behaviour:
-    """One scripted reply: kind in ok / status / sleep / malformed / nochoices / trickle / echo.
+    """One scripted reply: kind in ok / status / sleep / malformed / nochoices / trickle / echo
+    / refusal (the model declines: OpenAI's ``message.refusal``, Anthropic's ``stop_reason``
+    "refusal", Gemini's ``finishReason`` SAFETY).
 
     ``text`` None sends ``"content": null``; ``reasoning`` goes in the message's
     ``reasoning_key`` field (vLLM: ``reasoning``; older servers: ``reasoning_content``).
@@ -69,13 +86,41 @@ def slow(seconds: float, text: str = "Yes") -> Behaviour:
 
 
 MALFORMED = Behaviour("malformed")
+REFUSAL = Behaviour("refusal", text=None, finish_reason="refusal")
 NO_CHOICES = Behaviour("nochoices")
 
 
+REASONING_DEFAULTS = {"temperature": 1, "top_p": 1, "presence_penalty": 0,
+                      "frequency_penalty": 0}
+"""The only values an o-series / GPT-5 model takes for these fields."""
+
+
+def refusal(body: dict, refuse) -> dict | None:
+    """OpenAI's 400 body for the first field of ``body`` a reasoning model refuses, else None."""
+    if "max_tokens" in refuse and "max_tokens" in body:
+        return {"error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                       "Use 'max_completion_tokens' instead.",
+            "type": "invalid_request_error", "param": "max_tokens",
+            "code": "unsupported_parameter"}}
+    for name, default in REASONING_DEFAULTS.items():
+        if name in refuse and name in body and body[name] != default:
+            return {"error": {
+                "message": f"Unsupported value: '{name}' does not support {body[name]!r} with "
+                           f"this model. Only the default ({default}) value is supported.",
+                "type": "invalid_request_error", "param": name, "code": "unsupported_value"}}
+    return None
+
+
 class StubServer:
-    def __init__(self, default_reply: str = "Yes", delay_s: float = 0.0, port: int = 0):
+    def __init__(self, default_reply: str = "Yes", delay_s: float = 0.0, port: int = 0,
+                 refuse: tuple[str, ...] = (), model: str | None = None,
+                 fingerprint: str | None = None, api: str = "openai"):
+        self.api = api
         self.default_reply = default_reply
         self.delay_s = delay_s
+        self.refuse = tuple(refuse)
+        self.model, self.fingerprint = model, fingerprint
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self._scripts: dict[str, deque] = {}
@@ -90,7 +135,7 @@ class StubServer:
     @property
     def base_url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host}:{port}" + ("/v1" if self.api == "openai" else "")
 
     def script(self, key: str, *behaviours: Behaviour) -> None:
         """Requests whose prompt contains ``key`` get these replies in turn, then the default.
@@ -102,7 +147,7 @@ class StubServer:
 
     def attempts(self, key: str) -> int:
         with self._lock:
-            return sum(key in _prompt(body) for body in self.requests)
+            return sum(key in prompt_of(self.api, body) for body in self.requests)
 
     def __enter__(self) -> StubServer:
         self._thread.start()
@@ -150,19 +195,24 @@ class StubServer:
                         server._active -= 1
 
             def _reply(self, body: dict) -> None:
-                if not self.path.endswith("/chat/completions"):
+                if not path_ok(server.api, self.path):
                     self._send(404, b'{"error": "not found"}')
                     return
-                b = server._next(_prompt(body)) or Behaviour("ok", text=server.default_reply)
+                refused = (refusal(body, server.refuse) if server.api == "openai"
+                           else refused_field(server.api, body, server.refuse))
+                if refused is not None:
+                    self._send(400, json.dumps(refused).encode())
+                    return
+                b = (server._next(prompt_of(server.api, body))
+                     or Behaviour("ok", text=server.default_reply))
                 if server.delay_s:
                     time.sleep(server.delay_s)
                 if b.kind == "status":
                     extra = (
                         [("Retry-After", str(b.retry_after))] if b.retry_after is not None else []
                     )
-                    self._send(
-                        b.status, json.dumps({"error": f"scripted {b.status}"}).encode(), extra
-                    )
+                    self._send(b.status, json.dumps(error_body(server.api, b.status)).encode(),
+                               extra)
                     return
                 if b.kind == "malformed":
                     self._send(200, b'{"choices": [{"message": ')
@@ -181,9 +231,14 @@ class StubServer:
                 if b.kind == "sleep":
                     time.sleep(b.seconds)
                 if b.kind == "trickle":
-                    self._trickle(json.dumps(_completion(body, b)).encode(), b)
+                    self._trickle(json.dumps(_completion(body, b, server)).encode(), b)
                     return
-                self._send(200, json.dumps(_completion(body, b)).encode())
+                if server.api != "openai":
+                    out = reply(server.api, body, b.text, b.finish_reason, b.reasoning,
+                                b.reasoning_tokens, server.model, self.path)
+                    self._send(200, json.dumps(out).encode())
+                    return
+                self._send(200, json.dumps(_completion(body, b, server)).encode())
 
             def _trickle(self, payload: bytes, b: Behaviour) -> None:
                 head = (
@@ -202,21 +257,27 @@ class StubServer:
         return Handler
 
 
-def _completion(body: dict, b: Behaviour) -> dict:
+def _completion(body: dict, b: Behaviour, server: StubServer) -> dict:
     message = {"role": "assistant", "content": b.text}
+    if b.kind == "refusal":
+        message["refusal"] = "I can't help with that."
     if b.reasoning is not None:
         message[b.reasoning_key] = b.reasoning
     n_words = len((b.text or "").split()) + len((b.reasoning or "").split())
     usage = {"prompt_tokens": 11, "completion_tokens": n_words, "total_tokens": 11 + n_words}
     if b.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": b.reasoning_tokens}
-    return {
+    out = {
         "id": "stub",
         "object": "chat.completion",
-        "model": body.get("model"),
-        "choices": [{"index": 0, "finish_reason": b.finish_reason, "message": message}],
+        "model": server.model or body.get("model"),
+        "choices": [{"index": 0, "message": message,
+                 "finish_reason": "stop" if b.kind == "refusal" else b.finish_reason}],
         "usage": usage,
     }
+    if server.fingerprint:
+        out["system_fingerprint"] = server.fingerprint
+    return out
 
 
 class _Server(ThreadingHTTPServer):
@@ -236,14 +297,6 @@ def _quiet_disconnects(handle_error):
     return handler
 
 
-def _prompt(body: dict) -> str:
-    try:
-        parts = body["messages"][-1]["content"]
-        return " ".join(p.get("text", "") for p in parts if isinstance(p, dict))
-    except (KeyError, IndexError, TypeError):
-        return ""
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m gridwm_judge.judges.stub_server --reply Yes``: serve until Ctrl-C."""
     import argparse
@@ -257,8 +310,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--delay", type=float, default=0.0, help="seconds per request")
     p.add_argument("--port", type=int, default=0,
                    help="port on 127.0.0.1 (0: any free port; the URL is printed)")
+    p.add_argument("--reasoning-model", action="store_true",
+                   help="refuse max_tokens and temperature as OpenAI's o-series / GPT-5 do")
     args = p.parse_args(argv)
-    with StubServer(default_reply=args.reply, delay_s=args.delay, port=args.port) as server:
+    refuse = ("max_tokens", *REASONING_DEFAULTS) if args.reasoning_model else ()
+    with StubServer(default_reply=args.reply, delay_s=args.delay, port=args.port,
+                    refuse=refuse) as server:
         print(f"serving on {server.base_url}", flush=True)
         try:
             while True:

@@ -22,6 +22,8 @@ from gridwm_judge.judges.base import (
     JudgeRequest,
     JudgeResponse,
     Usage,
+    check_local_path,
+    refuse_api_options,
     require,
     respond_batch,
     status_for,
@@ -65,7 +67,8 @@ def engine_kwargs(model: str, options: JudgeOptions) -> dict:
         raise ValueError(f"tensor_parallel_size must be >= 1, got {tp}")
     kwargs: dict[str, Any] = {
         "model": model,
-        "limit_mm_per_prompt": {"image": max(1, int(options.max_images))},
+        # images only: no video slots reserved (vLLM's default would budget for 999)
+        "limit_mm_per_prompt": {"image": max(1, int(options.max_images)), "video": 0},
         "tensor_parallel_size": tp,
         "seed": options.seed,
         "generation_config": "vllm",  # ignore the model's sampling defaults
@@ -143,6 +146,9 @@ class VLLMJudge:
     needs_gold = False
 
     def __init__(self, model: str, options: JudgeOptions, spec: str, engine=None):
+        refuse_api_options(options, spec)
+        if engine is None:
+            check_local_path(model, "vllm")
         self.spec, self.model, self.options = spec, model, options
         self.kwargs = engine_kwargs(model, options)
         self.engine = engine if engine is not None else _Engine(self.kwargs)
@@ -157,6 +163,11 @@ class VLLMJudge:
             "max_pixels": self.options.max_pixels,
             "structured": self.options.structured,
         }
+
+    def sending(self) -> dict:
+        """What every request carries (run.json ``as_sent``): all of the decoding values."""
+        fields = {**vllm_sampling_kwargs(1, GREEDY), "seed": self.options.seed}
+        return {"fields": {**fields, "max_tokens": "task budget"}, "not_sent": []}
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
         chunk: list[JudgeRequest] = []

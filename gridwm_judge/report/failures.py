@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from gridwm_judge.report.inputs import JudgeEntry
 from gridwm_judge.report.table import fcount, fnum
-from gridwm_judge.scoring.judge_scores import causal_blocks
+from gridwm_judge.results import MetricResult
+from gridwm_judge.scoring import scopes
+from gridwm_judge.scoring.scopes import CausalScope
 from gridwm_judge.task_table import world_of
 
 MODES = (
@@ -52,35 +54,36 @@ class ModeStatus:
         return self.status == "flagged"
 
 
-def causal_scopes(entry: JudgeEntry, world: str = "minigrid") -> Iterator[tuple[str, dict]]:
-    """(scope, causal block) of ``world`` by recipe: e.g. C per representation, then D."""
-    for scope, _task, blk in causal_blocks(entry.tasks, world):
-        yield scope, blk["causal"]
+def causal_scopes(entry: JudgeEntry, world: str = "minigrid") -> Iterator[CausalScope]:
+    """The causal scopes of ``world`` by recipe: e.g. C per representation, then D."""
+    return scopes.causal_scopes(entry.results, world)
 
 
 def has_world(entry: JudgeEntry, world: str) -> bool:
-    return any(world_of(t) == world for t in entry.tasks)
+    return any(world_of(t) == world for t in entry.results.tasks)
 
 
-def _ratio(m: dict) -> str:
-    return f"{fnum(m.get('value'))} ({fcount(m.get('num'))}/{fcount(m.get('den'))})"
+def _ratio(m: MetricResult | None) -> str:
+    if m is None:
+        return f"{fnum(None)} ({fcount(None)}/{fcount(None)})"
+    return f"{fnum(m.value)} ({fcount(m.numerator)}/{fcount(m.denominator)})"
 
 
 def _degenerate(entry: JudgeEntry, flag: str, world: str) -> ModeStatus:
     ev, seen = [], False
-    for scope, c in causal_scopes(entry, world):
+    for c in causal_scopes(entry, world):
         seen = True
-        if flag not in c.get("degenerate_flags", []):
+        if flag not in c.degenerate_flags:
             continue
-        m = c["metrics"]
+        scope = c.label
         if flag == "low_activation":
-            ev.append(f"G_active ({scope}) = {c['g_active']} < 10 of {c['n_pairs']} pairs")
+            ev.append(f"G_active ({scope}) = {c.g_active} < 10 of {c.count('n_pairs')} pairs")
         elif flag == "all_fail":
-            ev.append(f"p_active ({scope}) = {_ratio(m['p_active'])} < 0.1")
+            ev.append(f"p_active ({scope}) = {_ratio(c.metric('p_active'))} < 0.1")
         else:
             ev.append(
-                f"p_active ({scope}) = {_ratio(m['p_active'])} > 0.9, "
-                f"Acc_cf = {_ratio(m['acc_cf'])} < 0.1"
+                f"p_active ({scope}) = {_ratio(c.metric('p_active'))} > 0.9, "
+                f"Acc_cf = {_ratio(c.metric('acc_cf'))} < 0.1"
             )
     if not seen:
         return ModeStatus(flag, "not assessed", ())

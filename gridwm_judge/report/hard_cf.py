@@ -11,12 +11,12 @@ on each.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table
+from gridwm_judge.scoring.scopes import Scope
 from gridwm_judge.task_table import ALL_TASKS
 
 PAIRS: tuple[tuple[str, str], ...] = tuple((t.paper, t.name) for t in ALL_TASKS if t.paper)
@@ -28,22 +28,23 @@ def asked(data: ReportData) -> bool:
     return any(data.asked((hard,)) for _, hard in PAIRS)
 
 
-def _scope(entry: JudgeEntry, task: str, family: str) -> Mapping[str, Any] | None:
+def _scope(entry: JudgeEntry, task: str, family: str) -> Scope | None:
     blk = shortcuts.scope_block(entry, task)
     if blk is None or family == "all":
         return blk
-    return (blk.get("by_family") or {}).get(family)
+    return blk.family(family)
 
 
-def _m(block: Mapping[str, Any] | None, name: str) -> dict | None:
-    return None if not block else (block.get("metrics") or {}).get(name)
+def _m(scope: Scope | None, name: str) -> dict | None:
+    return None if scope is None else scope.cell(name)
 
 
 def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
     fams: set[str] = set()
     for e in data.judges:
         for t in tasks:
-            fams |= set((shortcuts.scope_block(e, t) or {}).get("by_family") or {})
+            blk = shortcuts.scope_block(e, t)
+            fams |= set(blk.families() if blk is not None else ())
     return ["all", *sorted(fams)]
 
 

@@ -21,7 +21,9 @@ from gridwm_judge.records import (
     JudgeScores,
     ScoresRecord,
 )
+from gridwm_judge.results import Results
 from gridwm_judge.scoring.comparisons import compare_judges
+from gridwm_judge.scoring.flat import read_scores
 from gridwm_judge.scoring.score import score
 from gridwm_judge.scoring.task_scores import Settings
 
@@ -57,8 +59,8 @@ class JudgeEntry:
     is_oracle: bool = False  # reads the gold answer (run.json "oracle_upper_bound")
 
     @property
-    def tasks(self) -> Mapping[str, Any]:
-        return self.scores.tasks
+    def results(self) -> Results:
+        return self.scores.results
 
     def asked(self, tasks: Sequence[str]) -> bool:
         """Whether this judge was asked any of ``tasks`` (task names, e.g. "C", "MC")."""
@@ -70,7 +72,7 @@ class JudgeEntry:
 class ReportData:
     runs: tuple[RunInput, ...]
     judges: tuple[JudgeEntry, ...]
-    comparisons: Mapping[str, Any]
+    comparisons: Results
 
     def asked(self, tasks: Sequence[str]) -> bool:
         """Whether any judge of the report was asked any of ``tasks``: a section is drawn
@@ -130,7 +132,7 @@ def load_run(
             raise FileNotFoundError(f"{run_json} is missing: cannot tell which dataset to score")
         scores_path = _score_now(run_dir, run, score_dir, n_resamples, allow_mismatch)
         scored_now = True
-    scores = ScoresRecord.read(scores_path)
+    scores = read_scores(scores_path)
     if not run and scores.runs:  # a scores.json written from this run records it
         run = next(iter(scores.runs.values()))
     return RunInput(name, run_dir, run, scores, scores_path, scored_now)

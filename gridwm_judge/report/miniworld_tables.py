@@ -3,7 +3,6 @@ with MiniGrid's; both only when a judge was asked a MiniWorld task."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 from gridwm_judge.report import shortcuts
@@ -12,20 +11,25 @@ from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
+    _control,
     _m,
+    _test,
     _v,
     _with_p,
     coverage_note,
-    family_blocks,
     invalid,
+    min_family,
     stability,
     task_c,
     task_d,
 )
-from gridwm_judge.task_table import ALL_TASKS
+from gridwm_judge.scoring.scopes import causal_scope
+from gridwm_judge.task_table import ALL_TASKS, task_spec, world_task
 
 WORLD = "miniworld"
-
+A, C, D = (world_task(r, WORLD) for r in ("next_state", "presentation_invariance",
+                                          "reference_aided"))
+"""MiniWorld's tasks of Task A's, C's and D's recipes (MA, MC, MD), from the task table."""
 
 _NAMES = tuple(t.name for t in ALL_TASKS if t.world == WORLD)
 
@@ -47,50 +51,46 @@ def miniworld_asked(data: ReportData) -> bool:
 
 
 def miniworld_c(data: ReportData) -> Table:
-    t = task_c(data, "MC", "miniworld_c", "MiniWorld (3D) Task C: correctness and causal "
-               "sensitivity on first-person storyboards (config miniworld_c)")
+    t = task_c(data, C, task_spec(C).config, "MiniWorld (3D) Task C: correctness and causal "
+               f"sensitivity on first-person storyboards (config {task_spec(C).config})")
     return Table(t.key, t.title, t.columns, t.rows, (MINIWORLD_NOTE, *t.notes))
 
 
 def miniworld_d(data: ReportData) -> Table:
-    t = task_d(data, "MD", "miniworld_d", "MiniWorld (3D) reference-aided Task D on "
-               "first-person storyboards (config miniworld_d)")
+    t = task_d(data, D, task_spec(D).config, "MiniWorld (3D) reference-aided Task D on "
+               f"first-person storyboards (config {task_spec(D).config})")
     return Table(t.key, t.title, t.columns, t.rows, (MINIWORLD_NOTE, *t.notes))
 
 
 def miniworld_a(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        a = e.scores.block("MA")
+        a = _control(e, A)
         if a is None:
             continue
-        mc = a.get("mcnemar", {})
-        rows.append((e.label, _m(a, "acc_a1"), _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")),
-                     _with_p(_m(a, "delta_mask"), mc.get("mask")), invalid(e, "MA")))
+        rows.append((e.label, _m(a, "acc_a1"),
+                     _with_p(_m(a, "delta_shuffle"), _test(e, A, "shuffle")),
+                     _with_p(_m(a, "delta_mask"), _test(e, A, "mask")), invalid(e, A)))
+    config = task_spec(A).config
     return Table(
-        "miniworld_a",
-        "MiniWorld (3D) Task A: next first-person view given the action (config miniworld_a)",
-        ("judge", "Acc_A1", "Delta_shuffle", "Delta_mask", "invalid MA"),
+        config,
+        f"MiniWorld (3D) Task A: next first-person view given the action (config {config})",
+        ("judge", "Acc_A1", "Delta_shuffle", "Delta_mask", f"invalid {A}"),
         tuple(rows),
         (MINIWORLD_NOTE, "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by "
-         "question; invalid answers count as incorrect.", *coverage_note(data, ("MA",))),
+         "question; invalid answers count as incorrect.", *coverage_note(data, (A,))),
     )
-
-
-def _min_family(e: JudgeEntry, metric: str, scopes: Sequence[str]) -> float | None:
-    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e, WORLD) if s in scopes]
-    vals = [v for v in vals if v is not None]
-    return min(vals) if vals else None
 
 
 def miniworld_headline(data: ReportData) -> Table:
     """MiniGrid's headline for MiniWorld: MC composite (else MC split, else MD), with MD's
-    IDR_raw and MA's Acc_A1 beside it and MiniWorld's own failure-mode flags."""
+    IDR_raw and MA's Acc_A1 beside it and MiniWorld's own failure-mode flags (the tasks by
+    recipe from the task table)."""
     rows = []
     for e in data.judges:
-        scopes = dict(causal_scopes(e, WORLD))
-        scope = next((s for s in ("MC/composite", "MC/split", "MD") if s in scopes), None)
-        a = e.scores.block("MA")
+        scopes = {s.label: s for s in causal_scopes(e, WORLD)}
+        scope = next((s for s in (f"{C}/composite", f"{C}/split", D) if s in scopes), None)
+        a = _control(e, A)
         if scope is None and a is None:
             errored = sum(cov.errored for t, cov in e.scores.coverage.items()
                           if t in _NAMES)
@@ -100,7 +100,7 @@ def miniworld_headline(data: ReportData) -> Table:
             continue
         c = scopes.get(scope) if scope else None
         p = _m(c, "p_active")
-        md = e.scores.block("MD", "causal")
+        md = causal_scope(e.results, D)
         task, _, form = (scope or "").partition("/")
         best = (None if shortcuts.is_shortcut(e) or scope is None
                 else shortcuts.best_shortcut(data, task, rep=form or "composite"))
@@ -112,8 +112,8 @@ def miniworld_headline(data: ReportData) -> Table:
             fnum(_v(c, "idr_raw"), 2),
             fnum(_v(c, "acc_cf"), 2),
             DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
-            fnum(_min_family(e, "ns", (scope,)), 2),
-            fnum(_min_family(e, "jcr", (scope,)), 2),
+            fnum(min_family(e, "ns", (scope,), WORLD), 2),
+            fnum(min_family(e, "jcr", (scope,), WORLD), 2),
             fnum(_v(md, "idr_raw"), 2) if md else "not run",
             fnum(_v(a, "acc_a1"), 2) if a else "not run",
             ", ".join(flags(e, WORLD)) or "none",
@@ -122,16 +122,16 @@ def miniworld_headline(data: ReportData) -> Table:
         "miniworld_headline",
         "MiniWorld (3D) headline: the same question on first-person views",
         ("judge", "scope", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "shortcut IDR",
-         "NS_min", "JCR_min", "IDR_raw MD", "Acc_A1 MA", "flags"),
+         "NS_min", "JCR_min", f"IDR_raw {D}", f"Acc_A1 {A}", "flags"),
         tuple(rows),
         (
             MINIWORLD_NOTE,
-            "Scope: MC composite (eligible pairs), else MC split, else MD. Shortcut IDR: the best "
-            "shortcut judge's IDR_raw on the same config (see shortcut_ceiling). NS_min / "
-            "JCR_min: the least stable probe family of that scope. IDR_raw MD: reference-aided, "
-            "all groups. Acc_A1 chance = 0.25. Flags: MiniWorld's own failure modes ("
-            + ", ".join(SHORT.values()) + "; see failure_modes.md).",
-            *coverage_note(data, ("MA", "MC", "MD")),
+            f"Scope: {C} composite (eligible pairs), else {C} split, else {D}. Shortcut IDR: the "
+            "best shortcut judge's IDR_raw on the same config (see shortcut_ceiling). NS_min / "
+            f"JCR_min: the least stable probe family of that scope. IDR_raw {D}: "
+            "reference-aided, all groups. Acc_A1 chance = 0.25. Flags: MiniWorld's own failure "
+            "modes (" + ", ".join(SHORT.values()) + "; see failure_modes.md).",
+            *coverage_note(data, (A, C, D)),
         ),
     )
 
@@ -142,7 +142,8 @@ def miniworld_summary(data: ReportData) -> tuple[Table, ...]:
 
 
 def miniworld_section(data: ReportData) -> tuple[Table, ...]:
-    """MiniWorld's own tables (MA, MC, MD, stability); () when no judge was asked."""
+    """MiniWorld's own tables (its tasks of Task A's, C's and D's recipes, then stability); ()
+    when no judge was asked."""
     if not miniworld_asked(data):
         return ()
     return (miniworld_a(data), miniworld_c(data), miniworld_d(data), stability(data, WORLD))

@@ -21,11 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
 from gridwm_judge.schema import EVIDENCE
+from gridwm_judge.scoring.scopes import CausalScope
 
 TASK = "OS"
 FIGURE = "fig_oracle_state_differences.png"
@@ -46,8 +47,28 @@ def asked(data: ReportData) -> bool:
     return data.asked((TASK,))
 
 
-def _arms(entry) -> Mapping[str, Any]:
-    return entry.scores.block(TASK, "arms") or {}
+def _arms(entry: JudgeEntry) -> dict[str, CausalScope]:
+    """Arm -> its figures (stages, counts, causal block), for the arms the judge answered."""
+    return {arm: CausalScope(arm, {"task": TASK, "arm": arm}, entry.results)
+            for arm in EVIDENCE
+            if entry.results.one(task=TASK, name="n_rows", arm=arm) is not None}
+
+
+def _chance(arm: CausalScope) -> dict[str, dict[str, Any]]:
+    """An arm's chance levels per stage: uniform, best constant, its answer, rows."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in arm.results.select(task=TASK, arm=arm.label, name="chance_best_constant"):
+        uniform = arm.results.value(task=TASK, arm=arm.label, condition=r.condition,
+                                    name="chance_uniform")
+        out[str(r.condition)] = {"uniform": uniform, "best_constant": r.value,
+                                 "best_constant_answer": r.detail, "n_rows": r.denominator}
+    return out
+
+
+def _differences(entry: JudgeEntry) -> list[tuple[str, str]]:
+    """(arm, baseline) of each paired arm difference, in scoring order."""
+    return [(str(r.arm), str(r.baseline))
+            for r in entry.results.select(task=TASK, name="mcnemar_idr")]
 
 
 def chance(data: ReportData) -> dict[str, Mapping[str, Any]]:
@@ -58,8 +79,9 @@ def chance(data: ReportData) -> dict[str, Mapping[str, Any]]:
     for e in data.judges:
         for arm in EVIDENCE:
             blk = _arms(e).get(arm)
-            if blk and blk.get("chance") and ARM_LABEL[arm] not in found:
-                found[ARM_LABEL[arm]] = blk["chance"]
+            levels = _chance(blk) if blk is not None else {}
+            if levels and ARM_LABEL[arm] not in found:
+                found[ARM_LABEL[arm]] = levels
     blocks = list(found.values())
     if len(blocks) > 1 and all(b == blocks[0] for b in blocks):
         return {ALL_ARMS: blocks[0]}
@@ -104,8 +126,8 @@ def stages(data: ReportData) -> Table:
             if blk is None:
                 continue
             rows.append((e.label, ARM_LABEL[arm],
-                         *(_m(blk["stages"], k) for k, _ in STAGE_COLUMNS),
-                         f"{blk['n_invalid']}/{blk['n_rows']}"))
+                         *(_m(blk, k) for k, _ in STAGE_COLUMNS),
+                         f"{blk.count('n_invalid')}/{blk.count('n_rows')}"))
     levels = chance(data)
     for kind, label in CHANCE:
         for arm, block in levels.items():
@@ -124,16 +146,15 @@ def stages(data: ReportData) -> Table:
 def idr(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        vcc = {"state": _m(e.scores.block(TASK, "vcc_oracle"), "vcc_oracle"),
-               "pixel_state": _m(e.scores.block(TASK, "vcc_pixel_state"), "vcc_pixel_state")}
-        for arm, blk in ((a, _arms(e).get(a)) for a in EVIDENCE):
-            if blk is None:
+        vcc = {"state": e.results.cell(task=TASK, name="vcc_oracle"),
+               "pixel_state": e.results.cell(task=TASK, name="vcc_pixel_state")}
+        for arm, c in ((a, _arms(e).get(a)) for a in EVIDENCE):
+            if c is None:
                 continue
-            c = blk["causal"]
-            rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c["g_active"],
+            rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c.g_active,
                          _m(c, "idr_raw"), _idr_cond(c),
                          vcc.get(arm, DASH),
-                         "+".join(c["degenerate_flags"]) or "ok"))
+                         "+".join(c.degenerate_flags) or "ok"))
     return Table(
         "oracle_state_idr",
         "Oracle-State: causal sensitivity per evidence arm (paper Table 17)",
@@ -147,7 +168,7 @@ def idr(data: ReportData) -> Table:
     )
 
 
-def _diff(m: Mapping[str, Any] | None) -> str:
+def _diff(m: dict[str, Any] | None) -> str:
     if not m or m.get("value") is None:
         return DASH
     ci, env = m.get("ci") or [None, None], m.get("ci_env") or [None, None]
@@ -161,13 +182,15 @@ def _diff(m: Mapping[str, Any] | None) -> str:
 def differences(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        for d in (e.scores.block(TASK, "differences") or {}).values():
-            test = d.get("mcnemar_idr") or {}
-            p = test.get("p_value")
-            rows.append((e.label, f"{ARM_LABEL[d['arm']]} - {ARM_LABEL[d['baseline']]}",
-                         *(_diff(d.get(k)) for k, _ in DIFF_METRICS),
-                         DASH if p is None else f"{fnum(p)} ({test.get('method')}, "
-                         f"{test.get('n')} discordant)", d["n_items"]))
+        for arm, base in _differences(e):
+            where = {"task": TASK, "arm": arm, "baseline": base}
+            test = e.results.one(name="mcnemar_idr", **where)
+            p = None if test is None else test.p_value
+            rows.append((e.label, f"{ARM_LABEL[arm]} - {ARM_LABEL[base]}",
+                         *(_diff(e.results.cell(name=k, **where)) for k, _ in DIFF_METRICS),
+                         DASH if test is None or p is None else f"{fnum(p)} ({test.method}, "
+                         f"{test.denominator} discordant)",
+                         int(e.results.value(name="n_items", **where) or 0)))
     return Table(
         "oracle_state_differences",
         "Oracle-State: paired arm differences (paper Table 17's comparisons)",
@@ -192,14 +215,13 @@ def fig_differences(data: ReportData, path: Path) -> Path:
     IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
-    judges = [e for e in data.judges if e.scores.block(TASK, "differences")]
+    judges = [e for e in data.judges if _differences(e)]
     cols = _colors(len(judges))
-    keys = ("state-pixel", "pixel_state-pixel")
+    keys = (("state", "pixel"), ("pixel_state", "pixel"))
     for ax, (metric, label) in zip(axes, DIFF_METRICS, strict=True):
         for i, e in enumerate(judges):
-            diffs = e.scores.block(TASK, "differences") or {}
-            for k, key in enumerate(keys):
-                m = (diffs.get(key) or {}).get(metric)
+            for k, (arm, base) in enumerate(keys):
+                m = e.results.cell(task=TASK, name=metric, arm=arm, baseline=base)
                 if not m or m.get("value") is None:
                     continue
                 y = k + (i - (len(judges) - 1) / 2) * 0.12

@@ -27,7 +27,9 @@ from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.miniworld_tables import miniworld_judges
-from gridwm_judge.report.tables import REPS, _m, c_causal, family_blocks
+from gridwm_judge.report.tables import REPS, _control, _m, c_causal, family_blocks
+from gridwm_judge.scoring.scopes import causal_scope
+from gridwm_judge.task_table import task_spec, world_task
 
 DPI = 110
 MARKERS = {"composite": "o", "split": "s"}
@@ -226,7 +228,7 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
     keys: list[tuple[str, str]] = []
     for e in data.judges:
         for scope, fam, fb in family_blocks(e, world):
-            if len(fb.get("levels", [])) >= 2 and (scope, fam) not in keys:
+            if (fb.count("n_levels") or 0) >= 2 and (scope, fam) not in keys:
                 keys.append((scope, fam))
     labels = [f"{fam}\n({scope})" for scope, fam in keys]
     cols = _colors(len(data.judges))
@@ -273,22 +275,35 @@ def _panels(data: ReportData, path: Path, value, panels, suptitle: str, sharey: 
     return _save(fig, path, CI_NOTE)
 
 
+def _value(e, key: str, metric: str):
+    """(value, low, high) of ``metric`` at ``key``: "C/composite" (a representation of a Task
+    C-style config), a reference-aided task's causal block ("D", "MD"), else a control task's
+    figures ("A", "MA", "B", "E"); None where the judge has none."""
+    task, _, rep = key.partition("/")
+    if rep:
+        return _cell(c_causal(e, rep, task), metric)
+    if task_spec(task).recipe == "reference_aided":
+        return _cell(causal_scope(e.results, task), metric)
+    return _cell(_control(e, task), metric)
+
+
+def _world_tasks(world: str) -> tuple[str, str, str]:
+    """``world``'s tasks of Task A's, C's and D's recipes, from the task table."""
+    a, c, d = (world_task(r, world) for r in ("next_state", "presentation_invariance",
+                                              "reference_aided"))
+    return a, c, d
+
+
 def fig_controls(data: ReportData, path: Path) -> Path:
+    a, c, d = _world_tasks("minigrid")
+    b, e = world_task("perception"), world_task("state_tracking")
     judging = (
-        ("JAcc_neu (C)", "C", "jacc_neu"),
-        ("IDR_raw (C)", "C", "idr_raw"),
-        ("IDR_raw (D)", "D", "idr_raw"),
+        (f"JAcc_neu ({c})", f"{c}/composite", "jacc_neu"),
+        (f"IDR_raw ({c})", f"{c}/composite", "idr_raw"),
+        (f"IDR_raw ({d})", d, "idr_raw"),
     )
-    local = (("B_Acc@0.90", "B", "b_acc_090"), ("E_Acc", "E", "e_acc"), ("Acc_A1", "A", "acc_a1"))
-
-    def value(e, task, metric):
-        if task == "C":
-            return _cell(c_causal(e, "composite"), metric)
-        if task == "D":
-            return _cell(e.scores.block("D", "causal"), metric)
-        return _cell(e.scores.block(task), metric)
-
-    return _panels(data, path, value, (
+    local = (("B_Acc@0.90", b, "b_acc_090"), ("E_Acc", e, "e_acc"), ("Acc_A1", a, "acc_a1"))
+    return _panels(data, path, _value, (
         (judging, "judging metrics", (0, 1.15), ()),
         (local, "local controls (A1 chance = 0.25)", (0, 1.15), (0.25,)),
     ), "Local controls beside judging metrics (Fig. 5)", sharey=True)
@@ -297,25 +312,18 @@ def fig_controls(data: ReportData, path: Path) -> Path:
 def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
     """MiniWorld's IDR_raw per judge for MC (each representation) and MD, beside MA's Acc_A1
     and its deltas (signed: Acc_orig - Acc_shuffled/masked, so the axis goes below 0)."""
+    a, c, d = _world_tasks("miniworld")
     judging = (
-        ("JAcc_neu\n(MC composite)", "MC/composite", "jacc_neu"),
-        ("IDR_raw\n(MC composite)", "MC/composite", "idr_raw"),
-        ("IDR_raw\n(MC split)", "MC/split", "idr_raw"),
-        ("IDR_raw\n(MD)", "MD", "idr_raw"),
+        (f"JAcc_neu\n({c} composite)", f"{c}/composite", "jacc_neu"),
+        (f"IDR_raw\n({c} composite)", f"{c}/composite", "idr_raw"),
+        (f"IDR_raw\n({c} split)", f"{c}/split", "idr_raw"),
+        (f"IDR_raw\n({d})", d, "idr_raw"),
     )
-    local = (("Acc_A1", "MA", "acc_a1"), ("Delta_shuffle", "MA", "delta_shuffle"),
-             ("Delta_mask", "MA", "delta_mask"))
-
-    def value(e, task, metric):
-        if task.startswith("MC/"):
-            return _cell(c_causal(e, task.split("/")[1], "MC"), metric)
-        if task == "MD":
-            return _cell(e.scores.block("MD", "causal"), metric)
-        return _cell(e.scores.block(task), metric)
-
-    return _panels(data, path, value, (
-        (judging, "judging metrics (MC, MD)", (0, 1.15), ()),
-        (local, "action use (MA; Acc_A1 chance = 0.25)", (-1.05, 1.15), (0.25, 0.0)),
+    local = (("Acc_A1", a, "acc_a1"), ("Delta_shuffle", a, "delta_shuffle"),
+             ("Delta_mask", a, "delta_mask"))
+    return _panels(data, path, _value, (
+        (judging, f"judging metrics ({c}, {d})", (0, 1.15), ()),
+        (local, f"action use ({a}; Acc_A1 chance = 0.25)", (-1.05, 1.15), (0.25, 0.0)),
     ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 
@@ -336,16 +344,17 @@ def _miniworld(fn):
     return draw
 
 
+_MC, _MD = _world_tasks("miniworld")[1:]
 MINIWORLD_FIGURES = {
     "miniworld_fig3a_activation_idr.png": _miniworld(partial(
-        fig_activation, task="MC", title="MiniWorld (3D) MC: activation vs raw intervention "
+        fig_activation, task=_MC, title=f"MiniWorld (3D) {_MC}: activation vs raw intervention "
         "detection\n(Fig. 3a counterpart)")),
     "miniworld_fig3b_composite_split.png": _miniworld(partial(
-        fig_shift, task="MC", title="MiniWorld (3D) MC: composite -> split shift per judge\n"
+        fig_shift, task=_MC, title=f"MiniWorld (3D) {_MC}: composite -> split shift per judge\n"
         "(Fig. 3b counterpart)")),
     "miniworld_fig4_stability.png": _miniworld(partial(
         fig_stability, world="miniworld",
-        title="by probe family, MiniWorld (3D) MC and MD (Fig. 4 counterpart)")),
+        title=f"by probe family, MiniWorld (3D) {_MC} and {_MD} (Fig. 4 counterpart)")),
     "miniworld_fig5_idr_actions.png": _miniworld(fig_miniworld_controls),
 }
 """MiniWorld's figures, added by ``sections.all_figures`` when a judge was asked a MiniWorld

@@ -7,15 +7,15 @@ block only (:mod:`gridwm_judge.scoring.prompt_ablation` computes it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table
 from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
+from gridwm_judge.scoring.scopes import Scope, causal_scope
 
 TASK = "PA"
 STYLE_NAMES = {
@@ -31,12 +31,21 @@ def asked(data: ReportData) -> bool:
     return data.asked((TASK,))
 
 
-def _pair_label(pair: Mapping[str, Any]) -> str:
-    return f"{STYLE_NAMES[pair['a']]} - {STYLE_NAMES[pair['b']]}"
+def _pair_label(test: MetricResult) -> str:
+    return f"{STYLE_NAMES[test.style]} - {STYLE_NAMES[test.baseline]}"
 
 
-def _invalid(block: Mapping[str, Any]) -> str:
-    return f"{block.get('invalid', 0)}/{block.get('answered', 0)}"
+def _invalid(scope: Scope) -> str:
+    return f"{scope.count('invalid') or 0}/{scope.count('answered') or 0}"
+
+
+def pair_tests(entry: JudgeEntry) -> Results:
+    """The McNemar test of each style pair (``style`` a, ``baseline`` b), in scoring order."""
+    return entry.results.select(task=TASK, name="mcnemar_idr")
+
+
+def _pair_metric(entry: JudgeEntry, test: MetricResult, name: str) -> MetricResult | None:
+    return entry.results.one(task=TASK, name=name, style=test.style, baseline=test.baseline)
 
 
 def prompt_ablation(data: ReportData) -> Table:
@@ -44,7 +53,7 @@ def prompt_ablation(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
         for style in PROMPT_STYLES:
-            c = e.scores.block(TASK, "styles", style)
+            c = causal_scope(e.results, TASK, style=style)
             if c is None:
                 continue
             rows.append((e.label, STYLE_NAMES[style], _m(c, "acc_full"), _m(c, "acc_cf"),
@@ -63,13 +72,14 @@ def prompt_ablation(data: ReportData) -> Table:
     )
 
 
-def _diff(m: Mapping[str, Any] | None) -> dict | None:
+def _diff(m: MetricResult | None) -> dict | None:
     """A paired difference as a table metric cell (value and CIs, no denominator)."""
-    if not m:
+    if m is None:
         return None
-    cell = {"value": m.get("value"), "num": None, "den": None, "ci": m.get("ci")}
-    if "ci_env" in m:
-        cell["ci_env"] = m["ci_env"]
+    c = m.cell()
+    cell = {"value": c["value"], "num": None, "den": None, "ci": c["ci"]}
+    if m.env_level:
+        cell["ci_env"] = c["ci_env"]
     return cell
 
 
@@ -81,15 +91,16 @@ def prompt_ablation_paired(data: ReportData) -> Table:
     """Paired differences between prompt styles, with McNemar tests and Holm's correction."""
     rows = []
     for e in data.judges:
-        paired = e.scores.block(TASK, "paired")
-        if paired is None:
+        n_groups = e.results.one(task=TASK, name="n_groups")
+        if n_groups is None:
             continue
-        for pair in paired.get("pairs", {}).values():
-            t, m = pair["mcnemar"], pair["metrics"]
-            rows.append((e.label, _pair_label(pair), _diff(m.get("acc_full")),
-                         _diff(m.get("acc_cf")), _diff(m.get("idr_raw")),
-                         f"{t['n10']}/{t['n01']}", f"{_p(t['p_value'])} ({t['method']})",
-                         _p(t.get("p_holm")), paired["n_groups"]))
+        for t in pair_tests(e):
+            n10 = int(t.numerator or 0)
+            holm = e.results.value(task=TASK, name="p_holm", style=t.style, baseline=t.baseline)
+            rows.append((e.label, _pair_label(t), _diff(_pair_metric(e, t, "acc_full")),
+                         _diff(_pair_metric(e, t, "acc_cf")), _diff(_pair_metric(e, t, "idr_raw")),
+                         f"{n10}/{int(t.denominator or 0) - n10}",
+                         f"{_p(t.p_value)} ({t.method})", _p(holm), int(n_groups.value or 0)))
     return Table(
         "prompt_ablation_paired",
         "Prompt ablation: paired differences between prompt styles (a - b)",
@@ -110,18 +121,17 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
     """Delta IDR_raw per style pair and judge, with group (thick) and environment (thin)
     paired CIs, against the zero line."""
     plt = _plt()
-    judges = [(e, e.scores.block(TASK, "paired")) for e in data.judges]
-    judges = [(e, p) for e, p in judges if p and p.get("pairs")]
-    pairs = [(a, b) for e, p in judges[:1] for a, b in
-             ((x["a"], x["b"]) for x in p["pairs"].values())]
+    judges = [(e, pair_tests(e)) for e in data.judges]
+    judges = [(e, p) for e, p in judges if p]
+    pairs = [(t.style, t.baseline) for _e, p in judges[:1] for t in p]
     fig, ax = plt.subplots(figsize=(8.5, 1.2 + 1.1 * max(len(pairs), 1) + 0.15 * len(judges)))
     cols = _colors(len(judges))
     n = len(judges)
     reach = 0.25  # the x range covers every value and interval end, at least +-0.25
     for i, (e, p) in enumerate(judges):
-        for k, pair in enumerate(p["pairs"].values()):
-            m = pair["metrics"]["idr_raw"]
-            if m.get("value") is None:
+        for k, test in enumerate(p):
+            m = _diff(_pair_metric(e, test, "idr_raw"))
+            if m is None or m.get("value") is None:
                 continue
             y = k + (i - (n - 1) / 2) * (0.6 / max(n, 1))
             v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]

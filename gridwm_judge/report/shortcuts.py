@@ -15,15 +15,16 @@ from typing import Any
 from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.scoring.scopes import Scope, causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
 SHORTCUT_JUDGES = tuple(f"baseline:{n}" for n in NAMES)
-SCOPE = {
-    "presentation_invariance": ("representations", "composite", "causal"),
-    "reference_aided": ("causal",),
-    "oracle_state": ("arms", "pixel", "causal"),
-    "prompt_ablation": ("styles", "direct"),
-    "next_state": (),
+SCOPE: dict[str, dict[str, str]] = {
+    "presentation_invariance": {"representation": "composite"},
+    "reference_aided": {},
+    "oracle_state": {"arm": "pixel"},
+    "prompt_ablation": {"style": "direct"},
+    "next_state": {},
 }
 """Where a config's ceiling is read, by recipe: Task C's composite items, Task D's canonical
 presentation, the Oracle-State Pixel arm, the prompt ablation's direct style, Task A's
@@ -55,21 +56,23 @@ def _name(entry: JudgeEntry) -> str:
     return entry.judge.split(":", 1)[1]
 
 
-def scope_block(entry: JudgeEntry, task: str, rep: str = "composite"
-                ) -> Mapping[str, Any] | None:
-    """The block a ceiling reads for ``task`` (None when the judge has none); ``rep`` names
+def scope_block(entry: JudgeEntry, task: str, rep: str = "composite") -> Scope | None:
+    """The scope a ceiling reads for ``task`` (None when the judge has none); ``rep`` names
     the representation of a Task C-style config."""
     spec = next(t for t in ALL_TASKS if t.name == task)
-    path = SCOPE.get(spec.recipe)
-    if path is None:
+    fields = SCOPE.get(spec.recipe)
+    if fields is None:
         return None
     if spec.recipe == "presentation_invariance":
-        path = ("representations", rep, "causal")
-    return entry.scores.block(task, *path)
+        fields = {"representation": rep}
+    if spec.recipe == "next_state":
+        scope = Scope(task, {"task": task}, entry.results)
+        return scope if scope.metric("acc_a1") is not None else None
+    return causal_scope(entry.results, task, **fields)
 
 
-def _metric(block: Mapping[str, Any] | None, name: str) -> dict | None:
-    return None if not block else block.get("metrics", {}).get(name)
+def _metric(scope: Scope | None, name: str) -> dict | None:
+    return None if scope is None else scope.cell(name)
 
 
 def _tasks(data: ReportData) -> list[str]:
@@ -91,8 +94,8 @@ def best_shortcut(data: ReportData, task: str, family: str | None = None,
         if not is_shortcut(e):
             continue
         blk = scope_block(e, task, rep)
-        if family is not None:
-            blk = (blk or {}).get("by_family", {}).get(family)
+        if family is not None and blk is not None:
+            blk = blk.family(family)
         m = _metric(blk, metric)
         if m and m.get("value") is not None and (best is None
                                                   or m["value"] > best[1]["value"]):
@@ -117,10 +120,11 @@ def ceiling(data: ReportData) -> Table:
             blk = scope_block(e, task)
             if not blk:
                 continue
-            scopes: Sequence[tuple[str, Mapping]] = [("all", blk),
-                                                     *sorted(blk.get("by_family", {}).items())]
+            scopes: Sequence[tuple[str, Scope]] = [("all", blk),
+                                                   *((f, blk.family(f)) for f in blk.families())]
             for fam, b in scopes:
-                n = b.get("n_pairs", b.get("n_items"))
+                n = b.count("n_pairs")
+                n = n if n is not None else b.count("n_items")
                 if metric == "acc_a1":
                     n = n if n is not None else int((_metric(b, "acc_a1") or {}).get("den") or 0)
                 names = ("acc_a1",) if metric == "acc_a1" else ("idr_raw", "acc_cf", "nocue_lift")

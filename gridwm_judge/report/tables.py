@@ -15,15 +15,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fmetric, fnum
+from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
-from gridwm_judge.scoring.judge_scores import causal_blocks
+from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
 
 REPS = REPRESENTATIONS
 NOT_RUN = "not run"
@@ -35,15 +36,13 @@ DEGENERATE_NOTE = (
 )
 
 
-def _m(block: Mapping[str, Any] | None, name: str) -> dict | None:
-    if not block:
-        return None
-    return block.get("metrics", {}).get(name)
+def _m(scope: Scope | None, name: str) -> dict | None:
+    """The metric ``name`` of ``scope`` as a table cell (None where there is none)."""
+    return None if scope is None else scope.cell(name)
 
 
-def _v(block, name) -> float | None:
-    m = _m(block, name)
-    return None if m is None else m.get("value")
+def _v(scope: Scope | None, name: str) -> float | None:
+    return None if scope is None else scope.value(name)
 
 
 def invalid(entry: JudgeEntry, task: str) -> str:
@@ -82,8 +81,8 @@ def coverage_note(data: ReportData, tasks: Sequence[str]) -> tuple[str, ...]:
             "these figures cover the answered items only): " + "; ".join(gaps) + ".",)
 
 
-def c_causal(entry: JudgeEntry, rep: str, task: str = "C") -> Mapping[str, Any] | None:
-    return entry.scores.block(task, "representations", rep, "causal")
+def c_causal(entry: JudgeEntry, rep: str, task: str = "C") -> CausalScope | None:
+    return causal_scope(entry.results, task, representation=rep)
 
 
 def deg_cs(entry: JudgeEntry, task: str = "C") -> str:
@@ -93,18 +92,18 @@ def deg_cs(entry: JudgeEntry, task: str = "C") -> str:
         if c is None:
             parts.append(DASH)
         else:
-            parts.append("+".join(ABBR[f] for f in c["degenerate_flags"]) or "ok")
+            parts.append("+".join(ABBR[f] for f in c.degenerate_flags) or "ok")
     return "/".join(parts)
 
 
-def _idr_cond(c: Mapping[str, Any] | None) -> str:
+def _idr_cond(c: CausalScope | None) -> str:
     if not c:
         return DASH
-    m = c["metrics"]["idr_cond"]
-    if c["idr_cond_status"] == "undefined":
+    m = c.metric("idr_cond")
+    if m is None or c.idr_cond_status == "undefined":
         return "undefined (G_active 0)"
-    text = f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])})"
-    return text + (" unstable" if c["idr_cond_status"] == "unstable" else "")
+    text = f"{fnum(m.value)} ({int(m.numerator or 0)}/{int(m.denominator or 0)})"
+    return text + (" unstable" if c.idr_cond_status == "unstable" else "")
 
 
 def task_c(data: ReportData, task: str = "C", key: str = "task_c",
@@ -113,7 +112,7 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
     e.g. MiniWorld's MC, in a table of its own)."""
     rows = []
     for e in data.judges:
-        vcc = _m(e.scores.block(task, "vcc"), "vcc_rep")
+        vcc = e.results.cell(task=task, name="vcc_rep")
         for rep in REPS:
             c = c_causal(e, rep, task)
             if c is None:
@@ -124,7 +123,7 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
                     rep,
                     _m(c, "jacc_neu"),
                     _m(c, "p_active"),
-                    c["g_active"],
+                    c.g_active,
                     _m(c, "idr_raw"),
                     _idr_cond(c),
                     vcc,
@@ -177,17 +176,19 @@ def composite_split(data: ReportData) -> Table:
             a, b, d = _shift(e, name)
             cells += [a, b, None if d is None else f"{d:+.3f}"]
         rows.append(tuple(cells))
-    tests = data.comparisons.get("C_composite_vs_split", {})
     cells = ["Wilcoxon p (Holm)"]
     for name in METRIC_LABEL:
-        t = tests.get(name)
-        if t is None:
+        where = {"task": "C", "representation": "split", "baseline": "composite",
+                 "condition": name}
+        t = data.comparisons.one(name="wilcoxon", **where)
+        if t is None or t.p_value is None:
             cells += [DASH, DASH, "needs >= 2 judges"]
         else:
+            p_holm = data.comparisons.value(name="p_holm", **where)
             cells += [
-                f"n = {t['n_judges']} judges",
-                f"{t['n_nonzero']} nonzero",
-                f"p = {t['p_value']:.3g} (Holm {t.get('p_holm', t['p_value']):.3g})",
+                f"n = {int(data.comparisons.value(name='n_judges', **where) or 0)} judges",
+                f"{int(t.denominator or 0)} nonzero",
+                f"p = {t.p_value:.3g} (Holm {t.p_value if p_holm is None else p_holm:.3g})",
             ]
     rows.append(tuple(cells))
     cols = ["judge"]
@@ -205,18 +206,26 @@ def composite_split(data: ReportData) -> Table:
     )
 
 
-def _with_p(m: dict | None, test: Mapping[str, Any] | None) -> str:
+def _with_p(m: dict | None, test: MetricResult | None) -> str:
     text = fmetric(m)
-    if test and test.get("p_value") is not None:
-        text += f", McNemar p = {test['p_value']:.3g} (n = {test['n']})"
+    if test is not None and test.p_value is not None:
+        text += f", McNemar p = {test.p_value:.3g} (n = {test.denominator})"
     return text
+
+
+def _test(entry: JudgeEntry, task: str, condition: str) -> MetricResult | None:
+    return entry.results.one(task=task, name="mcnemar", condition=condition)
+
+
+def _control(entry: JudgeEntry, task: str) -> Scope | None:
+    """A control task's figures (A, B, E; MiniWorld's MA), None when it was not scored."""
+    return Scope(task, {"task": task}, entry.results) if task in entry.results.tasks else None
 
 
 def controls(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        a, b, ee = (e.scores.block(t) for t in ("A", "B", "E"))
-        mc = (a or {}).get("mcnemar", {})
+        a, b, ee = (_control(e, t) for t in ("A", "B", "E"))
         rows.append(
             (
                 e.label,
@@ -224,8 +233,8 @@ def controls(data: ReportData) -> Table:
                 _m(b, "b_mean_score") if b else NOT_RUN,
                 _m(ee, "e_acc") if ee else NOT_RUN,
                 _m(a, "acc_a1") if a else NOT_RUN,
-                _with_p(_m(a, "delta_shuffle"), mc.get("shuffle")) if a else NOT_RUN,
-                _with_p(_m(a, "delta_mask"), mc.get("mask")) if a else NOT_RUN,
+                _with_p(_m(a, "delta_shuffle"), _test(e, "A", "shuffle")) if a else NOT_RUN,
+                _with_p(_m(a, "delta_mask"), _test(e, "A", "mask")) if a else NOT_RUN,
                 f"A {invalid(e, 'A')}, B {invalid(e, 'B')}, E {invalid(e, 'E')}",
             )
         )
@@ -257,7 +266,7 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
     """Paper Table 13 for ``task`` (MiniGrid's D, or e.g. MiniWorld's MD in its own table)."""
     rows = []
     for e in data.judges:
-        d = e.scores.block(task, "causal")
+        d = causal_scope(e.results, task)
         if d is None:
             continue
         rows.append(
@@ -266,10 +275,10 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
                 _m(d, "jacc_neu"),
                 _m(d, "acc_cf"),
                 _m(d, "p_active"),
-                d["g_active"],
+                d.g_active,
                 _m(d, "idr_raw"),
                 _idr_cond(d),
-                "+".join(ABBR[f] for f in d["degenerate_flags"]) or "ok",
+                "+".join(ABBR[f] for f in d.degenerate_flags) or "ok",
                 invalid(e, task),
             )
         )
@@ -297,29 +306,29 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
     )
 
 
-def family_blocks(entry: JudgeEntry, world: str = "minigrid") -> list[tuple[str, str, dict]]:
-    """(scope, family, FB block) of every causal scope of ``world`` (C per representation, then
-    D; MiniWorld: MC per representation, then MD)."""
-    return [(scope, f, fb) for scope, _task, blk in causal_blocks(entry.tasks, world)
-            for f, fb in blk.get("families", {}).items()]
+def family_blocks(entry: JudgeEntry, world: str = "minigrid"
+                  ) -> list[tuple[str, str, ProbeScope]]:
+    """(scope, probe family, its figures) of every causal scope of ``world`` (C per
+    representation, then D; MiniWorld: MC per representation, then MD)."""
+    return [(c.label, f.label, f) for c in causal_scopes(entry, world) for f in c.probes()]
 
 
-def _les(fb: Mapping[str, Any]) -> str:
-    les = fb.get("les")
-    if not les:
+def _les(fb: ProbeScope) -> str:
+    les = fb.les
+    if les is None:
         return "not fitted"
-    if les.get("les") is None:
-        return f"{DASH} ({les.get('status')})"
-    p = les.get("p_value")
+    if les.value is None:
+        return f"{DASH} ({les.method})"
+    p = les.p_value
     ptext = "" if p is None else f", p = {p:.3g}"
-    return f"{les['les']:.2f} ({les.get('level')}{ptext}; {les.get('status')})"
+    return f"{les.value:.2f} ({les.detail}{ptext}; {les.method})"
 
 
 def stability(data: ReportData, world: str = "minigrid") -> Table:
     rows = []
     for e in data.judges:
         for scope, fam, fb in family_blocks(e, world):
-            if fb.get("n_rows", 0) == 0 or len(fb.get("levels", [])) < 2:
+            if not fb.count("n_rows") or (fb.count("n_levels") or 0) < 2:
                 continue
             rows.append(
                 (
@@ -330,7 +339,7 @@ def stability(data: ReportData, world: str = "minigrid") -> Table:
                     _m(fb, "jcr"),
                     _m(fb, "flip"),
                     _les(fb),
-                    fb.get("n_rows"),
+                    fb.count("n_rows"),
                 )
             )
     return Table(
@@ -348,8 +357,10 @@ def stability(data: ReportData, world: str = "minigrid") -> Table:
     )
 
 
-def _min_family(e: JudgeEntry, metric: str, scopes: Sequence[str]) -> float | None:
-    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e) if s in scopes]
+def min_family(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
+               world: str = "minigrid") -> float | None:
+    """The least ``metric`` (NS, JCR) over the probe families of ``scopes`` in ``world``."""
+    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
     vals = [v for v in vals if v is not None]
     return min(vals) if vals else None
 
@@ -361,7 +372,7 @@ def headline(data: ReportData) -> Table:
         c = c_causal(e, "composite") or c_causal(e, "split")
         rep = "C/composite" if c_causal(e, "composite") else "C/split"
         if c is None:
-            scope = dict(causal_scopes(e))
+            scope = {s.label: s for s in causal_scopes(e)}
             c, rep = scope.get("D"), "D"
         if c is None:
             errored = sum(cov.errored for cov in e.scores.coverage.values())
@@ -379,8 +390,8 @@ def headline(data: ReportData) -> Table:
                 f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
                 fnum(_v(c, "idr_raw"), 2),
                 fnum(_v(c, "acc_cf"), 2),
-                fnum(_min_family(e, "ns", (rep,)), 2),
-                fnum(_min_family(e, "jcr", (rep,)), 2),
+                fnum(min_family(e, "ns", (rep,)), 2),
+                fnum(min_family(e, "jcr", (rep,)), 2),
                 DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
                 ", ".join(flags(e)) or "none",
             )

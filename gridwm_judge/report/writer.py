@@ -21,6 +21,7 @@ from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
 from gridwm_judge.report.sections import all_figures, all_tables
+from gridwm_judge.report.sent import decoding_section
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
         "Oracle runs read the gold answer: an upper-bound sanity check of the scorer, "
         "never a model result.",
         "",
+        *decoding_section(data.runs),
     ]
     for t in tables:
         lines += [t.markdown().replace("### ", "## ", 1), ""]

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from pathlib import Path
 
 from gridwm_judge.command_line import add_command, options_of
-from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.judges.base import (
+    REASONING_EFFORTS,
+    TOKEN_FIELDS,
+    JudgeOptions,
+    MissingDependencyError,
+)
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
 from gridwm_judge.runner.many import load_spec, run_many
@@ -20,16 +26,23 @@ EXAMPLES = """examples:
       --out runs/px
   gridwm-judge eval --dataset ./gridwm-smoke --tasks c --judge openai:Qwen2.5-VL-7B \\
       --base-url http://127.0.0.1:8000/v1 --workers 8 --rps 20 --out runs/qwen
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge openai:gpt-5 \
+      --base-url https://api.openai.com/v1 --reasoning-effort low --reasoning-budget 4096 \
+      --out runs/gpt-5
+  gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge anthropic:claude-sonnet-4-6 \
+      --out runs/claude
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
   gridwm-judge eval --dataset ./gwj --tasks all --judge vllm:Qwen/Qwen2.5-VL-7B-Instruct \
       --engine ray --replicas 8 --out runs/qwen7b          # 8 GPUs, one engine each
   gridwm-judge eval-many judges.yaml                      # several judges, one Ray
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
-hf:PATH_OR_ID, baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only}
-and the shortcut judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with
---tasks all they run every task they have a rule for that the dataset holds, MiniWorld's and
-the controls' too; naming another task is refused).
+anthropic:MODEL (key from ANTHROPIC_API_KEY), gemini:MODEL (key from GEMINI_API_KEY or
+GOOGLE_API_KEY), hf:PATH_OR_ID,
+baseline:{always-yes,always-no,random,oracle,pixel-heuristic,prompt-only} and the shortcut
+judges baseline:{first-frame,last-frame,mask-artifact,least-change} (with --tasks all they
+run every task they have a rule for that the dataset holds, MiniWorld's and the controls'
+too; naming another task is refused).
 Rerunning the same command resumes: it asks the uids missing from RUN_DIR/predictions.jsonl
 and those whose request errored (nothing came back); --reask adds empty or truncated answers.
 eval exits 1 while errored requests remain and prints the command that asks them again.
@@ -65,16 +78,41 @@ def register(subparsers) -> None:
     p.add_argument(
         "--limit", type=int, default=None, help="at most N rows per task (dataset order)"
     )
-    p.add_argument("--workers", type=int, default=4, help="concurrent HTTP requests (openai)")
-    p.add_argument("--rps", type=float, default=None, help="request rate limit per second (openai)")
+    p.add_argument("--workers", type=int, default=4,
+                   help="concurrent HTTP requests (openai, anthropic, gemini)")
+    p.add_argument("--rps", type=float, default=None,
+                   help="request rate limit per second (openai, anthropic, gemini)")
     p.add_argument(
-        "--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1"
+        "--base-url", default=None,
+        help="openai: the OpenAI-compatible endpoint, e.g. http://host:8000/v1 (required); "
+        "anthropic / gemini: a proxy or test server instead of the provider's API",
     )
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP request")
-    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts")
+    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/529/timeouts")
     p.add_argument("--batch-size", type=int, default=8, help="batch size (hf)")
     p.add_argument(
         "--seed", type=int, default=0, help="seed (random baseline, server-side sampling seed)"
+    )
+    p.add_argument(
+        "--reasoning-effort", default=None, choices=REASONING_EFFORTS,
+        help="reasoning effort sent to the API (openai: reasoning_effort; anthropic: "
+        "output_config.effort; gemini: thinking_level); part of the run's identity",
+    )
+    p.add_argument(
+        "--reasoning-budget", type=int, default=0, metavar="TOKENS",
+        help="tokens for thinking: added to each task's limit where the API counts reasoning "
+        "inside it (openai, anthropic, gemini); anthropic: the thinking budget, gemini: "
+        "thinking_budget; recorded in run.json",
+    )
+    p.add_argument(
+        "--token-field", default="auto", choices=TOKEN_FIELDS,
+        help="openai: the token limit's name; auto sends max_tokens and switches to "
+        "max_completion_tokens (o-series, GPT-5) when the server's 400 reply asks for it",
+    )
+    p.add_argument(
+        "--chat-template-kwargs", default=None, type=_json_object, metavar="JSON",
+        help="openai (vLLM/SGLang servers): chat_template_kwargs sent with every request, "
+        "e.g. '{\"enable_thinking\": false}' for Qwen3; part of the run's identity",
     )
     p.add_argument(
         "--structured",
@@ -200,13 +238,25 @@ def engine_of(args: argparse.Namespace) -> RayEngine | None:
                      address=args.ray_address, pipeline_parallel_size=1 if pp is None else pp)
 
 
+def _json_object(text: str) -> dict:
+    """``--chat-template-kwargs``: a JSON object, or one clear line."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     engine = engine_of(args)  # a ray-only flag with --engine local is refused first
     options = JudgeOptions(
         timeout_s=args.timeout,
         **options_of(args, "base_url", "workers", "rps", "retries", "batch_size", "seed",
                      "structured", "max_model_len", "max_pixels", "tensor_parallel_size",
-                     "device"),
+                     "device", "reasoning_effort", "reasoning_budget", "token_field",
+                     "chat_template_kwargs"),
     )
     tasks = parse_task_list(args.tasks)
     if args.tasks.strip().lower() == "all":

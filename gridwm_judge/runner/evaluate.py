@@ -25,14 +25,17 @@ from gridwm_judge.dataset_io import available_configs, load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.judges import images_only, judge_tasks, make_judge, split_spec
 from gridwm_judge.judges.base import (
+    IDENTITY_WHEN_SET,
     OPERATIONAL_OPTIONS,
     JudgeOptions,
     JudgeRequest,
     JudgeResponse,
 )
+from gridwm_judge.judges.decoding import is_greedy
 from gridwm_judge.judges.images import LazyImages
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import PREDICTIONS_FILE, PredictionRecord
+from gridwm_judge.runner.as_sent import as_sent, usage_total
 from gridwm_judge.runner.manifest import run_manifest
 from gridwm_judge.runner.store import (
     PredictionStore,
@@ -140,6 +143,9 @@ def identity_options(options: JudgeOptions) -> dict[str, Any]:
     out = dataclasses.asdict(options)
     for key in (*OPERATIONAL_OPTIONS, "max_images"):
         out.pop(key, None)
+    for key, default in IDENTITY_WHEN_SET.items():
+        if out.get(key) == default:
+            out.pop(key, None)
     out["extra"] = dict(out.get("extra") or {})
     return out
 
@@ -210,6 +216,7 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
             # Nothing left to ask: do not load the judge (a model can take minutes).
             manifest.update(judge_settings=old["judge_settings"],
                             oracle_upper_bound=old.get("oracle_upper_bound", False))
+            _record_as_sent(manifest, store, {}, old)
             write_run_manifest(out, manifest)
         elif engine is not None:
             try:
@@ -234,7 +241,22 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
                 write_run_manifest(out, manifest)
                 identity = {k: manifest[k] for k in ("judge", "judge_options", "judge_settings")}
                 requests = _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
-                new = _drive(judge, requests, cfg, store, len(selection.pending))
+                try:
+                    new = _drive(judge, requests, cfg, store, len(selection.pending))
+                except ValueError:  # the server refused the run: keep no empty folder
+                    if fresh and not store.records:
+                        store.close()
+                        shutil.rmtree(out, ignore_errors=True)
+                        raise
+                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
+                    write_run_manifest(out, manifest)
+                    raise
+                except BaseException:  # interrupted: record what was sent so far
+                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
+                    write_run_manifest(out, manifest)
+                    raise
+                _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
+                write_run_manifest(out, manifest)
             finally:
                 judge.close()
         stored = [PredictionRecord.from_json(store.records[u]) for u in selection.uids
@@ -251,6 +273,17 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
         )
     finally:
         store.close()
+
+
+def _record_as_sent(manifest: dict, store: PredictionStore, sending: Mapping[str, Any],
+                    old: Mapping[str, Any] | None) -> None:
+    """Put run.json's ``as_sent`` (what the requests carried) and ``usage`` (summed tokens)."""
+    records = list(store.records.values())
+    sent = as_sent(records, sending, (old or {}).get("as_sent"))
+    usage = usage_total(records)
+    for key, value in (("as_sent", sent), ("usage", usage)):
+        if value is not None:
+            manifest[key] = value
 
 
 def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:
@@ -336,12 +369,18 @@ def _drive(judge, asked: Iterator[_Asked], cfg: EvalConfig, store: PredictionSto
     if cfg.progress and not on_terminal:
         print(f"eval {cfg.judge}: asking {total} requests ...", file=sys.stderr, flush=True)
     new = errors = invalid = 0
+    warned = False
     bar = tqdm(total=total, desc=f"eval {cfg.judge}", unit="req", file=sys.stderr,
                disable=not on_terminal, dynamic_ncols=True)
     try:
         for resp in judge.judge(requests()):
             a = in_flight.pop(resp.uid)
             record = prediction_record(cfg.judge, a.request, a.digest, resp)
+            if not warned and resp.sent is not None and not is_greedy(resp.sent):
+                warned = True
+                print(f"warning: {cfg.judge}: requests are not greedy (sent "
+                      f"{_decoding_line(resp.sent)}; the server's defaults apply to the rest); "
+                      "run.json 'as_sent' records what was sent", file=sys.stderr, flush=True)
             if store.append(record.to_json()):
                 new += 1
                 errors += not record.answered
@@ -351,6 +390,11 @@ def _drive(judge, asked: Iterator[_Asked], cfg: EvalConfig, store: PredictionSto
     finally:
         bar.close()
     return new
+
+
+def _decoding_line(sent: Mapping[str, Any]) -> str:
+    shown = {k: v for k, v in sent.items() if not isinstance(v, (dict, list))}
+    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "no decoding fields"
 
 
 def prediction_record(judge_spec: str, req: JudgeRequest, digest: str, resp: JudgeResponse
@@ -373,4 +417,7 @@ def prediction_record(judge_spec: str, req: JudgeRequest, digest: str, resp: Jud
         latency_s=round(float(resp.latency_s), 6),
         usage=resp.usage.to_dict() if resp.usage is not None else None,
         error=resp.error,
+        sent=resp.sent,
+        served=resp.served,
+        finish_reason=resp.finish_reason,
     )

@@ -13,76 +13,20 @@ logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``di
 ``join`` (predictions to rows by uid; coverage), ``task_scores`` (per-task metric blocks),
 ``recipes`` (which grader and scorer a task's entry names), ``oracle_state`` (the
 Oracle-State staged grader and scorer; paired arm differences through ``paired``),
-``judge_scores`` (a judge's tasks and failure modes), ``comparisons`` (across judges),
+``judge_scores`` (a judge's results and failure modes), ``comparisons`` (across judges),
 ``score`` (the whole ``score`` command as a function; ``commands`` is its CLI).
 
 scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
-"gridwm-judge-scores/2")::
+"gridwm-judge-scores/3", JSON Schema ``gridwm_judge/schemas/scores.schema.json``): what was
+scored against what and how (dataset, fingerprint, predictions, runs, parser, bootstrap,
+overrides), the across-judge ``comparisons`` (results too), and per judge its ``coverage``
+per task, its ``failure_modes`` and its ``results``: a flat list of
+:class:`gridwm_judge.results.MetricResult` (task, world, scope fields, name, value, CI and
+environment-level CI, numerator, denominator, groups, status). ``flat`` turns a recipe's
+blocks into results (and reads a scores.json of format 2); ``scopes`` names a causal block or
+a probe family among them. Read a figure by its fields::
 
-    {"format", "package_version", "dataset", "dataset_fingerprint" (local folders only),
-     "predictions": [path], "runs": {path: run.json beside it, when present},
-     "parser": {"rules", "version"}, "overrides": [str] (what --allow-mismatch let through),
-     "bootstrap": {"n_resamples", "seed", "level", "unit": "group_id", "env_unit": "env_id"},
-     "elapsed_s",
-     "comparisons": {"C_composite_vs_split": {metric: {"statistic", "p_value", "p_holm",
-                                                       "method", "n_judges", "n_nonzero"}}},
-     "judges": {JUDGE: {
-        "coverage": {TASK: {"asked", "answered", "errored", "missing", "invalid", "coverage",
-                            "parse_modes": {mode: n}, "statuses": {s: n},
-                            "unanswered_head": [uid]}},
-        "failure_modes": [{"name", "status": "flagged"|"clear"|"not assessed"|
-                           "not applicable", "flagged": bool, "evidence": [str],
-                           "world": "miniworld" (only on MiniWorld's own five modes,
-                           listed after MiniGrid's when it answered MA/MC/MD)}],
-        "tasks": {
-          "A": {"metrics": {acc_a1, acc_shuffle, acc_mask, delta_shuffle, delta_mask: M},
-                "mcnemar": {"shuffle"|"mask": T}},
-          "B": {"metrics": {b_mean_score, b_acc_090: M}, "components": {name: mean},
-                "weights": {...}, "threshold": 0.9},
-          "C": {"protocol": "eligible_pairs",
-                "representations": {"composite"|"split": {"causal": CB,
-                                    "families": {"temporal"|"visual"|"framing": FB}}},
-                "vcc": {"reference", "other", "metrics": {vcc_rep, vcc_given_success,
-                        vcc_given_failure: M}, "mcnemar_correct": T}},
-          "D": {"protocol": "all_groups", "causal": CB (M with "ci_env"),
-                "by_condition": {"clean-neutral"|...: CB},
-                "families": {"framing"|"visual": FB}},   (FB under eligible_pairs: stability
-                                                          compares answers actually given)
-          "E": {"metrics": {e_acc, e_mean_score: M},
-                "by_question": {q: {e_acc, e_mean_score: M}}},
-          "PA": {"protocol": "all_groups", "styles": {style: CB (M with "ci_env") +
-                                                            {"answered", "invalid", "strict"}},
-                 "paired": {"n_groups" (matched: Full and CF answered in every style),
-                            "groups_left_out", "holm_family": [pair],
-                            "pairs": {"structured_verdict-direct"|...: {"a", "b",
-                              "metrics": {idr_raw, acc_full, acc_cf: {"value": a - b, "ci",
-                                          "a", "b"[, "ci_env"]}},
-                              "mcnemar": T + {"n10", "n01", "p_holm"}}}}},
-                 (prompt_ablation module: McNemar on per-group discrimination A_g C_g)
-          "OS": {"protocol": "all_groups",   (Oracle-State, module ``oracle_state``)
-                 "arms": {"pixel"|"state"|"pixel_state": {"n_rows", "n_invalid",
-                          "stages": {"metrics": {task_type, objective, verdict, joint: M}},
-                          "chance": {task_type, objective, verdict, joint: {"uniform",
-                                     "best_constant", "best_constant_answer", "n_rows"}},
-                          "causal": CB}},
-                 "differences": {"state-pixel"|"pixel_state-pixel": {"arm", "baseline",
-                                 "n_items", "joint"|"idr_raw": {"value", "ci", "ci_env",
-                                 "num": null, "den": null, "n_groups"}, "mcnemar_idr": T}},
-                 "vcc_oracle": {"reference": "pixel", "other": "state", "metrics":
-                                {vcc_oracle, vcc_oracle_given_success,
-                                 vcc_oracle_given_failure: M}},
-                 "vcc_pixel_state": (the same for pixel_state: vcc_pixel_state,
-                                     vcc_pixel_state_given_success, ..._given_failure)}}}}}
-
-    M  = {"value": float|null, "ci": [lo, hi]|null, "num", "den"[, "ci_env": [lo, hi]|null]}
-    CB = {"protocol", "metrics": {jacc_neu, acc_full, acc_nocue, acc_cf, succ_c, p_active,
-          idr_raw, idr_cond, idr_rev: M}, "n_groups", "n_pairs", "g_active",
-          "idr_cond_status": "undefined"|"unstable"|"ok", "degenerate": null|flag,
-          "degenerate_flags": [flag]}      (idr_cond has no CI unless status is "ok")
-    FB = {"baseline", "levels", "n_rows", "metrics": {ns, jcr, flip: M},
-          "les": {"les", "level", "d_logit", "status", "p_value", "betas", "odds_ratios",
-                  "std_errors", "p_values", "sigma", "n_rows", "n_groups", "message"}}
-    T  = {"statistic", "p_value", "method", "n"}
+    scores.judges[j].results.value(task="C", representation="composite", name="idr_raw")
 
 Only answered rows are scored: a row whose request errored or was never asked is counted in
 the coverage and is in no metric's denominator.
@@ -129,6 +73,7 @@ from gridwm_judge.scoring.diagnosis import (
     FamilyEvidence,
     diagnose,
 )
+from gridwm_judge.scoring.flat import read_scores
 from gridwm_judge.scoring.invariance import VCCResult, jcr, ns, vcc, vcc_oracle
 from gridwm_judge.scoring.leakage import LESResult, les
 from gridwm_judge.scoring.significance import TestResult, holm, mcnemar, mcnemar_paired, wilcoxon
@@ -170,6 +115,7 @@ __all__ = [
     "mcnemar",
     "mcnemar_paired",
     "ns",
+    "read_scores",
     "task_a_metrics",
     "task_b_metrics",
     "task_e_metrics",

@@ -7,12 +7,15 @@ reads the gold answer (the oracle) has Task A deltas of 0 by construction, so
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 
 from gridwm_judge.records import FailureModeRecord
+from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
+from gridwm_judge.scoring.flat import flatten
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.recipes import recipe_for
+from gridwm_judge.scoring.scopes import causal_scopes
 from gridwm_judge.scoring.task_scores import Batch, Settings
 from gridwm_judge.task_table import ALL_TASKS, WORLDS, task_spec, world_of
 
@@ -24,72 +27,53 @@ ORACLE_NOT_APPLICABLE = {
 }
 
 
-def _v(block: Mapping, name: str):
-    return block["metrics"][name]["value"]
+def _action(results: Results, task: str) -> ActionEvidence:
+    def value(name):
+        return results.value(task=task, name=name)
 
-
-def causal_blocks(tasks: Mapping[str, dict], world: str = "minigrid"
-                  ) -> Iterator[tuple[str, str, Mapping]]:
-    """(scope, task, block with "causal" and "families") of every causal scope of ``world``, by
-    recipe in task-table order: presentation_invariance per representation ("C/composite",
-    "MC/split"), reference_aided as the task ("D", "MD")."""
-    for spec in ALL_TASKS:
-        if spec.name not in tasks or world_of(spec.name) != world:
-            continue
-        if spec.recipe == "presentation_invariance":
-            for rep, blk in tasks[spec.name]["representations"].items():
-                yield f"{spec.name}/{rep}", spec.name, blk
-        elif spec.recipe == "reference_aided":
-            yield spec.name, spec.name, tasks[spec.name]
-
-
-def _action(block: Mapping) -> ActionEvidence:
-    a, t = block["metrics"], block["mcnemar"]
-
-    def value(key):
-        return a[key]["value"] if key in a else None
-
-    def p(key):
-        return t[key]["p_value"] if key in t else None
+    def p(condition):
+        r = results.one(task=task, name="mcnemar", condition=condition)
+        return None if r is None else r.p_value
 
     return ActionEvidence(value("acc_a1"), value("delta_shuffle"), value("delta_mask"),
                           p("shuffle"), p("mask"))
 
 
-def _evidence(tasks: Mapping[str, dict], world: str = "minigrid"):
+def _evidence(results: Results, world: str = "minigrid"):
     fams, causal, vccs, action = [], [], [], None
-    for scope, _task, blk in causal_blocks(tasks, world):
-        c = blk["causal"]
+    for c in causal_scopes(results, world):
         causal.append(CausalEvidence(
-            scope, _v(c, "jacc_neu"), _v(c, "p_active"), c["g_active"], _v(c, "idr_raw"),
-            _v(c, "idr_cond"), c["idr_cond_status"], c["degenerate"],
+            c.label, c.value("jacc_neu"), c.value("p_active"), c.g_active, c.value("idr_raw"),
+            c.value("idr_cond"), c.idr_cond_status, c.degenerate,
         ))
-        for name, f in blk.get("families", {}).items():
-            fit = f.get("les") or {}
+        for f in c.probes():
+            fit = f.les
             fams.append(FamilyEvidence(
-                scope, name, _v(f, "ns"), _v(f, "jcr"), _v(f, "flip"),
-                fit.get("les"), fit.get("p_value"), fit.get("status"),
+                c.label, f.label, f.value("ns"), f.value("jcr"), f.value("flip"),
+                None if fit is None else fit.value, None if fit is None else fit.p_value,
+                None if fit is None else fit.method,
             ))
     for spec in ALL_TASKS:
-        if spec.name not in tasks or world_of(spec.name) != world:
+        if spec.name not in results.tasks or world_of(spec.name) != world:
             continue
-        if spec.recipe == "presentation_invariance" and "vcc" in tasks[spec.name]:
-            vccs.append((f"{spec.name} composite-split", _v(tasks[spec.name]["vcc"], "vcc_rep")))
+        vcc = results.one(task=spec.name, name="vcc_rep")
+        if spec.recipe == "presentation_invariance" and vcc is not None:
+            vccs.append((f"{spec.name} composite-split", vcc.value))
         elif spec.recipe == "next_state":
-            action = _action(tasks[spec.name])
+            action = _action(results, spec.name)
     return fams, vccs, action, causal
 
 
-def failure_modes(tasks: Mapping[str, dict], *, reads_gold: bool = False
+def failure_modes(results: Results, *, reads_gold: bool = False
                   ) -> tuple[FailureModeRecord, ...]:
-    """Diagnose one judge from its per-task blocks (the scores.json shape): MiniGrid's five
+    """Diagnose one judge from its results: MiniGrid's five
     modes always, then MiniWorld's own five (``world="miniworld"``) when it answered any
     MiniWorld task; evidence names the scope by task ("MC/composite", "MD")."""
     out = []
     for world in WORLDS:
-        if world != "minigrid" and not any(world_of(t) == world for t in tasks):
+        if world != "minigrid" and not any(world_of(t) == world for t in results.tasks):
             continue
-        fams, vccs, action, causal = _evidence(tasks, world)
+        fams, vccs, action, causal = _evidence(results, world)
         for m in diagnose(families=fams, vcc=vccs, action=action, causal=causal):
             status = {True: "flagged", False: "clear", None: "not assessed"}[m.flagged]
             evidence = tuple(m.evidence)
@@ -99,12 +83,14 @@ def failure_modes(tasks: Mapping[str, dict], *, reads_gold: bool = False
     return tuple(out)
 
 
-def score_tasks(graded: Sequence[GradedRow], settings: Settings) -> dict[str, dict]:
-    """{task: metric block} for every task among ``graded`` (one bootstrap batch per task)."""
-    tasks = {}
+def score_tasks(graded: Sequence[GradedRow], settings: Settings) -> Results:
+    """The results of every task among ``graded``, task by task (one bootstrap batch per
+    task)."""
+    out: list[MetricResult] = []
     for task in sorted({g.task for g in graded}):
         spec = task_spec(task)
         batch = Batch(settings)
-        tasks[task] = recipe_for(spec).score([g for g in graded if g.task == task], batch, spec)
+        block = recipe_for(spec).score([g for g in graded if g.task == task], batch, spec)
         batch.flush()
-    return tasks
+        out.extend(flatten(spec.name, block))
+    return Results(out)

@@ -262,10 +262,9 @@ def score(
     for judge in sorted(by_judge):
         joined = join_judge(judge, rows, by_judge[judge], rules=rules)
         graded_all.extend(joined.graded)
-        tasks_scored = score_tasks(joined.graded, settings)
+        results = score_tasks(joined.graded, settings)
         judges[judge] = JudgeScores(
-            joined.coverage, failure_modes(tasks_scored, reads_gold=judge in reads_gold),
-            tasks_scored)
+            joined.coverage, failure_modes(results, reads_gold=judge in reads_gold), results)
     record = ScoresRecord(
         package_version=__version__,
         dataset=str(dataset),
@@ -282,5 +281,5 @@ def score(
     )
     out.mkdir(parents=True, exist_ok=True)
     write_rows(out / SCORED_ROWS_FILE, graded_all)
-    write_text(target, json.dumps(record.to_json(), indent=1) + "\n")
+    write_text(target, record.dumps())
     return record

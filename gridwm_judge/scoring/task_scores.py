@@ -97,7 +97,8 @@ class Batch:
     ) -> dict[str, dict]:
         out = {}
         for name, r in ratios.items():
-            m = {"value": r.value, "ci": None, "num": r.total_num, "den": r.total_den}
+            m = {"value": r.value, "ci": None, "num": r.total_num, "den": r.total_den,
+                 "n_groups": int((r.den > 0).sum())}
             if clusters is not None:
                 m["ci_env"] = None
             if r.value is not None and name not in no_ci:

@@ -33,7 +33,18 @@ def smoke(tmp_path_factory):
                          configs=["task_b", "task_e"], quiet=True).out
 
 
-def test_list_then_clear_leaves_a_held_copy(smoke):
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    """A cache of this test's own (the session's holds other tests' copies), for this process
+    and the commands it starts."""
+    import datasets
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_list_then_clear_leaves_a_held_copy(smoke, own_cache):
     load_task(str(smoke), "task_b")          # this process holds its copy from now on
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
@@ -56,6 +67,7 @@ def test_list_then_clear_leaves_a_held_copy(smoke):
         assert cleared.returncode == 0, cleared.stderr
         # the task_e copy's holder has exited; this process still holds task_b's
         assert "deleted 1" in cleared.stdout and "left 1 in use" in cleared.stdout
+        assert package_cache_root().is_relative_to(own_cache)
         left = [p for p in package_cache_root().iterdir() if p.is_dir()]
         assert len(left) == 1 and "task_b" in _cache().stdout
     finally:

@@ -16,6 +16,7 @@ from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.dataset.generation import env_tables, is_miniworld  # noqa: E402
 from gridwm_judge.dataset.profiles import MINIWORLD_FAMILIES, get_profile  # noqa: E402
 from gridwm_judge.dataset.validation import read_columns  # noqa: E402
+from gridwm_judge.records import ScoresRecord  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -94,16 +95,16 @@ def test_eval_score_report_keep_miniworld_apart(smoke, tmp_path):
     assert main(["score", "--dataset", str(out), "--predictions",
                  *[str(r / "predictions.jsonl") for r in runs], "--out", str(tmp_path / "s"),
                  "--n-resamples", "50"]) == 0
-    scores = json.loads((tmp_path / "s" / "scores.json").read_text())["judges"]
-    oracle = scores["baseline:oracle"]["tasks"]
-    assert set(oracle) == {"MA", "MC", "MD"}
-    assert oracle["MA"]["metrics"]["acc_a1"]["value"] == 1.0
+    scores = ScoresRecord.read(tmp_path / "s" / "scores.json").judges
+    oracle = scores["baseline:oracle"].results
+    assert set(oracle.tasks) == {"MA", "MC", "MD"}
+    assert {r.world for r in oracle} == {"miniworld"}
+    assert oracle.value(task="MA", name="acc_a1") == 1.0
     for rep in ("composite", "split"):
-        causal = oracle["MC"]["representations"][rep]["causal"]["metrics"]
-        assert causal["jacc_neu"]["value"] == causal["idr_raw"]["value"] == 1.0
-    assert oracle["MD"]["causal"]["metrics"]["idr_raw"]["value"] == 1.0
-    yes = scores["baseline:always-yes"]["tasks"]["MD"]["causal"]["metrics"]
-    assert yes["idr_raw"]["value"] == 0.0
+        for name in ("jacc_neu", "idr_raw"):
+            assert oracle.value(task="MC", representation=rep, name=name) == 1.0
+    assert oracle.value(task="MD", name="idr_raw") == 1.0
+    assert scores["baseline:always-yes"].results.value(task="MD", name="idr_raw") == 0.0
     assert main(["report", str(tmp_path / "s"), "--out", str(tmp_path / "r")]) == 0
     index = (tmp_path / "r" / "index.md").read_text()
     assert "## MiniWorld (3D) Task C" in index and "## MiniWorld (3D) reference-aided" in index

@@ -63,25 +63,25 @@ def test_grade_response_reads_like_score():
 
 
 def _score_values(scores: ScoresRecord, judge: str, task: str) -> dict:
-    """Point estimates read from scores.json along explicit paths (not the bridge's flattening)."""
-    j = scores.judges[judge]
+    """Point estimates read from scores.json by explicit scope fields (not the bridge's
+    naming)."""
+    res = scores.judges[judge].results
     out = {}
     if task == "C":
         for rep in ("composite", "split"):
             for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
-                out[f"{m}_{rep}"] = j.metric("C", "representations", rep, "causal", m).value
-            fams = j.block("C", "representations", rep, "families")
-            for fam in fams:
+                out[f"{m}_{rep}"] = res.value(task="C", representation=rep, name=m)
+            for fam in ("temporal", "visual", "framing"):
                 for m in ("ns", "jcr"):
-                    out[f"{m}_{fam}_{rep}"] = j.metric(
-                        "C", "representations", rep, "families", fam, m).value
-        out["vcc_rep"] = j.metric("C", "vcc", "vcc_rep").value
+                    out[f"{m}_{fam}_{rep}"] = res.value(task="C", representation=rep, probe=fam,
+                                                        name=m)
+        out["vcc_rep"] = res.value(task="C", name="vcc_rep")
     else:
         for m in ("idr_raw", "idr_cond", "p_active", "acc_cf"):
-            out[m] = j.metric("D", "causal", m).value
-        for fam in j.block("D", "families"):
+            out[m] = res.value(task="D", name=m)
+        for fam in ("framing", "visual"):
             for m in ("ns", "jcr"):
-                out[f"{m}_{fam}"] = j.metric("D", "families", fam, m).value
+                out[f"{m}_{fam}"] = res.value(task="D", probe=fam, name=m)
     return out
 
 

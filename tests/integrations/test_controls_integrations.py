@@ -21,6 +21,7 @@ from gridwm_judge.item_hash import request_hash
 from gridwm_judge.records import read_prediction_file
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.prompt_ablation import PAIRS
 from gridwm_judge.task_table import task_spec
 
 JUDGE = "inspect/mockllm/model"
@@ -57,22 +58,23 @@ def control_answer(uid: str, audit) -> str:
 
 def expected_figures(judge, task: str) -> dict[str, float]:
     """score's point estimates under the bridges' flat names."""
+    res = judge.results
     out: dict[str, float | None] = {}
     if task == "OS":
         for arm in EVIDENCE:
             for m in ("task_type", "objective", "verdict", "joint"):
-                out[f"{m}_{arm}"] = judge.metric("OS", "arms", arm, "stages", m).value
+                out[f"{m}_{arm}"] = res.value(task="OS", arm=arm, name=m)
             for m in ("idr_raw", "p_active", "acc_full", "acc_cf"):
-                out[f"{m}_{arm}"] = judge.metric("OS", "arms", arm, "causal", m).value
+                out[f"{m}_{arm}"] = res.value(task="OS", arm=arm, name=m)
         for key in ("vcc_oracle", "vcc_pixel_state"):
-            out[key] = judge.metric("OS", key, key).value
+            out[key] = res.value(task="OS", name=key)
     else:
         for style in task_spec("PA").styles:
             for m in ("idr_raw", "p_active", "acc_full", "acc_cf"):
-                out[f"{m}_{style}"] = judge.metric("PA", "styles", style, m).value
-        for pair in judge.block("PA", "paired", "pairs"):
+                out[f"{m}_{style}"] = res.value(task="PA", style=style, name=m)
+        for a, b in PAIRS:
             for m in ("idr_raw", "acc_full", "acc_cf"):
-                out[f"{m}_{pair}"] = judge.metric("PA", "paired", "pairs", pair, m).value
+                out[f"{m}_{a}-{b}"] = res.value(task="PA", style=a, baseline=b, name=m)
     return {k: v for k, v in out.items() if v is not None}
 
 

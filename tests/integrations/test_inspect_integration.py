@@ -59,14 +59,15 @@ def test_eval_metrics_equal_score_on_the_converted_log(smoke_build, tmp_path, an
     assert main(["score", "--dataset", str(smoke_build), "--predictions",
                  str(run / "predictions.jsonl"), "--out", str(out), "--n-resamples", "200"]) == 0
     judge = ScoresRecord.read(out / "scores.json").judges["inspect/mockllm/model"]
-    expected = {"vcc_rep": judge.metric("C", "vcc", "vcc_rep").value}
+    res = judge.results
+    expected = {"vcc_rep": res.value(task="C", name="vcc_rep")}
     for rep in ("composite", "split"):
         for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
-            expected[f"{m}_{rep}"] = judge.metric("C", "representations", rep, "causal", m).value
-        for fam in judge.block("C", "representations", rep, "families"):
+            expected[f"{m}_{rep}"] = res.value(task="C", representation=rep, name=m)
+        for fam in ("temporal", "visual", "framing"):
             for m in ("ns", "jcr"):
-                expected[f"{m}_{fam}_{rep}"] = judge.metric(
-                    "C", "representations", rep, "families", fam, m).value
+                expected[f"{m}_{fam}_{rep}"] = res.value(task="C", representation=rep,
+                                                         probe=fam, name=m)
     expected = {k: v for k, v in expected.items() if v is not None}
     assert {k: printed[k] for k in expected} == pytest.approx(expected)
     assert len(set(expected.values())) > 2  # not a constant judge

@@ -72,26 +72,26 @@ def test_hooks_on_real_rows_equal_score(smoke_build, tmp_path, answer, config):
     task = task_spec(config).name
     aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
     if task == "C":
+        res = judge.results
         expected = {
-            "idr_raw_composite": judge.metric("C", "representations", "composite", "causal",
-                                              "idr_raw"),
-            "p_active_split": judge.metric("C", "representations", "split", "causal",
-                                           "p_active"),
-            "ns_framing_composite": judge.metric("C", "representations", "composite",
-                                                 "families", "framing", "ns"),
-            "vcc_rep": judge.metric("C", "vcc", "vcc_rep"),
+            "idr_raw_composite": res.one(task="C", representation="composite", name="idr_raw"),
+            "p_active_split": res.one(task="C", representation="split", name="p_active"),
+            "ns_framing_composite": res.one(task="C", representation="composite",
+                                            probe="framing", name="ns"),
+            "vcc_rep": res.one(task="C", name="vcc_rep"),
         }
     else:
-        expected = {"idr_raw": judge.metric("D", "causal", "idr_raw"),
-                    "idr_cond": judge.metric("D", "causal", "idr_cond"),
-                    "jcr_framing": judge.metric("D", "families", "framing", "jcr")}
+        res = judge.results
+        expected = {"idr_raw": res.one(task="D", name="idr_raw"),
+                    "idr_cond": res.one(task="D", name="idr_cond"),
+                    "jcr_framing": res.one(task="D", probe="framing", name="jcr")}
     for name, metric in expected.items():
         assert metric is not None and metric.value is not None, name
         assert aggregated[name] == pytest.approx(metric.value), name
     undefined = sorted(n for n, v in aggregated.items() if math.isnan(v))
-    fams = (judge.block("C", "representations", "composite", "families") if task == "C"
-            else judge.block("D", "families"))
+    scope = {"task": "C", "representation": "composite"} if task == "C" else {"task": "D"}
     for name in undefined:  # NaN exactly where score has no value (a family with no rows)
         metric, fam = name.split("_")[:2]
-        assert metric in ("ns", "jcr") and fams[fam]["metrics"][metric]["value"] is None, name
+        assert metric in ("ns", "jcr"), name
+        assert judge.results.one(probe=fam, name=metric, **scope).status == "undefined", name
     assert 0 < aggregated["accuracy"] < 1

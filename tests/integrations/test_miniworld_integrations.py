@@ -51,25 +51,26 @@ def mw_answer(uid: str, audit) -> str:
 def expected_figures(judge, task: str) -> dict[str, float]:
     """score's point estimates under the bridges' flat names (see items.task_figures)."""
     spec = task_spec(task)
+    res = judge.results
     out: dict[str, float | None] = {}
     if spec.recipe == "next_state":
         for m in ("acc_a1", "acc_shuffle", "acc_mask", "delta_shuffle", "delta_mask"):
-            out[m] = judge.metric(task, m).value
+            out[m] = res.value(task=task, name=m)
     elif spec.recipe == "presentation_invariance":
-        out["vcc_rep"] = judge.metric(task, "vcc", "vcc_rep").value
+        out["vcc_rep"] = res.value(task=task, name="vcc_rep")
         for rep in ("composite", "split"):
             for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
-                out[f"{m}_{rep}"] = judge.metric(task, "representations", rep, "causal", m).value
-            for fam in judge.block(task, "representations", rep, "families"):
+                out[f"{m}_{rep}"] = res.value(task=task, representation=rep, name=m)
+            for fam in ("temporal", "visual", "framing"):
                 for m in ("ns", "jcr"):
-                    out[f"{m}_{fam}_{rep}"] = judge.metric(
-                        task, "representations", rep, "families", fam, m).value
+                    out[f"{m}_{fam}_{rep}"] = res.value(task=task, representation=rep,
+                                                        probe=fam, name=m)
     else:
         for m in ("idr_raw", "idr_cond", "idr_rev", "p_active"):
-            out[m] = judge.metric(task, "causal", m).value
-        for fam in judge.block(task, "families"):
+            out[m] = res.value(task=task, name=m)
+        for fam in ("framing", "visual"):
             for m in ("ns", "jcr"):
-                out[f"{m}_{fam}"] = judge.metric(task, "families", fam, m).value
+                out[f"{m}_{fam}"] = res.value(task=task, probe=fam, name=m)
     return {k: v for k, v in out.items() if v is not None}
 
 

@@ -40,7 +40,7 @@ def a_answer(uid: str, audit) -> str:
 
 
 def expected(judge) -> dict[str, float]:
-    return {m: judge.metric("A", m).value for m in FIGURES}
+    return {m: judge.results.value(task="A", name=m) for m in FIGURES}
 
 
 def test_no_pooled_accuracy_for_the_tasks_asked_under_action_conditions():

@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
+from gridwm_judge.judges.http_judge import RunRefused
 from gridwm_judge.judges.openai_http import RateLimiter, chat_body, parse_completion
 from gridwm_judge.judges.stub_server import (
     MALFORMED,
@@ -200,13 +201,20 @@ def test_parse_completion_refuses_bodies_of_the_wrong_shape():
 def test_error_text_never_carries_the_key(server, monkeypatch):
     monkeypatch.setenv("GRIDWM_API_KEY", "sk-echoed-999")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    server.script("echo", echo_headers(401))
+    server.script("echo", echo_headers(400))
     judge = _judge(server)
     [resp] = list(judge.judge([_req("e", "echo")]))
     judge.close()
     assert server.headers[0]["Authorization"] == "Bearer sk-echoed-999"
-    assert resp.status == "error" and "HTTP 401" in resp.error
+    assert resp.status == "error" and "HTTP 400" in resp.error
     assert "sk-echoed-999" not in resp.error and "***" in resp.error
+    # a 401 refuses the whole run in one line, which carries no key either
+    server.script("echo401", echo_headers(401))
+    judge = _judge(server)
+    with pytest.raises(RunRefused, match="the key was refused") as refused:
+        list(judge.judge([_req("f", "echo401")]))
+    judge.close()
+    assert "sk-echoed-999" not in str(refused.value) and "***" in str(refused.value)
 
 
 def test_close_interrupts_a_request_in_flight(server):

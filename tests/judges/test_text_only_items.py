@@ -118,7 +118,8 @@ class _Engine:
 def test_vllm_builders_send_text_only_items_as_text():
     [turn] = vllm_messages(_text())
     assert turn["content"] == [{"type": "text", "text": _text().prompt}]
-    assert engine_kwargs("m", JudgeOptions(max_images=1))["limit_mm_per_prompt"] == {"image": 1}
+    assert engine_kwargs("m", JudgeOptions(max_images=1))["limit_mm_per_prompt"] == {
+        "image": 1, "video": 0}
     engine = _Engine()
     judge = VLLMJudge("m", JudgeOptions(structured=True), "vllm:m", engine=engine)
     out = list(judge.judge([_text("a"), _image("b")]))

@@ -46,7 +46,7 @@ def test_engine_kwargs_take_context_from_model_and_ignore_its_generation_default
         JudgeOptions(max_images=12, max_pixels=512 * 512, seed=5, tensor_parallel_size=4),
     )
     assert kw["model"] == "Qwen/Qwen2.5-VL-7B-Instruct"
-    assert kw["limit_mm_per_prompt"] == {"image": 12}
+    assert kw["limit_mm_per_prompt"] == {"image": 12, "video": 0}  # images only
     assert "max_model_len" not in kw  # vLLM reads the model's own context length
     assert kw["tensor_parallel_size"] == 4 and kw["seed"] == 5
     assert kw["generation_config"] == "vllm"

@@ -21,6 +21,7 @@ from gridwm_judge.report import collect  # noqa: E402
 from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
 from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
 from gridwm_judge.report.sections import all_figures, all_tables  # noqa: E402
+from gridwm_judge.results import Results  # noqa: E402
 from gridwm_judge.scoring.judge_scores import failure_modes  # noqa: E402
 from gridwm_judge.task_table import MINIWORLD_TASKS  # noqa: E402
 
@@ -80,15 +81,21 @@ def test_minigrid_modes_unchanged_by_miniworld_blocks(scored):
     """The same blocks as MiniGrid's C/D give the same MiniGrid modes whether or not MiniWorld
     blocks sit beside them, and MiniWorld's modes name MC/MD scopes only."""
     scores = scored.scores
-    yes, oracle = scores[YES]["tasks"], scores[ORACLE]["tasks"]
-    grid = {"C": yes["MC"], "D": yes["MD"]}
+    yes, oracle = (Results.from_json(scores[j]["results"]) for j in (YES, ORACLE))
+
+    def as_task(results, task, new):
+        return [dataclasses.replace(r, task=new, world="minigrid")
+                for r in results.select(task=task)]
+
+    grid = Results([*as_task(yes, "MC", "C"), *as_task(yes, "MD", "D")])
     alone = failure_modes(grid)
-    both = failure_modes({**grid, "MC": oracle["MC"], "MD": oracle["MD"]})
+    both = failure_modes(Results([*grid, *oracle.select(task="MC"), *oracle.select(task="MD")]))
     assert [m for m in both if m.world == "minigrid"] == list(alone)
     assert [m.world for m in alone] == ["minigrid"] * 5
-    assert any(m.flagged for m in alone)  # always-yes blocks flag MiniGrid scopes C/D
+    assert any(m.flagged for m in alone)  # always-yes results flag MiniGrid scopes C/D
     assert not any(m.flagged for m in both if m.world == "miniworld")
-    flagged = [m for m in failure_modes({"MC": yes["MC"], "MD": yes["MD"]}) if m.flagged]
+    mine = Results([*yes.select(task="MC"), *yes.select(task="MD")])
+    flagged = [m for m in failure_modes(mine) if m.flagged]
     assert flagged and all(m.world == "miniworld" for m in flagged)
     assert all("(C/" not in e and "(D)" not in e for m in flagged for e in m.evidence)
 
@@ -174,7 +181,7 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
     def strip(e):
         sc = dataclasses.replace(
             e.scores, coverage={t: c for t, c in e.scores.coverage.items() if t not in mw},
-            tasks={t: b for t, b in e.scores.tasks.items() if t not in mw})
+            results=Results(r for r in e.scores.results if r.task not in mw))
         return dataclasses.replace(e, scores=sc)
 
     grid = dataclasses.replace(data, judges=tuple(strip(e) for e in data.judges))

@@ -21,6 +21,7 @@ from gridwm_judge.quickstart import run_quickstart
 from gridwm_judge.records import SCORES_FILE as SCORES
 from gridwm_judge.report import Table, collect, summarize, write_report
 from gridwm_judge.report.plots import FIGURES
+from gridwm_judge.scoring.scopes import causal_scope
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -55,6 +56,7 @@ def test_report_renders_every_table_and_index(qs):
     from gridwm_judge import __version__
 
     assert f"gridwm-judge {__version__}" in index
+    assert "## Requests as sent" in index  # baseline runs send nothing: "not recorded"
     for key in ("headline", "task_c", "composite_split", "controls", "task_d", "stability"):
         md = (rep / "tables" / f"{key}.md").read_text()
         assert md.startswith("### ")
@@ -77,9 +79,9 @@ def test_expected_diagnoses(qs):
     assert _status(no)["stability_trap"] == "flagged"
     assert not [m.name for m in summarize(oracle) if m.flagged]
     for rep in ("composite", "split"):
-        c = oracle.tasks["C"]["representations"][rep]["causal"]
-        assert c["metrics"]["idr_raw"]["value"] == 1.0
-        assert c["g_active"] >= 10 and c["degenerate_flags"] == []
+        c = causal_scope(oracle.results, "C", representation=rep)
+        assert c is not None and c.value("idr_raw") == 1.0
+        assert c.g_active >= 10 and c.degenerate_flags == ()
     # the flagged modes carry the numbers that triggered them
     ev = [m for m in summarize(yes) if m.name == "success_biased"][0].evidence
     assert any("p_active (C/composite) = 1.000 (10/10)" in x for x in ev)

@@ -1,5 +1,6 @@
 """`gridwm-judge score` end to end on a hand-built Hub-layout dataset."""
 
+import dataclasses
 import json
 import random
 
@@ -7,6 +8,21 @@ import pytest
 from scoring_data import oracle_raw, write_predictions
 
 from gridwm_judge.cli import main
+from gridwm_judge.records import ScoresRecord
+from gridwm_judge.results import scores_schema
+from gridwm_judge.scoring import read_scores
+from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.recipes import recipe_for
+from gridwm_judge.scoring.task_scores import Batch, Settings
+from gridwm_judge.task_table import task_spec
+
+GRADED_FIELDS = {f.name for f in dataclasses.fields(GradedRow)}
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def _results(doc, judge):
+    return ScoresRecord.from_json(doc).judges[judge].results
 
 
 def _run(dataset, preds, out, *extra):
@@ -43,6 +59,7 @@ def scored(tiny_dataset, tmp_path_factory):
     yes = write_predictions(tmp / "yes.jsonl", "always-yes", shuffled, yes_man)
     assert _run(folder, [oracle, yes], tmp / "out") == 0
     doc = json.loads((tmp / "out" / "scores.json").read_text())
+    jsonschema.validate(doc, scores_schema())
     assert doc["runs"][str(oracle)]["judge"]["spec"] == "baseline:oracle"
     assert doc["bootstrap"]["seed"] == 20261103 and doc["dataset_fingerprint"].startswith("sha256:")
     lines = [json.loads(x) for x in (tmp / "out" / "rows.jsonl").read_text().splitlines()]
@@ -51,32 +68,26 @@ def scored(tiny_dataset, tmp_path_factory):
 
 def test_oracle_scores(scored):
     doc, _, _, _ = scored
-    t = doc["judges"]["oracle"]["tasks"]
-    comp = t["C"]["representations"]["composite"]
-    assert comp["causal"]["metrics"]["idr_raw"]["value"] == 1.0
-    assert comp["causal"]["n_pairs"] == 4 and comp["causal"]["g_active"] == 4
-    assert comp["causal"]["degenerate"] == "low_activation"  # four groups only
-    assert (
-        comp["causal"]["idr_cond_status"] == "unstable"
-        and comp["causal"]["metrics"]["idr_cond"]["ci"] is None
-    )
-    assert comp["families"]["framing"]["metrics"]["ns"]["value"] == 1.0
-    assert comp["families"]["visual"]["les"]["status"] == "constant"
-    assert t["C"]["vcc"]["metrics"]["vcc_rep"]["value"] == 1.0
-    d = t["D"]["causal"]["metrics"]
-    assert (
-        d["idr_raw"]["value"] == 1.0
-        and d["idr_raw"]["ci"] == [1.0, 1.0]
-        and d["idr_raw"]["ci_env"] == [1.0, 1.0]
-    )
-    assert (
-        t["A"]["metrics"]["acc_a1"]["value"] == 1.0
-        and t["A"]["metrics"]["delta_shuffle"]["value"] == 0.0
-    )
-    assert (
-        t["B"]["metrics"]["b_acc_090"]["value"] == 1.0
-        and t["E"]["metrics"]["e_acc"]["value"] == 1.0
-    )
+    res = _results(doc, "oracle")
+    def comp(name):
+        return res.one(task="C", representation="composite", name=name)
+
+    assert comp("idr_raw").value == 1.0
+    assert comp("n_pairs").value == 4 and comp("g_active").value == 4
+    assert comp("low_activation").value == 1.0  # four groups only
+    assert comp("all_fail").value == 0.0 and comp("success_biased").value == 0.0
+    idr_cond = comp("idr_cond")
+    assert idr_cond.status == "descriptive" and idr_cond.ci is None  # the rule: "unstable"
+    assert res.value(task="C", representation="composite", probe="framing", name="ns") == 1.0
+    assert res.one(task="C", representation="composite", probe="visual", name="les"
+                   ).method == "constant"
+    assert res.value(task="C", name="vcc_rep") == 1.0
+    d = res.one(task="D", name="idr_raw")
+    assert d.value == 1.0 and d.ci == (1.0, 1.0) and d.ci_env == (1.0, 1.0) and d.env_level
+    assert d.protocol == "all_groups" and d.groups == d.denominator == 6  # one pair a group
+    assert res.value(task="A", name="acc_a1") == 1.0
+    assert res.value(task="A", name="delta_shuffle") == 0.0
+    assert res.value(task="B", name="b_acc_090") == 1.0 and res.value(task="E", name="e_acc") == 1.0
     modes = {m["name"]: m for m in doc["judges"]["oracle"]["failure_modes"]}
     assert modes["causal_misgrounding"]["flagged"] is False
     assert (
@@ -84,23 +95,81 @@ def test_oracle_scores(scored):
     )  # the oracle ignores the action too
 
 
+def test_each_result_is_one_line_of_scores_json(scored):
+    doc, _, _, tmp = scored
+    text = (tmp / "out" / "scores.json").read_text()
+    lines = [ln.strip().rstrip(",") for ln in text.splitlines() if '"task": ' in ln]
+    n = len(doc["comparisons"]) + sum(len(j["results"]) for j in doc["judges"].values())
+    assert len(lines) == n > 100
+    assert all(json.loads(ln)["name"] for ln in lines)
+    assert "gwj-result" not in text
+
+
 def test_always_yes_is_flagged_and_missing_rows_are_not_scored(scored):
     doc, _, _, _ = scored
     j = doc["judges"]["always-yes"]
-    comp = j["tasks"]["C"]["representations"]["composite"]["causal"]
-    assert comp["degenerate"] == "success_biased" and comp["metrics"]["idr_raw"]["value"] == 0.0
+    res = _results(doc, "always-yes")
+    assert res.value(task="C", representation="composite", name="success_biased") == 1.0
+    assert res.value(task="C", representation="composite", name="idr_raw") == 0.0
     cov = j["coverage"]["D"]
     assert cov["missing"] == 2 * 4 and cov["statuses"]["missing"] == 8
     assert cov["answered"] == cov["asked"] - 8 and cov["coverage"] == pytest.approx(
         cov["answered"] / cov["asked"])
     assert cov["unanswered_head"][0].startswith("D.doorkey.")
-    d = j["tasks"]["D"]["causal"]["metrics"]
+    acc_full = res.one(task="D", name="acc_full")
     # the two doorkey Full rows were never answered: they are in no denominator
-    assert d["acc_full"]["value"] == 1.0 and d["acc_full"]["den"] == 4
-    assert j["tasks"]["A"]["metrics"]["acc_a1"]["value"] == 0.0
+    assert acc_full.value == 1.0 and acc_full.denominator == 4
+    assert res.value(task="A", name="acc_a1") == 0.0
     modes = {m["name"]: m for m in j["failure_modes"]}
     assert modes["stability_trap"]["flagged"] and modes["causal_misgrounding"]["flagged"]
-    assert doc["comparisons"]["C_composite_vs_split"]["idr_raw"]["n_judges"] == 2
+    comparisons = ScoresRecord.from_json(doc).comparisons
+    where = {"task": "C", "representation": "split", "baseline": "composite",
+             "condition": "idr_raw"}
+    assert comparisons.value(name="n_judges", **where) == 2
+    test = comparisons.one(name="wilcoxon", **where)
+    assert test.method and 0 <= test.p_value <= 1
+    assert comparisons.value(name="p_holm", **where) >= test.p_value
+
+
+def test_a_scores_json_of_the_previous_format_reads_as_the_same_results(scored):
+    """Format 2 held each task's nested blocks: read through ``read_scores`` they give the very
+    results ``score`` writes now; ScoresRecord alone says how to read or rewrite it."""
+    doc, lines, _, tmp = scored
+    graded = [GradedRow(**{k: v for k, v in x.items() if k in GRADED_FIELDS}) for x in lines]
+    settings = Settings(n_resamples=300)
+    old = {"format": "gridwm-judge-scores/2", **{k: v for k, v in doc.items() if k != "format"}}
+    new = ScoresRecord.from_json(doc)
+    tests = {}
+    for t in new.comparisons.select(name="wilcoxon"):
+        where = {"representation": "split", "baseline": "composite", "condition": t.condition}
+        tests[t.condition] = {
+            "statistic": t.value, "p_value": t.p_value, "method": t.method,
+            "n_judges": int(new.comparisons.value(name="n_judges", **where)),
+            "n_nonzero": t.denominator, "p_holm": new.comparisons.value(name="p_holm", **where)}
+    assert set(tests) == {"jacc_neu", "p_active", "idr_raw"}
+    old["comparisons"] = {"C_composite_vs_split": tests}
+    old["judges"] = {}
+    for judge, j in doc["judges"].items():
+        tasks = {}
+        for task in sorted({g.task for g in graded if g.judge == judge}):
+            spec, batch = task_spec(task), Batch(settings)
+            tasks[task] = recipe_for(spec).score(
+                [g for g in graded if g.judge == judge and g.task == task], batch, spec)
+            batch.flush()
+        old["judges"][judge] = {"coverage": j["coverage"], "failure_modes": j["failure_modes"],
+                                "tasks": tasks}
+    path = tmp / "old_scores.json"
+    path.write_text(json.dumps(old))
+    read = read_scores(path)
+    for judge in doc["judges"]:
+        assert read.judges[judge] == new.judges[judge]
+    assert read.comparisons == new.comparisons
+    with pytest.raises(ValueError, match="read it with gridwm_judge.scoring.read_scores, or "
+                       "score the run again with `gridwm-judge score`"):
+        ScoresRecord.read(path)
+    path.write_text(json.dumps({**old, "format": "gridwm-judge-scores/1"}))
+    with pytest.raises(ValueError, match="has format 'gridwm-judge-scores/1'"):
+        read_scores(path)
 
 
 def test_rows_jsonl_keeps_the_audit_axes(scored):
@@ -134,7 +203,8 @@ def test_join_is_by_uid_not_position(scored, tiny_dataset):
     rev = write_predictions(tmp / "oracle_rev.jsonl", "oracle", list(reversed(rows)), oracle_raw)
     assert _run(folder, [rev], tmp / "out_rev", "--tasks", "C,D") == 0
     doc2 = json.loads((tmp / "out_rev" / "scores.json").read_text())
-    assert doc2["judges"]["oracle"]["tasks"]["C"] == doc["judges"]["oracle"]["tasks"]["C"]
+    first, again = _results(doc, "oracle"), _results(doc2, "oracle")
+    assert again.select(task="C") == first.select(task="C") and len(first.select(task="C")) > 50
 
 
 def test_unknown_and_duplicate_uids_are_errors(tiny_dataset, tmp_path, capsys):
@@ -162,8 +232,9 @@ def test_a_task_the_judge_never_ran_is_coverage_zero_not_scored(tiny_dataset, tm
         tmp_path / "c.jsonl", "c-only", rows, lambda r: "Yes" if r["task"] == "C" else False
     )
     assert _run(folder, [only_c], tmp_path / "out") == 0
-    j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["c-only"]
-    assert set(j["tasks"]) == {"C"}
+    doc = json.loads((tmp_path / "out" / "scores.json").read_text())
+    j = doc["judges"]["c-only"]
+    assert _results(doc, "c-only").tasks == ("C",)
     assert j["coverage"]["D"]["answered"] == 0 and j["coverage"]["D"]["missing"] > 0
     leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
     assert not any("(D)" in e for e in leakage["evidence"])  # no verdicts, no instability
@@ -175,8 +246,9 @@ def test_a_judge_that_never_answers_is_not_called_unstable(tiny_dataset, tmp_pat
     folder, rows = tiny_dataset
     mute = write_predictions(tmp_path / "m.jsonl", "mute", rows, lambda r: "I cannot tell")
     assert _run(folder, [mute], tmp_path / "out") == 0
-    j = json.loads((tmp_path / "out" / "scores.json").read_text())["judges"]["mute"]
+    doc = json.loads((tmp_path / "out" / "scores.json").read_text())
+    j = doc["judges"]["mute"]
     assert j["coverage"]["D"]["parse_modes"]["invalid"] == j["coverage"]["D"]["asked"]
-    assert j["tasks"]["D"]["causal"]["metrics"]["acc_full"]["value"] == 0.0  # invalid = wrong
+    assert _results(doc, "mute").value(task="D", name="acc_full") == 0.0  # invalid = wrong
     leakage = next(m for m in j["failure_modes"] if m["name"] == "presentation_leakage")
     assert not leakage["flagged"] and leakage["evidence"] == []
