@@ -120,8 +120,8 @@ def test_baselines_through_ray_equal_local(cluster, smoke, tmp_path, capsys):
         assert a["engine"] == {"name": "local"}
         assert b["engine"]["name"] == "ray" and b["engine"]["replicas"] == 2
         for key in ("judge", "judge_options", "judge_settings", "max_tokens",
-                    "dataset_fingerprint", "oracle_upper_bound", "tasks"):
-            assert a[key] == b[key], key
+                    "dataset_fingerprint", "oracle_upper_bound", "tasks", "as_sent", "usage"):
+            assert a.get(key) == b.get(key), key
     out = capsys.readouterr().out
     assert "answered 13/13 (13 new, 0 resumed)" in out
     # a finished ray run resumes without asking anything, and may switch engine
@@ -152,6 +152,8 @@ def test_http_backend_with_two_replicas(cluster, smoke, tmp_path):
                           "--replicas", "2")) == 0
         assert asked_local == N_CDE and len(server.requests) == 2 * N_CDE  # each row once
     _same_records(tmp_path / "local", tmp_path / "ray")
+    a, b = (json.loads((tmp_path / n / "run.json").read_text()) for n in ("local", "ray"))
+    assert a["as_sent"] == b["as_sent"] and a["usage"] == b["usage"] and b["usage"]
 
 
 def test_a_killed_replica_has_its_rows_asked_again_none_doubled(cluster, smoke, tmp_path):

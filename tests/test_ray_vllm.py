@@ -46,12 +46,12 @@ def test_config_is_accepted_by_ray_and_names_only_vllm_fields():
     assert config.get_concurrency(autoscaling_enabled=True) == {"min_size": 3, "max_size": 3}
     engine = config.engine_kwargs
     assert engine["tensor_parallel_size"] == 2 and engine["pipeline_parallel_size"] == 2
-    assert engine["limit_mm_per_prompt"] == {"image": 8} and engine["max_model_len"] == 4096
+    assert engine["limit_mm_per_prompt"]["image"] == 8 and engine["max_model_len"] == 4096
     assert engine["seed"] == 3 and engine["generation_config"] == "vllm"
     assert config.accelerator_type == "H100" and config.should_continue_on_error
     assert set(engine) - {"task_type"} <= set(SIGNATURES["EngineArgs"])  # ray adds task_type
     mm = kwargs["prepare_multimodal_stage"]["model_config_kwargs"]
-    assert mm == {"limit_mm_per_prompt": {"image": 8}, "max_model_len": 4096}
+    assert mm == {"limit_mm_per_prompt": engine["limit_mm_per_prompt"], "max_model_len": 4096}
     assert set(mm) <= set(SIGNATURES["ModelConfig"])
     stage = llm.PrepareMultimodalStageConfig(**kwargs["prepare_multimodal_stage"])
     assert stage.enabled and stage.model_config_kwargs == mm

@@ -174,6 +174,8 @@ class Engine(Protocol):
     def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: dict[str, Any],
             pending: tuple[PendingRow, ...], store: PredictionStore, out: Path) -> int: ...
 
+    def sending(self) -> dict[str, Any]: ...
+
 
 def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
     """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``, in this
@@ -225,7 +227,13 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
                 if fresh and not store.records:  # leave no half-made run folder behind
                     store.close()
                     shutil.rmtree(out, ignore_errors=True)
+                elif "judge_settings" in manifest:  # interrupted: record what was sent so far
+                    _record_as_sent(manifest, store, engine.sending(), old)
+                    write_run_manifest(out, manifest)
                 raise
+            if "judge_settings" in manifest:
+                _record_as_sent(manifest, store, engine.sending(), old)
+                write_run_manifest(out, manifest)
         else:
             try:
                 judge = make_judge(cfg.judge, options)

@@ -201,6 +201,7 @@ class RayEngine:
                 raise ValueError(f"{flag} must be an integer >= 1, got {value!r}")
         self._files: dict[str, list[Path]] = {}
         self._index: dict[str, Any] = {}
+        self._sending: dict[str, Any] = {}
 
     def check(self, cfg: EvalConfig) -> None:
         """Refuse settings that mean nothing (or are unsupported) for this judge on Ray."""
@@ -217,6 +218,11 @@ class RayEngine:
         self._files = {t: config_files(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
         self._index = {t: index_table(files) for t, files in self._files.items()}
         return dict(self._index)
+
+    def sending(self) -> dict[str, Any]:
+        """What the judge says its requests carried (run.json ``as_sent``), as a replica
+        reported it."""
+        return dict(self._sending)
 
     def provenance(self) -> dict[str, Any]:
         ray = require_ray()
@@ -259,6 +265,7 @@ class RayEngine:
         identity = {k: manifest[k] for k in ("judge", "judge_options")}
         if split_spec(cfg.judge)[0] == "vllm":
             settings = ray_vllm.judge_settings(split_spec(cfg.judge)[1], options, cfg.judge)
+            self._sending = ray_vllm.judge_sending(split_spec(cfg.judge)[1], options, cfg.judge)
             answers = ray_vllm.build(
                 rows, cfg, options,
                 {**identity, "judge_settings": settings}, task_of, replicas=self.replicas,
@@ -275,7 +282,8 @@ class RayEngine:
             compute=ray.data.ActorPoolStrategy(size=self.replicas),
             num_cpus=cpus,
         )
-        return _store_answers(answers, cfg, manifest, store, out, len(pending), self.replicas)
+        return _store_answers(answers, cfg, manifest, store, out, len(pending), self.replicas,
+                              sending=self._sending)
 
 
 def _replace(options: JudgeOptions, **changes) -> JudgeOptions:
@@ -337,8 +345,10 @@ class _Replica:
             rec = prediction_record(self.cfg.judge, a.request, a.digest, resp)
             records.append(json.dumps(rec.to_json(), sort_keys=True))
         n = len(records)
+        sending = json.dumps(getattr(self.judge, "sending", dict)(), sort_keys=True)
         return pa.table({"record": records, "settings": [self.settings_json] * n,
-                         "needs_gold": [bool(self.judge.needs_gold)] * n})
+                         "needs_gold": [bool(self.judge.needs_gold)] * n,
+                         "sending": [sending] * n})
 
     def __del__(self) -> None:
         judge = getattr(self, "judge", None)
@@ -357,7 +367,8 @@ def _settle(manifest: dict[str, Any], settings: dict[str, Any], needs_gold: bool
 
 def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: PredictionStore,
                    out: Path, total: int, replicas: int,
-                   known_settings: dict[str, Any] | None = None) -> int:
+                   known_settings: dict[str, Any] | None = None,
+                   sending: dict[str, Any] | None = None) -> int:
     """Store each record as its batch comes back. run.json gets the judge settings before
     the first record is stored: ``known_settings``, else those the first replica reports
     (each replica reports its own; replicas that disagree are refused)."""
@@ -384,6 +395,9 @@ def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: Pr
                 elif reported != settings:
                     raise ValueError(f"replicas of {cfg.judge} report different judge settings "
                                      f"({settings} vs {reported}); refusing to mix them")
+                if row.get("sending") and sending is not None:  # the latest a replica knows
+                    sending.clear()
+                    sending.update(json.loads(row["sending"]))
                 if row.get("record"):
                     record = json.loads(row["record"])
                 else:  # a row the vLLM processor failed (it skips postprocess)

@@ -77,6 +77,12 @@ def judge_settings(model: str, options: JudgeOptions, spec: str) -> dict[str, An
     return VLLMJudge(model, options, spec, engine=object()).settings()
 
 
+def judge_sending(model: str, options: JudgeOptions, spec: str) -> dict[str, Any]:
+    """What the local ``vllm:`` judge says every request carries (run.json ``as_sent``)."""
+    judge = VLLMJudge(model, options, spec, engine=object())
+    return dict(getattr(judge, "sending", dict)())
+
+
 def preprocess_row(row: Mapping[str, Any], *, task: str, cfg: EvalConfig,
                    identity: Mapping[str, Any]) -> dict[str, Any]:
     """A stored row -> the processor's input: one user turn (PNG data URLs, then the prompt),
