@@ -8,6 +8,9 @@ a smoke dataset and on `base` and compare. Usage:
 
     python benchmarks/bench_ray.py --dataset /tmp/gwj [--judge baseline:pixel-heuristic]
         [--tasks all] [--replicas 1]
+
+Without --dataset it builds the smoke profile's task_c into a temporary folder first. Ray's
+session folders go to the temporary folder too (RAY_TMPDIR).
 """
 
 from __future__ import annotations
@@ -63,34 +66,52 @@ def _records(run: Path) -> dict[str, dict]:
             for r in map(json.loads, lines)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dataset", required=True)
+    ap.add_argument("--dataset", default=None, help="default: build smoke's task_c")
     ap.add_argument("--judge", default="baseline:pixel-heuristic")
     ap.add_argument("--tasks", default="all")
     ap.add_argument("--replicas", type=int, default=1)
-    args = ap.parse_args()
-    startup = float(subprocess.run([sys.executable, "-c", STARTUP], capture_output=True,
-                                   text=True, check=True).stdout.split()[-1])
-    print(f"Ray start-up (init + shutdown, local 2 CPUs): {startup:.1f} s")
-    with tempfile.TemporaryDirectory() as tmp:
+    args = ap.parse_args(argv)
+    saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED")}
+    try:
+        return _run(args)
+    finally:  # a caller in the same process (the tests) keeps its environment
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _run(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="r") as tmp:  # short: Ray's socket paths
+        os.environ["RAY_TMPDIR"] = tmp  # read by the child processes
+        os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+        dataset = args.dataset
+        if dataset is None:
+            dataset = str(Path(tmp) / "smoke")
+            subprocess.run([sys.executable, "-m", "gridwm_judge", "build", "--profile", "smoke",
+                            "--configs", "task_c", "--out", dataset], check=True,
+                           capture_output=True)
+        startup = float(subprocess.run([sys.executable, "-c", STARTUP], capture_output=True,
+                                       text=True, check=True).stdout.split()[-1])
+        print(f"Ray start-up (init + shutdown, local 2 CPUs): {startup:.1f} s")
         rows = {}
         for engine in ("ray", "local"):
             out = Path(tmp) / engine
-            argv = ["-m", "gridwm_judge", "eval", "--dataset", args.dataset, "--tasks",
-                    args.tasks, "--judge", args.judge, "--out", str(out), "--no-progress",
-                    "--engine", engine]
-            argv += ["--replicas", str(args.replicas)] if engine == "ray" else []
-            wall, peak, said = _child(argv)
+            cmd = ["-m", "gridwm_judge", "eval", "--dataset", dataset, "--tasks",
+                   args.tasks, "--judge", args.judge, "--out", str(out), "--no-progress",
+                   "--engine", engine]
+            cmd += ["--replicas", str(args.replicas)] if engine == "ray" else []
+            wall, peak, said = _child(cmd)
             rows[engine] = _records(out)
             print(f"--engine {engine:5s}: {wall:6.1f} s, driver peak RSS {peak:6.0f} MiB  "
                   f"({said.splitlines()[-1][:80]})")
         same = rows["ray"] == rows["local"]
         print(f"records equal (but latency): {same} ({len(rows['local'])} uids)")
-        if not same:
-            sys.exit(1)
+    return 0 if same else 1
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    main()
+    sys.exit(main())
