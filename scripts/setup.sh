@@ -10,4 +10,5 @@ fi
 .venv/bin/python -m pip install --quiet torch==2.13.0
 # No torchvision: PyPI's wheels are built for the CUDA torch and do not import beside the CPU
 # one; the hf judge builds processors without it (tests/judges/test_hf_arch_matrix.py).
-.venv/bin/python -m pip install --quiet -e ".[hf,openai,anthropic,gemini,dev,3d,inspect]"
+# ray: tests/test_ray_engine.py runs `eval --engine ray` on a local Ray of the CI machine's CPUs.
+.venv/bin/python -m pip install --quiet -e ".[hf,openai,anthropic,gemini,dev,3d,inspect,ray]"

@@ -24,6 +24,8 @@ TINY: dict[str, tuple[list[str], tuple[str, ...], str | None]] = {
                        ("profile smoke, num_proc 1", "task_b", "encode floor"), None),
     "bench_judges.py": (["--n-hf", "2", "--n-http", "4", "--max-tokens", "2"],
                         ("(a) hf tiny model, 2 requests", "(b) openai backend"), "transformers"),
+    "bench_ray.py": (["--tasks", "c", "--judge", "baseline:always-no"],
+                     ("Ray start-up", "records equal (but latency): True"), "ray"),
     "bench_miniworld.py": (["--n", "1", "--families", "tmaze"],
                            ("first env (OpenGL context)", "tmaze        1 valid"), "pyglet"),
 }

@@ -17,6 +17,8 @@ from gridwm_judge.judges.base import (
 )
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
+from gridwm_judge.runner.many import load_spec, run_many
+from gridwm_judge.runner.ray_engine import ENGINES, RayEngine, ReplicaFailedError
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
 EXAMPLES = """examples:
@@ -30,6 +32,9 @@ EXAMPLES = """examples:
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge anthropic:claude-sonnet-4-6 \
       --out runs/claude
   gridwm-judge eval --dataset ./gridwm-smoke --tasks all --judge hf:./my-tiny-vlm --out runs/tiny
+  gridwm-judge eval --dataset ./gwj --tasks all --judge vllm:Qwen/Qwen2.5-VL-7B-Instruct \
+      --engine ray --replicas 8 --out runs/qwen7b          # 8 GPUs, one engine each
+  gridwm-judge eval-many judges.yaml                      # several judges, one Ray
 
 judges: vllm:MODEL, openai:MODEL (--base-url; key from OPENAI_API_KEY or GRIDWM_API_KEY),
 anthropic:MODEL (key from ANTHROPIC_API_KEY), gemini:MODEL (key from GEMINI_API_KEY or
@@ -47,7 +52,8 @@ eval exits 1 while errored requests remain and prints the command that asks them
 def register(subparsers) -> None:
     p = add_command(
         subparsers, "eval", run,
-        refused=(MissingDependencyError,),  # the judge's backend is not installed
+        # the judge's backend (or ray) is not installed; a ray replica that cannot start
+        refused=(MissingDependencyError, ReplicaFailedError),
         interrupted="finished requests are saved, rerun to resume",
         help="run a judge over dataset tasks (resumable predictions.jsonl)",
         description="Run a judge over task configs of a dataset; writes RUN_DIR/predictions.jsonl "
@@ -150,6 +156,86 @@ def register(subparsers) -> None:
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_engine_options(p)
+    register_many(subparsers)
+
+
+def register_many(subparsers) -> None:
+    p = add_command(
+        subparsers, "eval-many", run_many_command,
+        refused=(MissingDependencyError, ReplicaFailedError),
+        interrupted="finished requests are saved, rerun to resume",
+        help="run several judges over one dataset (one run folder each, one Ray)",
+        description="Run every judge of SPEC.yaml over its dataset, one run folder each, on "
+        "one Ray cluster (or locally); the whole file is checked before anything runs. "
+        "Rerunning resumes each run. Field reference: python -c 'import "
+        "gridwm_judge.runner.many as m; print(m.__doc__)'",
+    )
+    p.add_argument("spec", type=Path, metavar="SPEC.yaml", help="the judges to run")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the spec and list the runs; run nothing")
+
+
+def run_many_command(args: argparse.Namespace) -> int:
+    many = load_spec(args.spec)
+    for run in many.runs:
+        print(f"{run.name}: {run.cfg.judge} on {', '.join(run.cfg.tasks)} -> {run.cfg.out}"
+              + (f" ({run.replicas} replica(s))" if many.engine == "ray" else ""))
+    if args.dry_run:
+        return 0
+
+    def done(run, summary) -> None:
+        print(f"eval {run.cfg.judge}: {summary.line()}", flush=True)
+
+    results = run_many(many, progress=not args.no_progress, on_done=done)
+    folders = " ".join(shlex.quote(str(run.cfg.out)) for run, _ in results)
+    print(f"next: gridwm-judge report {folders} --out REPORT_DIR")
+    failed = [run.name for run, summary in results if summary.errors]
+    if failed:
+        print(f"eval-many: errored requests remain in {', '.join(failed)}; rerun "
+              f"`gridwm-judge eval-many {shlex.quote(str(args.spec))}` to ask them again",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """--engine, --replicas, --ray-address (shared by eval and eval-many)."""
+    p.add_argument(
+        "--engine", choices=ENGINES, default="local",
+        help="local: in this process; ray: judge replicas on Ray (pip install "
+        "'gridwm-judge[ray]'), rows read from the dataset's Parquet files",
+    )
+    p.add_argument(
+        "--replicas", type=int, default=None,
+        help="ray: judge replicas (actors), each with its own --workers / --batch-size "
+        "(default 1)",
+    )
+    p.add_argument(
+        "--pipeline-parallel-size", type=int, default=None,
+        help="ray, vllm: judges: pipeline stages of each replica's engine (GPUs per replica = "
+        "this x --tensor-parallel-size; default 1)",
+    )
+    p.add_argument(
+        "--ray-address", default=None,
+        help="ray: address of a running cluster (host:6379, or RAY_ADDRESS); default: start a "
+        "local Ray for this command and stop it after",
+    )
+
+
+def engine_of(args: argparse.Namespace) -> RayEngine | None:
+    """The engine the flags ask for; ray-only flags given with --engine local are refused."""
+    pp = getattr(args, "pipeline_parallel_size", None)
+    if args.engine == "local":
+        given = [f for f, v in (("--replicas", args.replicas), ("--ray-address", args.ray_address),
+                                ("--pipeline-parallel-size", pp)) if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} mean(s) nothing for --engine local; add "
+                             "--engine ray or drop them")
+        return None
+    return RayEngine(replicas=1 if args.replicas is None else args.replicas,
+                     address=args.ray_address, pipeline_parallel_size=1 if pp is None else pp)
 
 
 def _json_object(text: str) -> dict:
@@ -164,6 +250,7 @@ def _json_object(text: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    engine = engine_of(args)  # a ray-only flag with --engine local is refused first
     options = JudgeOptions(
         timeout_s=args.timeout,
         **options_of(args, "base_url", "workers", "rps", "retries", "batch_size", "seed",
@@ -186,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
     )
-    summary = run_eval(cfg)
+    summary = run_eval(cfg) if engine is None else run_eval(cfg, engine)
     if summary.dropped_partial_bytes:
         print(
             f"note: dropped a partial trailing line ({summary.dropped_partial_bytes} bytes) "

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gridwm_judge.dataset_io import available_configs, load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
@@ -162,10 +162,29 @@ def tasks_meant_by_all(judge: str, dataset: str) -> tuple[str, ...]:
     return tuple(t for t in rules if task_spec(t).config in held) or rules
 
 
-def run_eval(cfg: EvalConfig) -> EvalSummary:
-    """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``."""
+class Engine(Protocol):
+    """Where the requests run when not in this process (``runner.ray_engine``): it reads the
+    rows' uid / representation / images columns per task, and asks the pending rows, storing
+    each record as it comes back; this module keeps selection, run.json and the summary."""
+
+    def tables(self, cfg: EvalConfig) -> dict[str, Any]: ...
+
+    def provenance(self) -> dict[str, Any]: ...
+
+    def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: dict[str, Any],
+            pending: tuple[PendingRow, ...], store: PredictionStore, out: Path) -> int: ...
+
+    def sending(self) -> dict[str, Any]: ...
+
+
+def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
+    """Evaluate ``cfg.judge`` on ``cfg.tasks`` of ``cfg.dataset`` into ``cfg.out``, in this
+    process or on ``engine``."""
     cfg.check()
-    tables = {t: load_task(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
+    if engine is None:
+        tables = {t: load_task(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
+    else:
+        tables = engine.tables(cfg)
     manifest = run_manifest(
         judge=cfg.judge,
         judge_options=identity_options(cfg.options),
@@ -176,6 +195,7 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
         seed=cfg.options.seed,
         dataset=cfg.dataset,
     )
+    manifest["engine"] = {"name": "local"} if engine is None else engine.provenance()
     out = Path(cfg.out)
     fresh = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
@@ -200,6 +220,20 @@ def run_eval(cfg: EvalConfig) -> EvalSummary:
                             oracle_upper_bound=old.get("oracle_upper_bound", False))
             _record_as_sent(manifest, store, {}, old)
             write_run_manifest(out, manifest)
+        elif engine is not None:
+            try:
+                new = engine.ask(cfg, options, manifest, selection.pending, store, out)
+            except BaseException:
+                if fresh and not store.records:  # leave no half-made run folder behind
+                    store.close()
+                    shutil.rmtree(out, ignore_errors=True)
+                elif "judge_settings" in manifest:  # interrupted: record what was sent so far
+                    _record_as_sent(manifest, store, engine.sending(), old)
+                    write_run_manifest(out, manifest)
+                raise
+            if "judge_settings" in manifest:
+                _record_as_sent(manifest, store, engine.sending(), old)
+                write_run_manifest(out, manifest)
         else:
             try:
                 judge = make_judge(cfg.judge, options)
@@ -269,9 +303,10 @@ def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:
     chosen: list[tuple[str, PendingRow]] = []
     pixels_only = images_only(cfg.judge)
     for task, ds in tables.items():
-        uids = ds.data.column("uid").to_pylist()
-        reps = ds.data.column("representation").to_pylist() if cfg.representation else None
-        n_images = pc.list_value_length(ds.data.column("images")).to_pylist()
+        table = getattr(ds, "data", ds)  # a datasets.Dataset, or a pyarrow Table (Ray engine)
+        uids = table.column("uid").to_pylist()
+        reps = table.column("representation").to_pylist() if cfg.representation else None
+        n_images = pc.list_value_length(table.column("images")).to_pylist()
         kept = 0
         for i, uid in enumerate(uids):
             if reps is not None and reps[i] not in ("", cfg.representation):
@@ -302,20 +337,28 @@ def _requests(needs_gold: bool, tables, pending, cfg: EvalConfig, identity
         rows = ds.select(indices).select_columns(cols).with_format("arrow")
         for batch in rows.iter(batch_size=_BATCH):
             for row in batch.to_pylist():
-                style = row["prompt_style"] if styled else ""
-                budget = cfg.budget(task, style)
-                encoded = [stored_image_bytes(im, row["uid"]) for im in row["images"] or ()]
-                digest = item_digest(task, row["prompt"], encoded)
-                yield _Asked(JudgeRequest(
-                    row["uid"],
-                    task,
-                    row["prompt"],
-                    LazyImages(encoded, max_pixels=cfg.options.max_pixels),
-                    budget,
-                    gold=row["answer"] if needs_gold else None,
-                    request_hash=request_hash(identity, budget, digest),
-                    style=style,
-                ), digest)
+                yield ask_row(task, row, cfg, identity, needs_gold)
+
+
+def ask_row(task: str, row: Mapping[str, Any], cfg: EvalConfig, identity: Mapping[str, Any],
+            needs_gold: bool) -> _Asked:
+    """One stored row (uid, prompt, images as stored cells, answer, prompt_style) as the request
+    a judge is sent, with its item digest: shared by the local and the Ray engines so both
+    hash and ask alike."""
+    style = row["prompt_style"] if task_spec(task).styles else ""
+    budget = cfg.budget(task, style)
+    encoded = [stored_image_bytes(im, row["uid"]) for im in row["images"] or ()]
+    digest = item_digest(task, row["prompt"], encoded)
+    return _Asked(JudgeRequest(
+        row["uid"],
+        task,
+        row["prompt"],
+        LazyImages(encoded, max_pixels=cfg.options.max_pixels),
+        budget,
+        gold=row["answer"] if needs_gold else None,
+        request_hash=request_hash(identity, budget, digest),
+        style=style,
+    ), digest)
 
 
 def _drive(judge, asked: Iterator[_Asked], cfg: EvalConfig, store: PredictionStore,
