@@ -218,3 +218,24 @@ def test_a_styled_record_without_item_digest_is_checked_with_its_style_budget(tm
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert _score(ds, run, tmp_path / "s2") == 2
     assert "answered a different item" in capsys.readouterr().err
+
+
+def test_a_refusal_names_every_problem_not_a_count(smoke, tmp_path, capsys):
+    """Two problems (an item that changed, a uid the dataset lacks): both are said, in one line
+    (it used to say "(and 1 more problem(s))" without saying which)."""
+    run = tmp_path / "yes"
+    assert _eval(smoke, run, "--tasks", "c", "--judge", "baseline:always-yes") == 0
+    path = run / "predictions.jsonl"
+    lines = path.read_text().splitlines()
+    alien = json.loads(lines[0])
+    alien["uid"] = "C.elsewhere.s1.full.grid.orig.clean.neutral.composite"
+    path.write_text("\n".join([*lines, json.dumps(alien)]) + "\n")
+    other = tmp_path / "other"
+    shutil.copytree(smoke, other)
+    _change_one_prompt(other)
+    capsys.readouterr()
+    assert _score(other, run, tmp_path / "refused") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "more problem" not in err
+    assert "for uids the dataset does not hold" in err
+    assert "answered a different item" in err

@@ -151,6 +151,8 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
     return problems
 
 
+SHOWN_PROBLEMS = 5
+"""Problems a refusal to score names one by one (one per predictions file at most)."""
 UNVERSIONED = "0.1.0"
 """The dataset version of a build (or a run's dataset) that records none: versions were first
 recorded by 0.2.0."""
@@ -243,8 +245,10 @@ def score(
     known = {str(r["uid"]) for r in rows}
     problems = _unknown_uids(runs, known, keep) + mismatches(runs, rows, fingerprint)
     if problems and not allow_mismatch:
-        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        raise ItemMismatchError(f"refusing to score: {problems[0]}{more}; score against the "
+        shown = problems[:SHOWN_PROBLEMS]
+        more = (f" (and {len(problems) - len(shown)} more)"
+                if len(problems) > len(shown) else "")
+        raise ItemMismatchError(f"refusing to score: {'; '.join(shown)}{more}; score against the "
                                 "dataset the run was asked from, or pass --allow-mismatch"
                                 + version_change(runs, dataset))
     by_judge: dict[str, list[PredictionRecord]] = {}
