@@ -94,3 +94,20 @@ def test_local_engine_runs_each_judge_into_its_folder(smoke, tmp_path, capsys):
     assert len(lines) == 10
     assert main(["eval-many", str(path), "--no-progress"]) == 0  # resumes: nothing new
     assert capsys.readouterr().out.count("(0 new,") == 3
+
+
+def test_entries_take_evals_reasoning_options(smoke, tmp_path):
+    spec = _spec(smoke, tmp_path, [
+        {"judge": "openai:gpt-5", "base_url": "http://127.0.0.1:9/v1", "name": "g5",
+         "reasoning_effort": "low", "reasoning_budget": 1024,
+         "token_field": "max_completion_tokens"},
+        {"judge": "openai:qwen3", "base_url": "http://127.0.0.1:9/v1", "name": "q3",
+         "chat_template_kwargs": {"enable_thinking": False}}], engine="local")
+    g5, q3 = (r.cfg.options for r in plan(spec).runs)
+    assert (g5.reasoning_effort, g5.reasoning_budget, g5.token_field) == (
+        "low", 1024, "max_completion_tokens")
+    assert q3.chat_template_kwargs == {"enable_thinking": False}
+    bad = _spec(smoke, tmp_path, [{"judge": "openai:gpt-5", "base_url": "http://x/v1",
+                                   "reasoning_effort": "extreme"}], engine="local")
+    with pytest.raises(ValueError, match=r"judges\[0\] \(openai:gpt-5\): .*reasoning"):
+        plan(bad)

@@ -20,6 +20,10 @@ folder is an ordinary ``eval`` run: resumable, and read by ``report`` like any o
         workers: 8
         replicas: 2                   # and pipeline_parallel_size for vllm: judges
         max_tokens: {C: 64}
+      - judge: openai:gpt-5           # eval's reasoning options, per judge
+        base_url: https://api.openai.com/v1
+        reasoning_effort: low
+        reasoning_budget: 4096
       - judge: baseline:pixel-heuristic
 """
 
@@ -42,6 +46,8 @@ OPTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "workers": int, "rps": (int, float), "timeout": (int, float),
     "retries": int, "batch_size": int, "seed": int, "structured": bool,
     "max_model_len": int, "max_pixels": int, "tensor_parallel_size": int, "device": str,
+    "token_field": str, "reasoning_effort": str, "reasoning_budget": int,
+    "chat_template_kwargs": dict,
 }
 ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "judge": str, "name": str, "tasks": str, "replicas": int, "pipeline_parallel_size": int,
