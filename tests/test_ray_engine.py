@@ -269,3 +269,21 @@ def test_eval_many_runs_three_judges_on_the_cluster(cluster, smoke, tmp_path, ca
         _same_records(local, tmp_path / "runs" / name)
         engine = json.loads((tmp_path / "runs" / name / "run.json").read_text())["engine"]
         assert engine["name"] == "ray" and engine["replicas"] == entry.get("replicas", 1)
+
+
+def test_a_retry_after_holds_every_replica(cluster, smoke, tmp_path):
+    """One replica gets 429 with Retry-After: 1.5; no replica starts a request in the next
+    1.4 s (the limit is one actor all replicas ask), and every row is answered once."""
+    from gridwm_judge.judges.stub_server import http_error
+
+    with StubServer(default_reply="No", delay_s=0.05) as server:
+        server.script("", http_error(429, retry_after=1.5))   # the first request, any prompt
+        args = _eval(smoke, tmp_path / "ray", "--tasks", "c,d,e", "--judge", "openai:stub",
+                     "--base-url", server.base_url, "--workers", "1", "--engine", "ray",
+                     "--replicas", "2")
+        assert main(args) == 0
+        arrivals = list(server.arrivals)
+    assert len(arrivals) == N_CDE + 1                       # the refused one asked again
+    t429 = arrivals[0]
+    window = [t for t in arrivals[1:] if t429 + 0.1 < t < t429 + 1.4]
+    assert window == [], [round(t - t429, 2) for t in arrivals]

@@ -106,22 +106,33 @@ def transport_failure(exc: BaseException) -> Retryable | None:
 
 
 class RateLimiter:
-    """At most ``rps`` request starts per second across all threads (None: unlimited)."""
+    """At most ``rps`` request starts per second across all threads (None: unlimited), and a
+    server's ``Retry-After`` holds every thread, not only the one it answered: the server
+    asked the client to wait. Ray's engine shares one across replicas (``runner.ray_engine``).
+    """
 
     def __init__(self, rps: float | None):
         self.interval = 1.0 / rps if rps else 0.0
         self._next = 0.0
         self._lock = threading.Lock()
 
-    def wait(self) -> None:
-        if not self.interval:
-            return
+    def reserve(self) -> float:
+        """Take the next start slot; the seconds to wait for it."""
         with self._lock:
-            now = time.monotonic()
+            now = time.time()
             start = max(now, self._next)
             self._next = start + self.interval
-        if start > now:
-            time.sleep(start - now)
+        return start - now
+
+    def wait(self) -> None:
+        delay = self.reserve()
+        if delay > 0:
+            time.sleep(delay)
+
+    def hold(self, seconds: float) -> None:
+        """No request starts for ``seconds`` from now."""
+        with self._lock:
+            self._next = max(self._next, time.time() + seconds)
 
 
 class HTTPJudge:
@@ -247,6 +258,7 @@ class HTTPJudge:
                 delay = min(MAX_BACKOFF_S, self.options.backoff_s * (2**attempt))
                 if exc.retry_after is not None:
                     delay = min(MAX_BACKOFF_S, max(delay, exc.retry_after))
+                    self.limiter.hold(min(MAX_BACKOFF_S, exc.retry_after))
                 attempt += 1
                 (stop or self._closed).wait(delay)
             except Exception as exc:  # a bug or an unforeseen failure: data, not a crash

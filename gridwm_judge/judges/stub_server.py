@@ -122,6 +122,7 @@ class StubServer:
         self.refuse = tuple(refuse)
         self.model, self.fingerprint = model, fingerprint
         self.requests: list[dict] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in order
         self.headers: list[dict] = []
         self._scripts: dict[str, deque] = {}
         self._lock = threading.Lock()
@@ -184,6 +185,7 @@ class StubServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
+                    server.arrivals.append(time.monotonic())
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                     server._active += 1

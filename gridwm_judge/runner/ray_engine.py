@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 from gridwm_judge.dataset_io import SPLIT, available_configs
 from gridwm_judge.judges import split_spec
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
+from gridwm_judge.judges.http_judge import RateLimiter
 from gridwm_judge.runner import ray_vllm
 from gridwm_judge.runner.evaluate import (
     EvalConfig,
@@ -251,8 +253,8 @@ class RayEngine:
         import ray
         import ray.data
 
-        if options.rps is not None:  # the rate limit holds for all replicas together
-            options = _replace(options, rps=options.rps / self.replicas)
+        # one rate limit (--rps, a server's Retry-After) for all replicas together
+        limiter = ray.remote(RateLimiter).options(num_cpus=0).remote(options.rps)
         task_of = {str(f.resolve()): t for t, files in self._files.items() for f in files}
         columns = _common_columns(list(task_of))
         from ray.data.expressions import col
@@ -276,7 +278,8 @@ class RayEngine:
         answers = rows.map_batches(
             _Replica,
             fn_constructor_kwargs={"cfg": cfg, "options": options, "task_of": task_of,
-                                   "pending": wanted, "identity": identity},
+                                   "pending": wanted, "identity": identity,
+                                   "limiter": limiter},
             batch_size=_rows_per_batch(options),
             batch_format="pyarrow",
             compute=ray.data.ActorPoolStrategy(size=self.replicas),
@@ -284,12 +287,6 @@ class RayEngine:
         )
         return _store_answers(answers, cfg, manifest, store, out, len(pending), self.replicas,
                               sending=self._sending)
-
-
-def _replace(options: JudgeOptions, **changes) -> JudgeOptions:
-    import dataclasses
-
-    return dataclasses.replace(options, **changes)
 
 
 def _rows_per_batch(options: JudgeOptions) -> int:
@@ -312,15 +309,39 @@ def _common_columns(files: list[str]) -> list[str]:
     return [c for c in _ROW_COLUMNS if c in have]
 
 
+class SharedLimiter:
+    """An HTTP judge's rate limiter on a replica, backed by one :class:`RateLimiter` actor that
+    every replica of the run asks: ``--rps`` and a server's ``Retry-After`` hold for all
+    replicas together (times are wall-clock seconds: the replicas of a cluster share them)."""
+
+    def __init__(self, actor: Any):
+        self.actor = actor
+
+    def wait(self) -> None:
+        import ray
+
+        delay = ray.get(self.actor.reserve.remote())
+        if delay > 0:
+            time.sleep(delay)
+
+    def hold(self, seconds: float) -> None:
+        import ray
+
+        ray.get(self.actor.hold.remote(seconds))
+
+
 class _Replica:
     """One judge on a Ray actor: rows in, prediction records (JSON lines) out."""
 
     def __init__(self, cfg: EvalConfig, options: JudgeOptions, task_of: Mapping[str, str],
-                 pending: frozenset[str], identity: Mapping[str, Any]):
+                 pending: frozenset[str], identity: Mapping[str, Any], limiter: Any = None):
         from gridwm_judge.judges import make_judge
 
         self.cfg, self.task_of, self.pending = cfg, dict(task_of), pending
         self.judge = make_judge(cfg.judge, options)
+        if limiter is not None and isinstance(getattr(self.judge, "limiter", None),
+                                              RateLimiter):
+            self.judge.limiter = SharedLimiter(limiter)
         self.settings = self.judge.settings()
         self.identity = {**identity, "judge_settings": self.settings}
         self.settings_json = json.dumps(self.settings, sort_keys=True)
