@@ -138,7 +138,9 @@ def test_report_refuses_to_score_a_run_against_a_rebuilt_dataset(tmp_path, capsy
     assert "despite a mismatch" in (tmp_path / "rep" / "index.md").read_text()
 
 
-def test_predictions_of_a_different_dataset_are_refused_or_set_aside(smoke, tmp_path, capsys):
+def _run_with_an_alien_uid(smoke, tmp_path):
+    """An always-yes Task C run plus one record for a uid no dataset holds; (run, its lines
+    before)."""
     run = tmp_path / "yes"
     assert _eval(smoke, run, "--tasks", "c", "--judge", "baseline:always-yes") == 0
     path = run / "predictions.jsonl"
@@ -146,6 +148,11 @@ def test_predictions_of_a_different_dataset_are_refused_or_set_aside(smoke, tmp_
     alien = json.loads(lines[0])
     alien["uid"] = "C.elsewhere.s1.full.grid.orig.clean.neutral.composite"
     path.write_text("\n".join([*lines, json.dumps(alien)]) + "\n")
+    return run, lines
+
+
+def test_predictions_of_a_different_dataset_are_refused_or_set_aside(smoke, tmp_path, capsys):
+    run, lines = _run_with_an_alien_uid(smoke, tmp_path)
     capsys.readouterr()
     assert _score(smoke, run, tmp_path / "s") == 2
     err = capsys.readouterr().err.strip()
@@ -223,13 +230,7 @@ def test_a_styled_record_without_item_digest_is_checked_with_its_style_budget(tm
 def test_a_refusal_names_every_problem_not_a_count(smoke, tmp_path, capsys):
     """Two problems (an item that changed, a uid the dataset lacks): both are said, in one line
     (it used to say "(and 1 more problem(s))" without saying which)."""
-    run = tmp_path / "yes"
-    assert _eval(smoke, run, "--tasks", "c", "--judge", "baseline:always-yes") == 0
-    path = run / "predictions.jsonl"
-    lines = path.read_text().splitlines()
-    alien = json.loads(lines[0])
-    alien["uid"] = "C.elsewhere.s1.full.grid.orig.clean.neutral.composite"
-    path.write_text("\n".join([*lines, json.dumps(alien)]) + "\n")
+    run, _ = _run_with_an_alien_uid(smoke, tmp_path)
     other = tmp_path / "other"
     shutil.copytree(smoke, other)
     _change_one_prompt(other)
