@@ -34,6 +34,7 @@ from gridwm_judge.judges.http_judge import (
     Refusals,
     Reshape,
     Retryable,
+    check_effort,
     check_image_count,
     key_from_env,
     sdk_failure,
@@ -64,9 +65,7 @@ class AnthropicJudge(HTTPJudge):
         if options.reasoning_budget and options.reasoning_budget < MIN_THINKING:
             raise ValueError(f"judge {spec!r}: --reasoning-budget must be 0 (no thinking) or at "
                              f"least {MIN_THINKING} tokens (Claude's smallest thinking budget)")
-        if options.reasoning_effort is not None and options.reasoning_effort not in EFFORTS:
-            raise ValueError(f"judge {spec!r}: --reasoning-effort must be one of "
-                             f"{', '.join(EFFORTS)} for Claude, got {options.reasoning_effort!r}")
+        check_effort(spec, options.reasoning_effort, EFFORTS, "Claude")
         check_image_count(spec, options.max_images, MAX_IMAGES, "Anthropic Messages")
         key = key_from_env(KEY_ENV, spec)
         super().__init__(spec, model, options, secrets=(key,))

@@ -30,6 +30,7 @@ from gridwm_judge.judges.http_deadline import Connections, sdk_transport
 from gridwm_judge.judges.http_judge import (
     HTTPJudge,
     Retryable,
+    check_effort,
     check_image_count,
     key_from_env,
     sdk_failure,
@@ -55,9 +56,7 @@ class GeminiJudge(HTTPJudge):
         import httpx2
         from google.genai import types
 
-        if options.reasoning_effort is not None and options.reasoning_effort not in LEVELS:
-            raise ValueError(f"judge {spec!r}: --reasoning-effort must be one of "
-                             f"{', '.join(LEVELS)} for Gemini, got {options.reasoning_effort!r}")
+        check_effort(spec, options.reasoning_effort, LEVELS, "Gemini")
         check_image_count(spec, options.max_images, MAX_IMAGES, "Gemini")
         key = key_from_env(KEY_ENV, spec)
         super().__init__(spec, model, options, secrets=(key,))

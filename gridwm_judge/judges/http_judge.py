@@ -317,6 +317,13 @@ def key_from_env(names: tuple[str, ...], spec: str) -> str:
                      "(it is read from the environment and never written to disk)")
 
 
+def check_effort(spec: str, effort: str | None, allowed: tuple[str, ...], provider: str) -> None:
+    """Refuse, before any request, a ``--reasoning-effort`` the provider has no level for."""
+    if effort is not None and effort not in allowed:
+        raise ValueError(f"judge {spec!r}: --reasoning-effort must be one of "
+                         f"{', '.join(allowed)} for {provider}, got {effort!r}")
+
+
 def check_image_count(spec: str, n_images: int, limit: int, provider: str) -> None:
     """Refuse, before any request, a run whose items carry more images than the API takes."""
     if n_images > limit:

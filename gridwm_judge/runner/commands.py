@@ -49,12 +49,15 @@ eval exits 1 while errored requests remain and prints the command that asks them
 """
 
 
+RUN_REFUSED = (MissingDependencyError, ReplicaFailedError)
+"""One line, exit 2: the judge's backend (or ray) is not installed; a ray replica cannot start."""
+RUN_INTERRUPTED = "finished requests are saved, rerun to resume"
+
+
 def register(subparsers) -> None:
     p = add_command(
         subparsers, "eval", run,
-        # the judge's backend (or ray) is not installed; a ray replica that cannot start
-        refused=(MissingDependencyError, ReplicaFailedError),
-        interrupted="finished requests are saved, rerun to resume",
+        refused=RUN_REFUSED, interrupted=RUN_INTERRUPTED,
         help="run a judge over dataset tasks (resumable predictions.jsonl)",
         description="Run a judge over task configs of a dataset; writes RUN_DIR/predictions.jsonl "
         "(one line per uid, fsynced) and RUN_DIR/run.json.",
@@ -163,8 +166,7 @@ def register(subparsers) -> None:
 def register_many(subparsers) -> None:
     p = add_command(
         subparsers, "eval-many", run_many_command,
-        refused=(MissingDependencyError, ReplicaFailedError),
-        interrupted="finished requests are saved, rerun to resume",
+        refused=RUN_REFUSED, interrupted=RUN_INTERRUPTED,
         help="run several judges over one dataset (one run folder each, one Ray)",
         description="Run every judge of SPEC.yaml over its dataset, one run folder each, on "
         "one Ray cluster (or locally); the whole file is checked before anything runs. "

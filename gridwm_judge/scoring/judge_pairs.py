@@ -21,7 +21,7 @@ the metric: the indicator is :func:`gridwm_judge.scoring.causal.causal_metrics`'
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -33,6 +33,7 @@ from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
 from gridwm_judge.scoring.causal import causal_metrics
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.significance import holm, mcnemar
+from gridwm_judge.scoring.task_scores import canonical_rows
 from gridwm_judge.task_table import ALL_TASKS, task_spec
 
 PAIRED_RECIPES = ("presentation_invariance",)
@@ -94,24 +95,12 @@ def read_graded(path: str | Path) -> list[GradedRow]:
     return out
 
 
-def _neutral(rows: Iterable[GradedRow]) -> list[GradedRow]:
-    """One row per (group, variant) at the neutral presentation, the grid probe set's first
-    (as the causal block picks them)."""
-    chosen: dict[tuple[str, str], GradedRow] = {}
-    for r in rows:
-        if r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral":
-            key = (r.group_id, r.variant)
-            if key not in chosen or (r.probe_family == "grid"
-                                     and chosen[key].probe_family != "grid"):
-                chosen[key] = r
-    return list(chosen.values())
-
-
 def discrimination(rows: Sequence[GradedRow], task: str, representation: str
                    ) -> dict[str, bool]:
     """group -> discriminated (Full accepted and CF rejected), over the groups IDR_raw
     counts for one judge's rows of ``task`` and ``representation``."""
-    sel = _neutral(r for r in rows if r.task == task and r.representation == representation)
+    sel = canonical_rows([r for r in rows if r.task == task
+                          and r.representation == representation])
     if not sel:
         return {}
     res = causal_metrics([r.verdict for r in sel], [r.group_id for r in sel],

@@ -130,16 +130,22 @@ class Batch:
         self.pending.clear()
 
 
-def _causal_block(
-    rows: Sequence[GradedRow], protocol: str, s: Batch, clusters=None, select=_is_phi0
-) -> dict:
+def canonical_rows(rows: Sequence[GradedRow], select=_is_phi0) -> list[GradedRow]:
+    """One row per (group, variant) that ``select`` keeps (default: the neutral presentation),
+    the grid probe set's winning over the framing set's: what the causal metrics read."""
     phi0: dict[tuple[str, str], GradedRow] = {}
-    for r in rows:  # the grid probe set's phi0 row wins over the framing set's
+    for r in rows:
         if select(r):
             key = (r.group_id, r.variant)
             if key not in phi0 or (r.probe_family == "grid" and phi0[key].probe_family != "grid"):
                 phi0[key] = r
-    sel = list(phi0.values())
+    return list(phi0.values())
+
+
+def _causal_block(
+    rows: Sequence[GradedRow], protocol: str, s: Batch, clusters=None, select=_is_phi0
+) -> dict:
+    sel = canonical_rows(rows, select)
     res = _causal(sel, protocol)
     ratios = {k: res.ratios[k] for k in CAUSAL_METRICS}
     # reporting rule: IDR_cond gets no interval below 10 active groups
