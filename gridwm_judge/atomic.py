@@ -74,6 +74,40 @@ def check_out_dir(out: str | Path, overwrite: bool, *, ours: tuple[str, ...], wh
                               "--out")
 
 
+def make_folder(path: str | Path) -> list[Path]:
+    """Make ``path`` with any missing parents; the folders made, deepest first (for
+    :func:`remove_made`)."""
+    path = Path(path)
+    made = [p for p in (path, *path.parents) if not p.exists()]
+    path.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def remove_made(made: list[Path]) -> None:
+    """Remove the folders :func:`make_folder` made, deepest first, each only while empty: a
+    refused or failed command leaves no folder it created, and one holding finished work stays
+    with its parents."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:  # removed already
+            continue
+        except OSError:  # not empty
+            break
+
+
+@contextlib.contextmanager
+def new_folder(path: str | Path) -> Iterator[Path]:
+    """``path``, made with any missing parents, which are removed again if the body raises
+    (:func:`remove_made`)."""
+    made = make_folder(path)
+    try:
+        yield Path(path)
+    except BaseException:
+        remove_made(made)
+        raise
+
+
 def replace_dir(stage: str | Path, out: str | Path) -> None:
     """Move a finished staging folder onto ``out``: an existing ``out`` is set aside first and
     removed after, so ``out`` is always either the old folder or the new one."""

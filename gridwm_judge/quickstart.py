@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gridwm_judge.atomic import make_folder, remove_made
 from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.judges import judge_tasks
@@ -84,14 +85,14 @@ def run_quickstart(
     out = (Path(out) if out is not None else default_out()).resolve()
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not empty; pass a new --out folder")
-    created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    made = make_folder(out)
     try:
         return _run(out, judges=judges, profile=profile, n_resamples=n_resamples,
                     dataset=dataset, log=log)
     except BaseException:
-        if created:
+        if made:
             shutil.rmtree(out, ignore_errors=True)
+            remove_made(made)
         raise
 
 

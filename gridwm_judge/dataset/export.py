@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge import __version__
-from gridwm_judge.atomic import check_out_dir, replace_dir
+from gridwm_judge.atomic import check_out_dir, make_folder, remove_made, replace_dir
 from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
@@ -139,8 +139,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         logging.getLogger("datasets").setLevel(logging.ERROR)
 
     t_start = time.perf_counter()
-    made_parent = not out.parent.exists()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    made = make_folder(out.parent)
     remove_dead_stages(out)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     lock = _lock_stage(stage)
@@ -208,9 +207,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             (out / STAGE_LOCK).unlink()
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
-        if made_parent:
-            with contextlib.suppress(OSError):
-                out.parent.rmdir()  # only if empty: a refused build creates nothing
+        remove_made(made)  # a refused build leaves no folder it made
         raise
     finally:
         os.close(lock)

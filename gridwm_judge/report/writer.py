@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gridwm_judge import __version__
-from gridwm_judge.atomic import check_out_dir, replace_dir
+from gridwm_judge.atomic import check_out_dir, new_folder, replace_dir
 from gridwm_judge.report import failures
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
@@ -124,18 +124,15 @@ def write_report(
     out = Path(out).resolve()
     check_out_dir(out, overwrite, ours=("index.md", "tables"), what="report folder",
                   inputs=tuple(Path(p) for p in run_dirs))
-    made_parent = not out.parent.exists()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
-    try:
-        result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures,
-                         allow_mismatch=allow_mismatch)
-        replace_dir(stage, out)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        if made_parent and not any(out.parent.iterdir()):
-            out.parent.rmdir()
-        raise
+    with new_folder(out.parent):  # a refused report leaves no folder it made
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
+        try:
+            result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures,
+                             allow_mismatch=allow_mismatch)
+            replace_dir(stage, out)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
     moved = [out / p.relative_to(stage) for p in result.tables]
     figs = [out / p.relative_to(stage) for p in result.figures]
     return ReportResult(out, out / "index.md", tuple(moved), tuple(figs), result.headline,

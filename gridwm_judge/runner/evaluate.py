@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from gridwm_judge.atomic import new_folder
 from gridwm_judge.dataset_io import available_configs, load_task
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.judges import images_only, judge_tasks, make_judge, split_spec
@@ -198,7 +199,13 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
     manifest["engine"] = {"name": "local"} if engine is None else engine.provenance()
     out = Path(cfg.out)
     fresh = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    with new_folder(out):  # a refused run leaves no folder it made
+        return _run_in(out, fresh, cfg, engine, tables, manifest)
+
+
+def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tables,
+            manifest: dict[str, Any]) -> EvalSummary:
+    """The run in its folder ``out`` (``fresh``: made for it, removed if nothing is stored)."""
     old = check_run_manifest(out, manifest)
     store = PredictionStore(out / PREDICTIONS_FILE)
     try:
