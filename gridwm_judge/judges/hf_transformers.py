@@ -21,12 +21,14 @@ from gridwm_judge.judges.base import (
     MissingDependencyError,
     Usage,
     check_local_path,
+    looks_like_path,
     refuse_api_options,
     require,
     respond_batch,
     status_for,
 )
 from gridwm_judge.judges.decoding import GREEDY, hf_generate_kwargs
+from gridwm_judge.judges.hub_access import cache_only, offline_line
 from gridwm_judge.judges.images import fit_pixels
 from gridwm_judge.parsing import split_reasoning
 
@@ -106,17 +108,18 @@ class HFJudge:
         check_local_path(model_id, "hf")
         self.torch = require("torch", "hf")
         transformers = require("transformers", "hf")
+        local_only = cache_only(model_id, "hf")  # no Hub: fail in seconds, or read the cache
         self.spec, self.model_id, self.options = spec, model_id, options
         cuda = self.torch.cuda.is_available()
         self.device = options.device or ("cuda" if cuda else "cpu")
-        self.processor = load_processor(transformers, model_id)
+        self.processor = load_processor(transformers, model_id, local_only=local_only)
         tokenizer = getattr(self.processor, "tokenizer", None)
         if tokenizer is None:
             raise ValueError(f"the hf judge model {model_id!r} has a processor without a tokenizer")
         tokenizer.padding_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        kwargs: dict = {}
+        kwargs: dict = {"local_files_only": True} if local_only else {}
         if self.device.startswith("cuda"):
             require("accelerate", "hf")
             kwargs.update(
@@ -256,23 +259,22 @@ def torchvision_usable() -> bool:
     return True
 
 
-def load_processor(transformers, model_id: str):
-    """The model's processor, which must have a chat template.
+def load_processor(transformers, model_id: str, *, local_only: bool = False):
+    """The model's processor, which must have a chat template (``local_only``: from the local
+    Hub cache, no request).
 
     Without a usable torchvision the processor is built without its video processor (a judge
     sends images only; video processors need torchvision), with the PIL image processor.
     """
+    kwargs = {"local_files_only": True} if local_only else {}
     try:
         if torchvision_usable():
-            processor = transformers.AutoProcessor.from_pretrained(model_id)
+            processor = transformers.AutoProcessor.from_pretrained(model_id, **kwargs)
         else:
-            cls = _processor_class(transformers, model_id)
-            processor = without_video(cls).from_pretrained(model_id)
-    except OSError as exc:  # not a local folder and not a reachable Hub id
-        raise ValueError(
-            f"cannot load the hf judge model {model_id!r}: give a local folder with "
-            f"config, weights and processor files, or a Hub model id ({exc})"
-        ) from exc
+            cls = _processor_class(transformers, model_id, kwargs)
+            processor = without_video(cls).from_pretrained(model_id, **kwargs)
+    except OSError as exc:  # a folder without the files, or a Hub id the Hub or cache lacks
+        raise ValueError(load_failure_line(model_id, exc)) from exc
     except MissingDependencyError:  # already one clear line (a broken torchvision)
         raise
     except ImportError as exc:  # e.g. num2words for SmolVLM
@@ -284,6 +286,24 @@ def load_processor(transformers, model_id: str):
             "that writes an image placeholder per image, then the text (see the README)"
         )
     return processor
+
+
+def load_failure_line(model_id: str, exc: OSError) -> str:
+    """One line for a model transformers could not load: a local folder lacks files, or a Hub
+    id is neither on the Hub as asked nor in the local cache."""
+    import os
+
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+    if looks_like_path(model_id) or os.path.isdir(os.path.expanduser(model_id)):
+        return (f"cannot load the hf judge model folder {model_id!r}: it needs config, weights "
+                f"and processor files ({first})")
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return (f"cannot load the hf judge model {model_id!r}: HF_HUB_OFFLINE is set and the "
+                f"local Hub cache does not hold it; {offline_line(model_id, 'hf')}")
+    return (f"cannot load the hf judge model {model_id!r} from the Hugging Face Hub ({first}); "
+            f"{offline_line(model_id, 'hf')}")
 
 
 TORCHVISION_CPU = (
@@ -305,7 +325,7 @@ def missing_package_line(model_id: str, exc: ImportError) -> str:
     return f"the hf judge model {model_id!r} needs the package {top!r}: {install}"
 
 
-def _processor_class(transformers, model_id: str):
+def _processor_class(transformers, model_id: str, kwargs: dict):
     """The processor class AutoProcessor would pick: ``processor_config.json``, else the model type.
 
     Imported from its own module, not through transformers' lazy top level, which hands out a
@@ -315,10 +335,12 @@ def _processor_class(transformers, model_id: str):
 
     from transformers.models.auto import processing_auto
 
-    name = transformers.ProcessorMixin.get_processor_dict(model_id)[0].get("processor_class")
+    processor_dict = transformers.ProcessorMixin.get_processor_dict(model_id, **kwargs)[0]
+    name = processor_dict.get("processor_class")
     model_type = None
     if not name:
-        model_type = getattr(transformers.AutoConfig.from_pretrained(model_id), "model_type", None)
+        config = transformers.AutoConfig.from_pretrained(model_id, **kwargs)
+        model_type = getattr(config, "model_type", None)
         name = processing_auto.PROCESSOR_MAPPING_NAMES.get(model_type)
     for key, value in processing_auto.PROCESSOR_MAPPING_NAMES.items():
         if value != name:
