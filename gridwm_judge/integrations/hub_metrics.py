@@ -5,6 +5,9 @@ other benchmarks can ``evaluate.load("NAMESPACE/idr")``.
 (``{endpoint}/spaces/NS/NAME/resolve/{revision}/NAME.py``), so each Space holds the module
 under its own name, its README card (front matter completed with the Space keys ``sdk`` and
 ``app_file``), and the usual ``app.py`` (evaluate's Gradio widget) with a ``requirements.txt``.
+The module is written at push time from the shipped one with the package code it uses inlined
+(:mod:`~gridwm_judge.integrations.standalone_metric`): a Space needs ``evaluate``, ``numpy``
+and ``scipy``, never ``gridwm_judge``.
 The seam is the one :mod:`gridwm_judge.dataset.push` uses: an ``HfApi``-like object whose
 ``create_repo`` / ``upload_folder`` calls tests record.
 """
@@ -18,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.dataset.push import LOGIN_HELP
+from gridwm_judge.integrations.standalone_metric import standalone_source
 from gridwm_judge.resources import resource_path
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 SPACE_KEYS = {"sdk": "gradio", "app_file": "app.py"}
-REQUIREMENTS = ("evaluate", "gridwm-judge")
+REQUIREMENTS = ("evaluate", "numpy", "scipy")
 APP = """import evaluate
 from evaluate.utils import launch_gradio_widget
 
@@ -87,7 +91,8 @@ def space_card(readme: str) -> str:
 def stage(upload: SpaceUpload, folder: Path) -> None:
     """Write the Space's files for ``upload`` into ``folder``."""
     name = upload.name
-    (folder / f"{name}.py").write_bytes((upload.source / f"{name}.py").read_bytes())
+    module = standalone_source(upload.source / f"{name}.py", load_as=upload.repo_id)
+    (folder / f"{name}.py").write_text(module, encoding="utf-8")
     card = (upload.source / "README.md").read_text(encoding="utf-8")
     (folder / "README.md").write_text(space_card(card), encoding="utf-8")
     (folder / "app.py").write_text(APP.format(repo_id=upload.repo_id), encoding="utf-8")

@@ -8,6 +8,7 @@ import yaml
 
 from gridwm_judge.cli import main
 from gridwm_judge.integrations import hub_metrics
+from gridwm_judge.integrations.standalone_metric import standalone_source
 from gridwm_judge.resources import resource_path
 
 MODULES = ("idr", "jcr", "les", "ns", "task_a", "vcc")
@@ -46,8 +47,10 @@ def test_one_space_per_module_with_what_evaluate_load_fetches():
     assert all(u["repo_type"] == "space" and u["token"] == "hf_x" for u in uploads)
     files = api.staged["my-org/idr"]
     assert set(files) == {"idr.py", "README.md", "app.py", "requirements.txt"}
-    # evaluate.load("my-org/idr") fetches spaces/my-org/idr/resolve/main/idr.py: the module as is
-    assert files["idr.py"] == (resource_path("metrics", "idr") / "idr.py").read_bytes()
+    # evaluate.load("my-org/idr") fetches spaces/my-org/idr/resolve/main/idr.py: the module
+    # with the package code it uses inlined (tests/integrations/test_standalone_metrics.py)
+    assert files["idr.py"].decode() == standalone_source(
+        resource_path("metrics", "idr") / "idr.py", load_as="my-org/idr")
     assert b'evaluate.load("my-org/idr")' in files["app.py"]
     card = files["README.md"].decode()
     meta = yaml.safe_load(card.split("---")[1])
