@@ -78,7 +78,7 @@ def openai_request_fields(max_tokens: int, decoding: Decoding = GREEDY) -> dict:
     """Chat-completions body fields (standard OpenAI names only, so any server accepts them).
 
     ``vllm serve`` still applies a model's ``repetition_penalty``/``top_k`` defaults unless
-    started with ``--generation-config vllm`` (see the README).
+    started with ``--generation-config vllm`` (see docs/judges.md).
     """
     return {
         "temperature": decoding.temperature,

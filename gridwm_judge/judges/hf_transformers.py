@@ -283,7 +283,7 @@ def load_processor(transformers, model_id: str, *, local_only: bool = False):
         raise ValueError(
             f"the hf judge model {model_id!r} has no chat template (PaliGemma and other "
             "non-chat checkpoints ship none); add a chat_template.jinja to the model folder "
-            "that writes an image placeholder per image, then the text (see the README)"
+            "that writes an image placeholder per image, then the text (see docs/judges.md)"
         )
     return processor
 
