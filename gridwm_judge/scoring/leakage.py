@@ -82,8 +82,8 @@ class _Model:
         self.precision = None if prior_sd is None else 1.0 / np.asarray(prior_sd) ** 2
 
     def _nodes(self, theta: np.ndarray):
-        """Per row and node: mean, residual and posterior weight of the node in its group;
-        per group and node: the score of theta (G x Q x P)."""
+        """Per group: the log marginal likelihood (G) and each node's posterior weight
+        (G x Q); per row and node: the mean (N x Q); per group and node: the score (G x Q x P)."""
         lin = (self.X @ theta[:-1])[:, None] + theta[-1] * self.x[None, :]  # N x Q
         ll_rows = self.y[:, None] * lin - np.logaddexp(0.0, lin)
         a = self.member @ ll_rows + self.log_w[None, :]  # G x Q
@@ -129,9 +129,9 @@ class _Model:
 def _fit(model: _Model, theta0: np.ndarray) -> tuple[np.ndarray, bool]:
     """Minimise the model with sigma in its bounds; (theta, converged).
 
-    SLSQP (sequential quadratic programming) takes Newton-like steps from the start: with
-    sigma at its upper bound the quadrature leaves ripples in the likelihood along b0, and a
-    first-order method (L-BFGS-B) can stop in a worse ripple than the one nearest the start.
+    SLSQP (sequential quadratic programming) takes Newton-like steps from the start. With
+    sigma at its upper bound the quadrature leaves ripples in the likelihood along b0, and
+    L-BFGS-B's first long gradient steps can end in a ripple of lower likelihood.
     """
     bounds = [(None, None)] * (theta0.size - 1) + [SIGMA_BOUNDS]
     res = optimize.minimize(
