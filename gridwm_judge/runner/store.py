@@ -24,7 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from gridwm_judge.atomic import atomic_open, write_text
+from gridwm_judge.locks import try_lock
 from gridwm_judge.redact import redact, redact_value
 
 PREDICTIONS = "predictions.jsonl"
@@ -48,7 +51,7 @@ class PredictionStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = -1
-        self._lock_fd = _lock(self.path.with_suffix(".lock"))
+        self._lock = _lock(self.path.with_suffix(".lock"))
         self.records: dict[str, dict[str, Any]] = {}
         try:
             self.dropped_partial_bytes = self._cut_partial_tail()
@@ -149,9 +152,7 @@ class PredictionStore:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        if self._lock_fd >= 0:
-            os.close(self._lock_fd)  # releases the lock
-            self._lock_fd = -1
+        self._lock.release()
 
     def __enter__(self) -> PredictionStore:
         return self
@@ -160,22 +161,15 @@ class PredictionStore:
         self.close()
 
 
-def _lock(path: Path) -> int:
-    """An exclusive advisory lock on RUN_DIR (released by the OS even after kill -9)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; one writer per RUN_DIR is on the user
-        return fd
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        os.close(fd)
+def _lock(path: Path) -> FileLock:
+    """The exclusive lock on RUN_DIR, or a ValueError naming who holds it."""
+    lock = try_lock(path)
+    if lock is None:
         raise ValueError(
             f"another eval is writing to {path.parent} (lock {path.name} is held); "
             "wait for it or use another --out folder"
-        ) from exc
-    return fd
+        )
+    return lock
 
 
 def now_iso() -> str:
