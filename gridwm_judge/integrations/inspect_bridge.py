@@ -1,19 +1,21 @@
-"""inspect_ai tasks: one ``@task`` per dataset config, registered through inspect's package
-entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
+"""How inspect_ai asks and scores a dataset config: :func:`gridwm_task` builds the inspect Task
+of one config with the metrics it names. The ``@task`` functions, one per config of the task
+table with its metrics, are :mod:`gridwm_judge.integrations.inspect_tasks` (generated from the
+table, registered through inspect's package entry point), so after
 ``pip install "gridwm-judge[inspect]"``::
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 
 MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``, ``miniworld_c_hard``;
 a build of the ``miniworld`` profile) are tasks of their own, scored by the same recipes as
-Tasks A, C and D.
-Task A and MA print accuracy per action condition only (``acc_a1`` for orig, ``acc_shuffle``,
-``acc_mask``, with their clustered standard errors) and no accuracy pooled over the three.
-So are the controlled analyses: ``oracle_state`` (its State arm is text only: a sample with no
-image) and ``prompt_ablation``, whose three prompt styles are asked in one eval, each row with
-its style's budget (the task's budget, or ``--max-tokens``, times the style's factor, as
-``gridwm-judge eval`` does); their per-arm / per-style figures and the styles' paired
-differences are printed, the bootstrap CIs and McNemar tests are left to ``gridwm-judge score``.
+Tasks A, C and D. So are the controlled analyses: ``oracle_state`` (its State arm is text
+only: a sample with no image) and ``prompt_ablation``, whose three prompt styles are asked in
+one eval, each row with its style's budget (the task's budget, or ``--max-tokens``, times the
+style's factor, as ``gridwm-judge eval`` does); their per-arm / per-style figures and the
+styles' paired differences are printed, the bootstrap CIs and McNemar tests are left to
+``gridwm-judge score``. Task A and MA print accuracy per action condition only (``acc_a1``
+for orig, ``acc_shuffle``, ``acc_mask``, with their clustered standard errors) and no accuracy
+pooled over the three.
 
 Each sample is one dataset row: the row's images as inspect image content in the dataset's
 order, then the prompt unchanged (the order the package's own judges send). Decoding is the
@@ -29,9 +31,9 @@ errored request. This module imports inspect_ai at the top: it is loaded by insp
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from inspect_ai import Task, task
+from inspect_ai import Task
 from inspect_ai import __version__ as inspect_version
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
@@ -56,25 +58,16 @@ from gridwm_judge.integrations.items import (
     grade_response,
     image_data_uri,
     load_items,
-    pooled_accuracy,
     summary_figures,
     task_results,
 )
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.grading import GradedRow
-from gridwm_judge.task_table import ALL_CONFIGS, task_spec
+from gridwm_judge.task_table import task_spec
 
 GRADED_KEY = "gridwm_graded"
 """Score metadata key holding the graded row (what the group metrics are computed from)."""
-SCI_METRICS: dict[str, tuple[str, ...]] = {
-    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
-    "reference_aided": ("idr", "p_active", "ns", "jcr"),
-    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
-    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
-}
-"""Which group-level metrics a verdict task prints, by its scoring recipe (C and MiniWorld's
-MC; D and MD; Oracle-State; the prompt ablation); the other tasks print their figures."""
 
 
 def _sample(item: Item) -> Sample:
@@ -175,7 +168,16 @@ def _sci_metric(name: str) -> Callable[[], Metric]:
     return metric(name=name)(factory)
 
 
-_METRIC_FACTORIES = {name: _sci_metric(name) for name in _SCI_FIGURES}
+METRICS: dict[str, Callable[[], Metric]] = {
+    "accuracy": accuracy,
+    "stderr": stderr,
+    "condition_stderr": condition_stderr,
+    "task_metrics": task_metrics,
+    **{name: _sci_metric(name) for name in _SCI_FIGURES},
+}
+"""The metrics a task may print, by the name :func:`gridwm_task` takes: the share of correct
+answers with its standard error, each action condition's standard error, a non-verdict task's
+figures, and the verdict tasks' group-level metric groups."""
 
 
 @scorer(metrics=[accuracy(), stderr()])
@@ -224,24 +226,25 @@ def generate_in_style_budget() -> Solver:
     return solve
 
 
-def gridwm_task(config: str, dataset: str, representation: str | None = None) -> Task:
-    """The inspect Task of one dataset config."""
+def gridwm_task(config: str, dataset: str, representation: str | None = None, *,
+                metrics: Sequence[str]) -> Task:
+    """The inspect Task of one dataset config, printing ``metrics`` (names of
+    :data:`METRICS`)."""
     spec = task_spec(config)
+    unknown = [n for n in metrics if n not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown inspect metric(s) {unknown}; expected some of "
+                         f"{', '.join(METRICS)}")
     items = load_items(dataset, spec.config, representation)
     if not items:
         raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "
                          f"for representation {representation!r}")
-    names = SCI_METRICS.get(spec.recipe)
-    metrics = [_METRIC_FACTORIES[n]() for n in names] if names else [task_metrics()]
-    # A's and MA's rows are one question asked under three action conditions: their accuracy
-    # is printed per condition (task_metrics' acc_a1 / acc_shuffle / acc_mask), never pooled.
-    overall = [accuracy(), stderr()] if pooled_accuracy(spec) else [condition_stderr()]
     return Task(
         dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
                               location=str(dataset)),
         solver=generate_in_style_budget() if spec.styles else generate(),
         scorer=gridwm_answer(),
-        metrics=[*overall, *metrics],
+        metrics=[METRICS[n]() for n in metrics],
         config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
         name=spec.config,
         metadata={
@@ -255,22 +258,3 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None) ->
             "package_version": __version__,
         },
     )
-
-
-INSPECT_CONFIGS = ALL_CONFIGS
-"""The configs offered as inspect tasks: every config of the task table."""
-
-
-def _register(config: str) -> Callable[..., Task]:
-    """The ``@task`` of one config, registered under the config's name."""
-
-    def config_task(dataset: str, representation: str | None = None) -> Task:
-        return gridwm_task(config, dataset, representation)
-
-    config_task.__name__ = config_task.__qualname__ = config
-    config_task.__doc__ = f"{task_spec(config).name}: {task_spec(config).role}."
-    return task(name=config)(config_task)
-
-
-for _config in INSPECT_CONFIGS:
-    globals()[_config] = _register(_config)
