@@ -32,13 +32,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from inspect_ai import Task
 from inspect_ai import __version__ as inspect_version
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+)
 from inspect_ai.scorer import (
     Metric,
+    MetricProtocol,
     SampleScore,
     Score,
     Target,
@@ -71,10 +80,11 @@ GRADED_KEY = "gridwm_graded"
 
 
 def _sample(item: Item) -> Sample:
-    content = [ContentImage(image=image_data_uri(b)) for b in item.images]
+    content: list[Content] = [ContentImage(image=image_data_uri(b)) for b in item.images]
     content.append(ContentText(text=item.prompt))
+    messages: list[ChatMessage] = [ChatMessageUser(content=content)]
     return Sample(
-        input=[ChatMessageUser(content=content)],
+        input=messages,
         target=str(item.audit.get("answer") or ""),
         id=item.uid,
         metadata={**item.audit, "item_digest": item.item_digest},
@@ -106,7 +116,7 @@ def condition_stderr() -> Metric:
     """Standard error of each action condition's accuracy (``acc_a1_stderr``,
     ``acc_shuffle_stderr``, ``acc_mask_stderr``), over that condition's samples only,
     clustered by trajectory group."""
-    clustered = stderr(cluster="group_id")
+    clustered = cast(MetricProtocol, stderr(cluster="group_id"))  # it reads SampleScores
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         out = {}
@@ -115,7 +125,7 @@ def condition_stderr() -> Metric:
                 mine = [s for s in scores
                         if (s.sample_metadata or {}).get("action_condition") == condition]
                 if mine:
-                    out[f"{name}_stderr"] = float(clustered(mine))
+                    out[f"{name}_stderr"] = cast(float, clustered(mine))
         return out
 
     return compute
