@@ -26,7 +26,7 @@ def decoding_section(runs) -> list[str]:
         if not isinstance(sent, Mapping):
             lines.append(f"| `{r.path}` | {judge} | not recorded | | | | | |")
             continue
-        greedy = {True: "yes", False: "**no**"}.get(sent.get("greedy"), "–")
+        greedy = {True: "yes", False: "**no**", None: "–"}.get(sent.get("greedy"), "–")
         fields = ", ".join(f"{k}={_short(v)}" for k, v in (sent.get("fields") or {}).items())
         usage = (run.usage if run else None) or {}
         tokens = " / ".join(str(usage.get(k, "–")) for k in
