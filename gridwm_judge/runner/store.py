@@ -32,16 +32,6 @@ from gridwm_judge.redact import redact, redact_value
 
 PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
-IDENTITY_KEYS = (
-    "judge",
-    "judge_options",
-    "max_tokens",
-    "representation",
-    "seed",
-    "dataset_fingerprint",
-    "prompt_version",
-)
-"""run.json keys that must match for a resume; tasks, limit, workers and rps may change."""
 
 
 class PredictionStore:
@@ -174,26 +164,6 @@ def _lock(path: Path) -> FileLock:
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KEYS) -> dict | None:
-    """Refuse (ValueError) if RUN_DIR/run.json disagrees with ``manifest`` on ``keys``."""
-    path = Path(run_dir) / RUN_JSON
-    if not path.exists():
-        return None
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); use a fresh --out folder") from exc
-    manifest = redact_value(manifest)  # compare as written: run.json holds the redacted form
-    diffs = [k for k in keys if k in manifest and old.get(k) != manifest.get(k)]
-    if diffs:
-        detail = "; ".join(f"{k}: was {old.get(k)!r}, now {manifest.get(k)!r}" for k in diffs)
-        raise ValueError(
-            f"{run_dir} holds a run with different settings ({detail}); refusing to mix them. "
-            "Use a new --out folder, or rerun with the original settings to resume."
-        )
-    return old
 
 
 def write_run_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
