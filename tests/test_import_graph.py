@@ -20,7 +20,7 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "task_table", "schema", "results", "records", "item_hash", "resources", "world",
-     "prompts", "parsing", "atomic", "redact", "workers", "command_line"),
+     "prompts", "parsing", "atomic", "locks", "redact", "workers", "command_line"),
     ("sim", "miniworld"),
     ("render",),
     ("tasks",),
