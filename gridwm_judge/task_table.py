@@ -326,7 +326,7 @@ OS_TASK_TYPES: tuple[str, ...] = (
     "open doors room by room -> enter goal room -> reach goal",
 )
 """The task types an Oracle-State answer chooses from: the causal chains of the six core env
-cards (``sim.cards``), in card order (a test keeps them equal to the cards' text)."""
+cards (``worlds.minigrid.cards``), in card order (a test keeps them equal to the cards' text)."""
 OS_OBJECT_TYPES: tuple[str, ...] = ("goal", "key", "ball", "box", "door")
 OS_COLORS: tuple[str, ...] = ("red", "green", "blue", "purple", "yellow", "grey")
 """An objective's label is ``<type>_<color>`` over these (MiniGrid's names; Task E's form)."""

@@ -21,7 +21,9 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "task_table", "schema", "results", "records", "item_hash", "resources", "world",
      "prompts", "parsing", "atomic", "redact", "workers", "command_line"),
-    ("sim", "miniworld"),
+    ("worlds.core",),
+    ("worlds.minigrid", "worlds.miniworld"),
+    ("worlds",),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),
@@ -32,7 +34,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("quickstart", "cli", "__main__"),
 )
 """The pipeline's direction, lowest first: a module may import its own layer and the ones
-below, never one above (no import that runs back up)."""
+below, never one above (no import that runs back up). A name is a dotted path under the
+package; a module belongs to the longest name that contains it (``worlds.minigrid.cards`` to
+``worlds.minigrid``, ``worlds.commands`` to ``worlds``)."""
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -161,8 +165,32 @@ def test_no_import_cycle():
 
 
 def _layer(module: str) -> int | None:
-    top = module.removeprefix(f"{PACKAGE}.").split(".")[0]
-    return next((i for i, names in enumerate(LAYERS) if top in names), None)
+    parts = module.removeprefix(f"{PACKAGE}.").split(".")
+    for n in range(len(parts), 0, -1):
+        name = ".".join(parts[:n])
+        for i, names in enumerate(LAYERS):
+            if name in names:
+                return i
+    return None
+
+
+def test_a_module_takes_the_layer_of_its_longest_name():
+    assert _layer(f"{PACKAGE}.worlds.minigrid.cards") == _layer(f"{PACKAGE}.worlds.miniworld")
+    assert _layer(f"{PACKAGE}.worlds.core.draw") < _layer(f"{PACKAGE}.worlds.minigrid.cards")
+    assert _layer(f"{PACKAGE}.worlds.minigrid") < _layer(f"{PACKAGE}.worlds.commands")
+    assert _layer(f"{PACKAGE}.worlds") < _layer(f"{PACKAGE}.render.frames")
+    assert _layer(f"{PACKAGE}.nowhere") is None
+
+
+def test_no_world_imports_its_sibling():
+    """MiniGrid and MiniWorld share code only through ``worlds.core``."""
+    worlds = ("minigrid", "miniworld")
+    crossing = sorted(
+        f"{a} -> {b}" for a, targets in import_graph().items() for b in targets
+        for w in worlds for other in worlds
+        if w != other and a.startswith(f"{PACKAGE}.worlds.{w}")
+        and b.startswith(f"{PACKAGE}.worlds.{other}"))
+    assert not crossing, "a world imports its sibling:\n" + "\n".join(crossing)
 
 
 def test_no_import_runs_back_up_the_pipeline():

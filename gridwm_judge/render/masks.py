@@ -24,10 +24,10 @@ from gridwm_judge.render.nocue_style import (
     variant_marks,
 )
 from gridwm_judge.render.painter import render_tile
-from gridwm_judge.sim.cards import get_card
-from gridwm_judge.sim.interventions import replay_envs
-from gridwm_judge.sim.nocue import target_specs, tiles_at
-from gridwm_judge.sim.records import TrajectoryGroup
+from gridwm_judge.worlds.minigrid.cards import get_card
+from gridwm_judge.worlds.minigrid.interventions import replay_envs
+from gridwm_judge.worlds.minigrid.nocue import target_specs, tiles_at
+from gridwm_judge.worlds.minigrid.records import TrajectoryGroup
 
 IOU_THRESHOLD = 0.70
 

@@ -58,12 +58,12 @@ from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE, Crop, FrameMark, crop_box, rng_from_key
 from gridwm_judge.render.nocue_style import marks_by_frame, variant_marks
 from gridwm_judge.schema import EVIDENCE, VARIANTS
-from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
-from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.task_table import OS_TASK_TYPES, OS_VERDICTS
 from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.tasks.task_c import Storyboards, check_choices, nocue_setup
 from gridwm_judge.world import Group, rollout_of
+from gridwm_judge.worlds.minigrid.cards import CORE_FAMILIES, get_card
+from gridwm_judge.worlds.minigrid.holding import identity_label
 
 TASK_TYPES: dict[str, str] = {f: get_card(f).causal_chain for f in CORE_FAMILIES}
 """family -> its task type (the card's causal chain; ``task_table.OS_TASK_TYPES`` lists them)."""

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from gridwm_judge.sim import ENV_CARDS, generate_groups
-from gridwm_judge.sim.gates import run_gates
-from gridwm_judge.sim.generate import _reset_env
-from gridwm_judge.sim.nocue import target_specs
-from gridwm_judge.sim.rollout import rollout
+from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
+from gridwm_judge.worlds.minigrid.gates import run_gates
+from gridwm_judge.worlds.minigrid.generate import _reset_env
+from gridwm_judge.worlds.minigrid.nocue import target_specs
+from gridwm_judge.worlds.minigrid.rollout import rollout
 
 
 @pytest.fixture(scope="module")

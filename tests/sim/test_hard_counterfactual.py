@@ -12,8 +12,13 @@ from dataclasses import replace
 import pytest
 from test_replay_plain_minigrid import replay  # same folder: pytest puts it on sys.path
 
-from gridwm_judge.sim.generate import HARD_SUFFIX, build_group, try_seed
-from gridwm_judge.sim.hard_counterfactual import HARD_CF, HARD_CF_FAMILIES, hard_cf1_reason
+from gridwm_judge.worlds.core.draw import HARD_SUFFIX
+from gridwm_judge.worlds.minigrid.generate import build_group, try_seed
+from gridwm_judge.worlds.minigrid.hard_counterfactual import (
+    HARD_CF,
+    HARD_CF_FAMILIES,
+    hard_cf1_reason,
+)
 
 ENVS = {"keycorridor": "MiniGrid-KeyCorridorS4R3-v0",
         "multiroom": "MiniGrid-MultiRoom-N2-S4-v0",

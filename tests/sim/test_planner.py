@@ -6,8 +6,8 @@ from collections import deque
 import gymnasium as gym
 import pytest
 
-from gridwm_judge.sim.planner import Leg, PlanError, plan_actions
-from gridwm_judge.sim.plans import LEGS
+from gridwm_judge.worlds.minigrid.planner import Leg, PlanError, plan_actions
+from gridwm_judge.worlds.minigrid.plans import LEGS
 
 
 def bfs_optimum(env_id, seed, max_depth=40):

@@ -1,0 +1,111 @@
+"""Per-family subgoal legs (the causal chain as planner input), read from the reset env.
+
+Task E families have two plan shapes, chosen from the seed (``plan_variant``): "direct" and
+"regrab", where the first picked object is dropped and picked up again later, so that the
+statuses holding / dropped / reacquired_and_holding all occur. In UnlockPickup's regrab the
+agent carries the key a few steps, drops it, walks to face the door, and comes back for the
+key (several "dropped" frames); in BlockedUnlockPickup's regrab it takes the key first,
+drops it to move the blocking ball, then picks the key up again.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from gridwm_judge.worlds.minigrid.grid import find, locked_door
+from gridwm_judge.worlds.minigrid.planner import Leg
+
+REGRAB_WALK = 3  # carry the first object a few actions before dropping it
+
+
+def _one(u, type_: str, color: str | None = None) -> tuple[int, int]:
+    cells = find(u, type_, color)
+    if len(cells) != 1:
+        raise ValueError(f"expected one {color or ''} {type_} in the grid, found {len(cells)}")
+    return cells[0]
+
+
+def plan_variant(family: str, seed: int) -> str:
+    """'regrab' for about half of the Task E seeds, else 'direct' (deterministic)."""
+    if family not in ("unlockpickup", "blockedunlockpickup"):
+        return "direct"
+    return "regrab" if random.Random(f"{family}:{seed}").random() < 0.5 else "direct"
+
+
+def legs_doorkey(u, variant: str) -> list[Leg]:
+    door, color = locked_door(u)
+    return [Leg("pickup", (_one(u, "key", color),)), Leg("toggle", (door,)),
+            Leg("reach", (_one(u, "goal"),))]
+
+
+def legs_keycorridor(u, variant: str) -> list[Leg]:
+    door, color = locked_door(u)
+    target = (u.obj.cur_pos[0], u.obj.cur_pos[1])
+    return [Leg("pickup", (_one(u, "key", color),)), Leg("toggle", (door,)), Leg("drop"),
+            Leg("pickup", (tuple(int(v) for v in target),))]
+
+
+def legs_redbluedoor(u, variant: str) -> list[Leg]:
+    return [Leg("toggle", (_one(u, "door", "red"),), open_doors=False),
+            Leg("toggle", (_one(u, "door", "blue"),), open_doors=False)]
+
+
+def legs_lavagap(u, variant: str) -> list[Leg]:
+    return [Leg("reach", (_one(u, "goal"),))]
+
+
+def legs_memory(u, variant: str) -> list[Leg]:
+    cue = (1, u.grid.height // 2 - 1)
+    fail = (int(u.failure_pos[0]), int(u.failure_pos[1]))
+    succ = (int(u.success_pos[0]), int(u.success_pos[1]))
+    return [Leg("face", (cue,), avoid=(fail, succ)), Leg("reach", (succ,), avoid=(fail,))]
+
+
+def legs_multiroom(u, variant: str) -> list[Leg]:
+    return [Leg("reach", (_one(u, "goal"),))]
+
+
+def legs_unlockpickup(u, variant: str) -> list[Leg]:
+    door, color = locked_door(u)
+    key = (_one(u, "key", color),)
+    box = (tuple(int(v) for v in u.obj.cur_pos),)
+    if variant == "regrab":
+        return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("face", (door,)),
+                Leg("pickup", obj=("key", color)),
+                Leg("toggle", (door,)), Leg("drop"), Leg("pickup", box)]
+    return [Leg("pickup", key), Leg("toggle", (door,)), Leg("drop"), Leg("pickup", box)]
+
+
+def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
+    door, color = locked_door(u)
+    key = (_one(u, "key", color),)
+    ball = (find(u, "ball")[0],)
+    box = (tuple(int(v) for v in u.obj.cur_pos),)
+    if variant == "regrab":
+        return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("pickup", ball),
+                Leg("drop"),
+                Leg("pickup", obj=("key", color)), Leg("toggle", (door,)), Leg("drop"),
+                Leg("pickup", box)]
+    return [Leg("pickup", ball), Leg("drop"), Leg("pickup", key), Leg("toggle", (door,)),
+            Leg("drop"), Leg("pickup", box)]
+
+
+LEGS: dict[str, Callable[..., list[Leg]]] = {
+    "doorkey": legs_doorkey,
+    "keycorridor": legs_keycorridor,
+    "redbluedoor": legs_redbluedoor,
+    "lavagap": legs_lavagap,
+    "memory": legs_memory,
+    "multiroom": legs_multiroom,
+    "unlockpickup": legs_unlockpickup,
+    "blockedunlockpickup": legs_blockedunlockpickup,
+}
+
+
+def legs_for(family: str, u, variant: str) -> list[Leg]:
+    """The planner legs of ``family``'s causal chain in the reset env ``u``."""
+    if family not in LEGS:
+        raise ValueError(f"no planner legs for family {family!r}; expected one of "
+                         f"{', '.join(LEGS)}")
+    return LEGS[family](u, variant)
