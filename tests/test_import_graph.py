@@ -19,11 +19,12 @@ PACKAGE = "gridwm_judge"
 ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("seeds", "task_table", "schema", "results", "records", "item_hash", "resources", "world",
-     "prompts", "parsing", "atomic", "redact", "workers", "command_line"),
+    ("seeds", "schema", "results", "records", "item_hash", "resources", "world", "atomic",
+     "redact", "workers", "command_line"),
     ("worlds.core",),
     ("worlds.minigrid", "worlds.miniworld"),
     ("worlds",),
+    ("task_table", "prompts", "parsing"),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),

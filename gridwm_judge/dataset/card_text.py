@@ -24,7 +24,7 @@ from gridwm_judge.tasks import miniworld_c_hard, task_c_hard
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
-from gridwm_judge.worlds.minigrid.hard_counterfactual import HARD_CF, NO_HARD_CF
+from gridwm_judge.worlds.minigrid.cards import NO_HARD_CF, hard_cf_of
 from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
 from gridwm_judge.worlds.miniworld.cards import get_card
 from gridwm_judge.worlds.miniworld.hard import HARD_CF as MW_HARD_CF
@@ -100,7 +100,7 @@ def _config_facts(profile: Any, config: str) -> dict[str, str]:
         "turn": f"{turns[0]:g}", "turn2": f"{turns[1]:g}",
         "forward": f"{metres[0]:g}", "forward2": f"{metres[1]:g}",
         "probe_sets": _list([f"`{p}`" for p in probe_sets]),
-        "hard_cfs": "; ".join(f"{f}: {HARD_CF[f][0]}" for f in task_c_hard.FAMILIES),
+        "hard_cfs": "; ".join(f"{f}: {hard_cf_of(f).text}" for f in task_c_hard.FAMILIES),
         "hard_left_out": _left_out(),
         "mw_hard_cfs": "; ".join(f"{f}: {MW_HARD_CF[f]}" for f in miniworld_c_hard.FAMILIES),
         "mw_hard_left_out": _mw_left_out(),

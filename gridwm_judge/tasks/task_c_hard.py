@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.rows import counted_rows, rename, require_hard
 from gridwm_judge.world import Group
-from gridwm_judge.worlds.minigrid.hard_counterfactual import HARD_CF_FAMILIES
+from gridwm_judge.worlds.minigrid.cards import HARD_CF_FAMILIES
 
 TASK = "CH"
 FAMILIES: tuple[str, ...] = tuple(f for f in task_c.TASK_C_FAMILIES if f in HARD_CF_FAMILIES)

@@ -12,8 +12,7 @@ from gridwm_judge.command_line import add_command, options_of
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.worlds.core.draw import CF_KINDS
 from gridwm_judge.worlds.minigrid.audit import write_groups_jsonl
-from gridwm_judge.worlds.minigrid.cards import FAMILIES
-from gridwm_judge.worlds.minigrid.hard_counterfactual import HARD_CF_FAMILIES
+from gridwm_judge.worlds.minigrid.cards import FAMILIES, HARD_CF_FAMILIES
 from gridwm_judge.worlds.miniworld import audit as miniworld_audit
 from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
 from gridwm_judge.worlds.miniworld.cards import FAMILY_GROUP as MINIWORLD

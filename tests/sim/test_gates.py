@@ -7,7 +7,6 @@ import pytest
 from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
 from gridwm_judge.worlds.minigrid.gates import run_gates
 from gridwm_judge.worlds.minigrid.generate import _reset_env
-from gridwm_judge.worlds.minigrid.nocue import target_specs
 from gridwm_judge.worlds.minigrid.rollout import rollout
 
 
@@ -15,7 +14,7 @@ from gridwm_judge.worlds.minigrid.rollout import rollout
 def doorkey():
     g = generate_groups("doorkey", 1, 830000).groups[0]
     u = _reset_env(g.env_id, g.seed)
-    return g, target_specs("doorkey", u), (u.grid.width, u.grid.height)
+    return g, ENV_CARDS["doorkey"].target_specs(u), (u.grid.width, u.grid.height)
 
 
 def gates(g, specs, size, **changes):

@@ -11,9 +11,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from gridwm_judge.worlds.core.audit import check_out, write_results
 from gridwm_judge.worlds.core.draw import check_cf_kind
-from gridwm_judge.worlds.minigrid.cards import FAMILIES
+from gridwm_judge.worlds.minigrid.cards import FAMILIES, HARD_CF_FAMILIES
 from gridwm_judge.worlds.minigrid.generate import check_args, generate_groups
-from gridwm_judge.worlds.minigrid.hard_counterfactual import HARD_CF_FAMILIES
 from gridwm_judge.worlds.minigrid.records import TrajectoryGroup
 
 

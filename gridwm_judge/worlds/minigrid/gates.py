@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from gridwm_judge.worlds.core.gates import d2_reason
 from gridwm_judge.worlds.core.records import Rollout
-from gridwm_judge.worlds.minigrid.cards import EnvCard
+from gridwm_judge.worlds.minigrid.cards import EnvCard, hard_cf_of, subsequence
 from gridwm_judge.worlds.minigrid.counterfactual import cf1_reason
 from gridwm_judge.worlds.minigrid.grid import DIRS
 from gridwm_judge.worlds.minigrid.hard_counterfactual import hard_cf1_reason
@@ -79,27 +79,11 @@ def _d6(full, nocue, cf, **_):
     return None
 
 
-def _subsequence(events, chain) -> bool:
-    i = 0
-    for e in events:
-        if i == len(chain):
-            break
-        kind, obj_type = chain[i]
-        if e["type"] == kind and (obj_type is None or (e["obj"] or {}).get("type") == obj_type):
-            i += 1
-    return i == len(chain)
-
-
 def _e1(full, card: EnvCard, specs, **_):
-    events = full.events
-    if card.family == "memory":
-        cue = [s["pos"] for s in specs]
-        events = [e for e in events if e["type"] != "see" or e["pos"] in cue]
-    if card.family == "redbluedoor":
-        opened = [e["obj"]["color"] for e in events if e["type"] == "open"]
-        if opened != ["red", "blue"]:
-            return f"doors opened in order {opened}, expected red then blue"
-    if not _subsequence(events, card.chain_events):
+    why = card.e1_check(full.events, specs, card.chain_events) if card.e1_check else None
+    if why:
+        return why
+    if not subsequence(full.events, card.chain_events):
         return f"events miss the chain {card.chain_events}"
     bad = [e["type"] for e in full.events if e["type"] in card.forbidden_events]
     if bad:
@@ -158,8 +142,8 @@ def _n1(full, nocue, card: EnvCard, specs, **_):
 
 def _cf1(full, cf, card: EnvCard, cf_kind: str = "paper", **_):
     if cf_kind == "hard":
-        return hard_cf1_reason(card.family, full, cf)
-    return cf1_reason(card.family, full, cf, card.cf_ops, card.settable_attrs)
+        return hard_cf1_reason(hard_cf_of(card.family), full, cf)
+    return cf1_reason(full, cf, card.cf_ops, card.settable_attrs, card.check_cf)
 
 
 _CHECKS = {"D1": _d1, "D2": _d2, "D4": _d4, "D5": _d5, "D6": _d6, "E1": _e1, "E2": _e2,

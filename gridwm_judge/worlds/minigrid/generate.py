@@ -28,15 +28,14 @@ from gridwm_judge.worlds.minigrid.cards import (
     check_family_env_id,
     env_short,
     get_card,
+    hard_cf_of,
 )
-from gridwm_judge.worlds.minigrid.counterfactual import cf_ops
 from gridwm_judge.worlds.minigrid.envs import make_env
 from gridwm_judge.worlds.minigrid.gates import GATES, run_gates
-from gridwm_judge.worlds.minigrid.hard_counterfactual import NoHardCounterfactual, hard_cf_ops
+from gridwm_judge.worlds.minigrid.hard_counterfactual import NoHardCounterfactual
 from gridwm_judge.worlds.minigrid.holding import first_pickup
-from gridwm_judge.worlds.minigrid.nocue import build_mask, target_specs
+from gridwm_judge.worlds.minigrid.nocue import build_mask
 from gridwm_judge.worlds.minigrid.planner import PlanError, plan_actions
-from gridwm_judge.worlds.minigrid.plans import legs_for, plan_variant
 from gridwm_judge.worlds.minigrid.records import TrajectoryGroup
 from gridwm_judge.worlds.minigrid.rollout import reroll, rollout
 
@@ -58,16 +57,17 @@ def build_group(family: str, env_id: str, seed: int, cf_kind: str = "paper") -> 
     check_cf_kind(cf_kind)
     card = get_card(family)
     check_family_env_id(family, env_id)
-    variant = plan_variant(family, seed)
+    make_cf = hard_cf_of(family).make if cf_kind == "hard" else card.make_cf
+    variant = card.plan_variant(seed)
     u = _reset_env(env_id, seed)
-    legs = legs_for(family, u, variant)
+    legs = card.legs(u, variant)
     mission = str(u.mission)
     actions = plan_actions(env_id, seed, legs)
 
     full = rollout(env_id, seed, actions)
-    specs = target_specs(family, u) if not card.task_e else ()
+    specs = card.target_specs(u)
     width, height = u.grid.width, u.grid.height
-    ops = (hard_cf_ops if cf_kind == "hard" else cf_ops)(family, u, full, seed)
+    ops = make_cf(u, full, seed)
     mask = build_mask(full.states, full.events, specs, card.nocue_budget)
     # NoCue is re-rolled independently (gate D6 compares its states with Full's); its events
     # are a function of its states, so they equal Full's exactly when the states do.

@@ -1,10 +1,11 @@
 """NoCue: Full's exact actions and states, with the target evidence tiles masked early.
 
-The target is read from the reset env (``target_specs``: type, colour and cell of each target
-object). Frames 0 .. min(budget, t*) - 1 are masked, where t* is the first frame in which the
-agent faces, stands on or interacts with a target tile (or, in LavaGap, has crossed the gap).
-So the mask never covers the frame of the first interaction (gate D5) and stays within the
-card's frame budget (gate N1). A group whose t* is 0 gets an empty mask and is rejected.
+The target is read from the reset env: the card names the function that finds its cells
+(``EnvCard.nocue_cells``, one of the ``*_cells`` here), ``target_specs`` gives each one's type,
+colour and cell. Frames 0 .. min(budget, t*) - 1 are masked, where t* is the first frame in
+which the agent faces, stands on or interacts with a target tile (or, in LavaGap, has crossed
+the gap). So the mask never covers the frame of the first interaction (gate D5) and stays within
+the card's frame budget (gate N1). A group whose t* is 0 gets an empty mask and is rejected.
 """
 
 from __future__ import annotations
@@ -14,28 +15,41 @@ from gridwm_judge.worlds.minigrid.grid import DIRS, find, locked_door
 _INTERACT = ("pickup", "drop", "open", "unlock", "close", "reach_goal", "enter_lava", "choose")
 
 
-def target_specs(family: str, u) -> tuple[dict, ...]:
-    """The objects whose evidence NoCue hides, as {"type", "color", "pos"} at t = 0."""
+def key_cells(u) -> list[tuple[int, int]]:
+    return find(u, "key")
+
+
+def matching_key_cells(u) -> list[tuple[int, int]]:
+    """The key of the locked door's colour."""
+    return find(u, "key", locked_door(u)[1])
+
+
+def red_door_cells(u) -> list[tuple[int, int]]:
+    return find(u, "door", "red")
+
+
+def lava_cells(u) -> list[tuple[int, int]]:
+    return find(u, "lava")
+
+
+def memory_cue_cells(u) -> list[tuple[int, int]]:
+    """The cue object at the start of the hallway."""
+    return [(1, u.grid.height // 2 - 1)]
+
+
+def goal_room_cells(u) -> list[tuple[int, int]]:
+    """The last room's entry door and the goal."""
+    return [tuple(u.rooms[-1].entryDoorPos)] + find(u, "goal")
+
+
+def target_specs(u, cells) -> tuple[dict, ...]:
+    """The objects at ``cells`` of the reset env ``u`` whose evidence NoCue hides, as
+    {"type", "color", "pos"} at t = 0."""
 
     def spec(pos):
         o = u.grid.get(*pos)
         return {"type": o.type, "color": o.color, "pos": [int(pos[0]), int(pos[1])]}
 
-    if family == "doorkey":
-        cells = find(u, "key")
-    elif family == "keycorridor":
-        cells = find(u, "key", locked_door(u)[1])
-    elif family == "redbluedoor":
-        cells = find(u, "door", "red")
-    elif family == "lavagap":
-        cells = find(u, "lava")
-    elif family == "memory":
-        cells = [(1, u.grid.height // 2 - 1)]
-    elif family == "multiroom":
-        door = u.rooms[-1].entryDoorPos
-        cells = [tuple(door)] + find(u, "goal")
-    else:
-        return ()
     return tuple(spec(p) for p in cells)
 
 

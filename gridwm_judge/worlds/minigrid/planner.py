@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from gridwm_judge.worlds.minigrid.envs import make_env
 from gridwm_judge.worlds.minigrid.grid import DIRS, find, front, objects
+from gridwm_judge.worlds.minigrid.plans import Leg
 
 LEFT, RIGHT, FORWARD, PICKUP, DROP, TOGGLE = 0, 1, 2, 3, 4, 5
 MACRO_TOGGLE = -1  # "toggle the door ahead unless it is already open" (resolved when stepping)
@@ -28,18 +28,6 @@ MAX_DROP_CANDIDATES = 6
 
 class PlanError(RuntimeError):
     """No action list reaches success for this (env id, seed) under the declared chain."""
-
-
-@dataclass(frozen=True)
-class Leg:
-    """One subgoal: ``kind`` in face/pickup/toggle/reach/drop; ``targets`` are cells."""
-
-    kind: str
-    targets: tuple[tuple[int, int], ...] = ()
-    open_doors: bool = True
-    avoid: tuple[tuple[int, int], ...] = ()
-    obj: tuple[str, str] | None = None  # (type, color): targets looked up when the leg starts
-    min_path: int = 0  # drop legs: walk at least this many actions before dropping
 
 
 def _passable(env, cell: tuple[int, int], goal_cells: frozenset, avoid: frozenset,

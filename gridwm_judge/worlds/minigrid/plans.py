@@ -1,4 +1,5 @@
-"""Per-family subgoal legs (the causal chain as planner input), read from the reset env.
+"""Subgoal legs (the causal chain as planner input), read from the reset env: one function per
+plan shape, which a family's card names (``cards.EnvCard.legs``).
 
 Task E families have two plan shapes, chosen from the seed (``plan_variant``): "direct" and
 "regrab", where the first picked object is dropped and picked up again later, so that the
@@ -11,12 +12,23 @@ drops it to move the blocking ball, then picks the key up again.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from dataclasses import dataclass
 
 from gridwm_judge.worlds.minigrid.grid import find, locked_door
-from gridwm_judge.worlds.minigrid.planner import Leg
 
 REGRAB_WALK = 3  # carry the first object a few actions before dropping it
+
+
+@dataclass(frozen=True)
+class Leg:
+    """One subgoal: ``kind`` in face/pickup/toggle/reach/drop; ``targets`` are cells."""
+
+    kind: str
+    targets: tuple[tuple[int, int], ...] = ()
+    open_doors: bool = True
+    avoid: tuple[tuple[int, int], ...] = ()
+    obj: tuple[str, str] | None = None  # (type, color): targets looked up when the leg starts
+    min_path: int = 0  # drop legs: walk at least this many actions before dropping
 
 
 def _one(u, type_: str, color: str | None = None) -> tuple[int, int]:
@@ -26,9 +38,10 @@ def _one(u, type_: str, color: str | None = None) -> tuple[int, int]:
     return cells[0]
 
 
-def plan_variant(family: str, seed: int) -> str:
-    """'regrab' for about half of the Task E seeds, else 'direct' (deterministic)."""
-    if family not in ("unlockpickup", "blockedunlockpickup"):
+def plan_variant(family: str, seed: int, regrab: bool) -> str:
+    """'regrab' for about half of the seeds of a family with a regrab plan, else 'direct'
+    (deterministic)."""
+    if not regrab:
         return "direct"
     return "regrab" if random.Random(f"{family}:{seed}").random() < 0.5 else "direct"
 
@@ -51,7 +64,7 @@ def legs_redbluedoor(u, variant: str) -> list[Leg]:
             Leg("toggle", (_one(u, "door", "blue"),), open_doors=False)]
 
 
-def legs_lavagap(u, variant: str) -> list[Leg]:
+def legs_reach_goal(u, variant: str) -> list[Leg]:
     return [Leg("reach", (_one(u, "goal"),))]
 
 
@@ -60,10 +73,6 @@ def legs_memory(u, variant: str) -> list[Leg]:
     fail = (int(u.failure_pos[0]), int(u.failure_pos[1]))
     succ = (int(u.success_pos[0]), int(u.success_pos[1]))
     return [Leg("face", (cue,), avoid=(fail, succ)), Leg("reach", (succ,), avoid=(fail,))]
-
-
-def legs_multiroom(u, variant: str) -> list[Leg]:
-    return [Leg("reach", (_one(u, "goal"),))]
 
 
 def legs_unlockpickup(u, variant: str) -> list[Leg]:
@@ -89,23 +98,3 @@ def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
                 Leg("pickup", box)]
     return [Leg("pickup", ball), Leg("drop"), Leg("pickup", key), Leg("toggle", (door,)),
             Leg("drop"), Leg("pickup", box)]
-
-
-LEGS: dict[str, Callable[..., list[Leg]]] = {
-    "doorkey": legs_doorkey,
-    "keycorridor": legs_keycorridor,
-    "redbluedoor": legs_redbluedoor,
-    "lavagap": legs_lavagap,
-    "memory": legs_memory,
-    "multiroom": legs_multiroom,
-    "unlockpickup": legs_unlockpickup,
-    "blockedunlockpickup": legs_blockedunlockpickup,
-}
-
-
-def legs_for(family: str, u, variant: str) -> list[Leg]:
-    """The planner legs of ``family``'s causal chain in the reset env ``u``."""
-    if family not in LEGS:
-        raise ValueError(f"no planner legs for family {family!r}; expected one of "
-                         f"{', '.join(LEGS)}")
-    return LEGS[family](u, variant)
