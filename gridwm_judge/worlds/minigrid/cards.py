@@ -45,25 +45,36 @@ class EnvCard:
 
     family: str
     env_ids: tuple[str, ...]
+    """The registered env ids of the family; ``default_env_id`` is the one a draw uses."""
     default_env_id: str
     mission: str
     causal_chain: str
+    """The chain in words: the dataset card's and Oracle-State's task type."""
     chain_events: tuple[tuple[str, str | None], ...]
+    """(event type, object type or None) steps gate E1 requires in order."""
     nocue_target: str
     nocue_budget: int
+    """Most frames NoCue may mask (gate N1)."""
     cf_kind: str
     cf_ops: tuple[str, ...]
+    """The op kinds the paper CF may use (gate CF1)."""
     legs: Callable[[object, str], list[Leg]]
+    """(reset env, plan variant) -> the planner's legs (``plans``)."""
     make_cf: CfOps
     check_cf: CfCheck
+    """Why the paper CF fails, gate CF1's family rule (``counterfactual``)."""
     nocue_cells: Callable[[object], list] | None = None
+    """Reset env -> the NoCue target cells (``nocue``); None: no NoCue target (Task E)."""
     hard_cf: HardCF | None = None
     no_hard_cf: str = ""
+    """Why a core family has no hard CF (the dataset card prints it)."""
     e1_check: E1Check | None = None
     settable_attrs: tuple[str, ...] = ()
+    """Env attributes a CF may ``set``."""
     forbidden_events: tuple[str, ...] = ()
     task_e: bool = False
     regrab: bool = False
+    """Whether about half the seeds take the regrab plan (``plans.plan_variant``)."""
 
     @property
     def os_task_type(self) -> str | None:
@@ -116,6 +127,20 @@ def _ids(prefix: str, names) -> tuple[str, ...]:
     return tuple(f"MiniGrid-{prefix}{n}-v0" for n in names)
 
 
+_OBJECT_OFF_PATH = HardCF(
+    "move the mission's object off the agent's path, within its room behind the locked door "
+    "where a cell is free, else to a side room the agent never enters",
+    ("move",), hard.object_off_path, hard.object_displaced)
+_RED_DOOR_ALONG_WALL = HardCF(
+    "move the red door along its wall to a cell the agent never faces (the same actions toggle "
+    "bare wall, then open the blue door first)",
+    ("swap",), hard.red_door_along_wall, hard.red_door_moved)
+_GOAL_OFF_PATH = HardCF(
+    "move the goal off the agent's path, within the last room where a cell is free, else to "
+    "another room",
+    ("move",), hard.goal_off_path, hard.goal_displaced)
+
+
 ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
     EnvCard("doorkey", _ids("DoorKey-", ("5x5", "6x6", "8x8", "16x16")),
             "MiniGrid-DoorKey-8x8-v0",
@@ -134,10 +159,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             "matching key", 5, "remove the mission target object", ("remove",),
             plans.legs_keycorridor, cf.remove_mission_object, cf.target_missing,
             nocue.matching_key_cells,
-            hard_cf=HardCF("move the mission's object off the agent's path, within its room "
-                           "behind the locked door where a cell is free, else to a side room "
-                           "the agent never enters", ("move",), hard.object_off_path,
-                           hard.object_displaced)),
+            hard_cf=_OBJECT_OFF_PATH),
     EnvCard("redbluedoor", _ids("RedBlueDoors-", ("6x6", "8x8")),
             "MiniGrid-RedBlueDoors-8x8-v0",
             "open the red door then the blue door",
@@ -145,9 +167,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             (("open", "door"), ("open", "door")),
             "red door", 5, "block the blue door passage with a wall", ("place",),
             plans.legs_redbluedoor, cf.wall_blue_door, cf.blue_door_walled, nocue.red_door_cells,
-            hard_cf=HardCF("move the red door along its wall to a cell the agent never faces "
-                           "(the same actions toggle bare wall, then open the blue door first)",
-                           ("swap",), hard.red_door_along_wall, hard.red_door_moved),
+            hard_cf=_RED_DOOR_ALONG_WALL,
             e1_check=_red_then_blue),
     EnvCard("lavagap", _ids("LavaGapS", ("5", "6", "7")),
             "MiniGrid-LavaGapS7-v0",
@@ -178,9 +198,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             (("open", "door"), ("reach_goal", "goal")),
             "door/goal evidence before the goal room", 12, "remove the final goal", ("remove",),
             plans.legs_reach_goal, cf.remove_goal, cf.goal_missing, nocue.goal_room_cells,
-            hard_cf=HardCF("move the goal off the agent's path, within the last room where a "
-                           "cell is free, else to another room", ("move",), hard.goal_off_path,
-                           hard.goal_displaced)),
+            hard_cf=_GOAL_OFF_PATH),
     EnvCard("unlockpickup", ("MiniGrid-UnlockPickup-v0",), "MiniGrid-UnlockPickup-v0",
             "pick up the {color} box",
             "pick up key -> unlock door -> drop key -> pick up box (Task E)",
