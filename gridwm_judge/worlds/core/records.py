@@ -90,7 +90,6 @@ class AuditedGroup:
     cf: Rollout
     validators: dict[str, bool] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
-
     @property
     def action_names(self) -> tuple[str, ...]:
         return tuple(self.ACTION_NAMES[a] for a in self.actions)
@@ -99,6 +98,11 @@ class AuditedGroup:
     def valid(self) -> bool:
         return gates_passed(self.validators)
 
+    def pickup_record(self) -> dict | None:
+        """Type and colour of Full's first picked-up object, for the record; each world says
+        how it knows (a field, or Full's events)."""
+        raise NotImplementedError
+
     def to_record(self) -> dict[str, Any]:
         """The audit JSON line: replayable with the world's own simulator package alone."""
         head = {k: getattr(self, k) for k in self.RECORD_HEAD}
@@ -106,7 +110,7 @@ class AuditedGroup:
             **{k: dict(v) if isinstance(v, dict) else v for k, v in head.items()},
             "actions": list(self.actions),
             "action_names": list(self.action_names),
-            "first_pickup": self.first_pickup,
+            "first_pickup": self.pickup_record(),
             "variants": {v: getattr(self, v).to_record(v) for v in VARIANTS},
             "validators": dict(self.validators),
         }

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 
 from gridwm_judge.worlds.core.records import Rollout
-from gridwm_judge.worlds.minigrid.grid import find
+from gridwm_judge.worlds.minigrid.grid import find, mission_object
 
 CfOps = Callable[..., list[dict]]
 """(reset env, Full's rollout, seed) -> the CF's op list, applied right after reset."""
@@ -50,7 +50,7 @@ def remove_goal(u, full: Rollout, seed: int) -> list[dict]:
 
 
 def remove_mission_object(u, full: Rollout, seed: int) -> list[dict]:
-    return [{"op": "remove", "pos": [int(u.obj.cur_pos[0]), int(u.obj.cur_pos[1])]}]
+    return [{"op": "remove", "pos": list(mission_object(u))}]
 
 
 def wall_blue_door(u, full: Rollout, seed: int) -> list[dict]:

@@ -9,13 +9,15 @@ grid including the outer wall; directions are MiniGrid's ``agent_dir`` (0 right,
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 DIRS: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 0), (0, -1))
 """Cell offset of each ``agent_dir``."""
 
 
-def objects(grid) -> Iterator[tuple[tuple[int, int], object]]:
-    """((x, y), object) for every non-empty cell of a MiniGrid ``Grid``, in row-major order."""
+def objects(grid) -> Iterator[tuple[tuple[int, int], Any]]:
+    """((x, y), object) for every non-empty cell of a MiniGrid ``Grid``, in row-major order (a
+    ``WorldObj`` subclass: a door has ``is_locked``, a key none)."""
     width = grid.width
     for idx, obj in enumerate(grid.grid):
         if obj is not None:
@@ -39,6 +41,11 @@ def locked_door(u) -> tuple[tuple[int, int], str]:
         if obj.type == "door" and obj.is_locked:
             return pos, obj.color
     raise ValueError("no locked door in the grid")
+
+
+def mission_object(u) -> tuple[int, int]:
+    """The cell of the env ``u``'s mission object (KeyCorridor's target, the pickup envs' box)."""
+    return int(u.obj.cur_pos[0]), int(u.obj.cur_pos[1])
 
 
 def door_state(obj) -> str | None:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from gridwm_judge.worlds.core.records import Rollout
 from gridwm_judge.worlds.minigrid.counterfactual import CfCheck, obj_at
-from gridwm_judge.worlds.minigrid.grid import find, front
+from gridwm_judge.worlds.minigrid.grid import find, front, mission_object
 
 
 class NoHardCounterfactual(ValueError):
@@ -125,7 +125,7 @@ def red_door_along_wall(u, full: Rollout, seed: int) -> list[dict]:
 
 def object_off_path(u, full: Rollout, seed: int) -> list[dict]:
     """Move the mission's object off the path: its own room, else a side room never entered."""
-    src = (int(u.obj.cur_pos[0]), int(u.obj.cur_pos[1]))
+    src = mission_object(u)
     rooms = _grid_rooms(u)
     own = _room_of(rooms, src)
     visited = {tuple(s["agent_pos"]) for s in full.states}

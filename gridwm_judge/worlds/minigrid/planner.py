@@ -79,7 +79,8 @@ def _explore(env, sources: dict, *, open_doors: bool, goal_cells: frozenset = fr
         if best[node] < cost:
             continue
         pos, d = node
-        steps = [((pos, (d - 1) % 4), 1, (LEFT,)), ((pos, (d + 1) % 4), 1, (RIGHT,))]
+        steps: list[tuple[tuple[tuple[int, int], int], int, tuple[int, ...]]] = [
+            ((pos, (d - 1) % 4), 1, (LEFT,)), ((pos, (d + 1) % 4), 1, (RIGHT,))]
         f = front(pos, d)
         how = _passable(env, f, goal_cells, avoid, changed)
         if how == "yes":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from gridwm_judge.worlds.minigrid.grid import find, locked_door
+from gridwm_judge.worlds.minigrid.grid import find, locked_door, mission_object
 
 REGRAB_WALK = 3  # carry the first object a few actions before dropping it
 
@@ -54,9 +54,8 @@ def legs_doorkey(u, variant: str) -> list[Leg]:
 
 def legs_keycorridor(u, variant: str) -> list[Leg]:
     door, color = locked_door(u)
-    target = (u.obj.cur_pos[0], u.obj.cur_pos[1])
     return [Leg("pickup", (_one(u, "key", color),)), Leg("toggle", (door,)), Leg("drop"),
-            Leg("pickup", (tuple(int(v) for v in target),))]
+            Leg("pickup", (mission_object(u),))]
 
 
 def legs_redbluedoor(u, variant: str) -> list[Leg]:
@@ -78,7 +77,7 @@ def legs_memory(u, variant: str) -> list[Leg]:
 def legs_unlockpickup(u, variant: str) -> list[Leg]:
     door, color = locked_door(u)
     key = (_one(u, "key", color),)
-    box = (tuple(int(v) for v in u.obj.cur_pos),)
+    box = (mission_object(u),)
     if variant == "regrab":
         return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("face", (door,)),
                 Leg("pickup", obj=("key", color)),
@@ -90,7 +89,7 @@ def legs_blockedunlockpickup(u, variant: str) -> list[Leg]:
     door, color = locked_door(u)
     key = (_one(u, "key", color),)
     ball = (find(u, "ball")[0],)
-    box = (tuple(int(v) for v in u.obj.cur_pos),)
+    box = (mission_object(u),)
     if variant == "regrab":
         return [Leg("pickup", key), Leg("drop", min_path=REGRAB_WALK), Leg("pickup", ball),
                 Leg("drop"),

@@ -19,7 +19,6 @@ terminal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from minigrid.core.actions import Actions
 
@@ -32,11 +31,17 @@ ACTION_NAMES: tuple[str, ...] = tuple(a.name for a in Actions)
 class TrajectoryGroup(AuditedGroup):
     """A MiniGrid group; satisfies ``gridwm_judge.world.Group`` (what render and tasks read)."""
 
-    world: ClassVar[str] = "minigrid"
     ACTION_NAMES = ACTION_NAMES
     RECORD_HEAD = ("group_id", "family", "env_id", "seed", "mission", "plan")
     plan: str = "direct"
     first_pickup: dict | None = None
+
+    @property
+    def world(self) -> str:
+        return "minigrid"
+
+    def pickup_record(self) -> dict | None:
+        return self.first_pickup
 
     @classmethod
     def from_record(cls, d: dict) -> TrajectoryGroup:

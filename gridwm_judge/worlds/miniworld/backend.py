@@ -11,6 +11,7 @@ import contextlib
 import io
 import sys
 from contextlib import contextmanager
+from typing import Any
 
 from gridwm_judge.worlds.miniworld.interventions import apply_ops
 
@@ -43,7 +44,8 @@ def require_miniworld():
     return miniworld
 
 
-def make_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None):
+def make_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None
+             ) -> Any:
     """A fresh env for ``env_id`` (registered by miniworld) with the record's kwargs and, when
     given, the record's ``max_episode_steps`` set on the env itself (``gym.make`` would take a
     ``max_episode_steps`` argument for its own TimeLimit wrapper, leaving the env's limit)."""
@@ -53,7 +55,7 @@ def make_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None
     # The passive checker only inspects the first steps' return values, which
     # ``without_observations`` leaves without an image; it never changes the simulation.
     with quiet_renderer_notes():  # the env makes its frame buffers here
-        env = gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
+        env: Any = gym.make(env_id, disable_env_checker=True, **dict(env_kwargs or {}))
     if step_limit is not None:
         env.unwrapped.max_episode_steps = int(step_limit)
     return env
@@ -84,10 +86,11 @@ def renderer_info() -> dict[str, str]:
             "version": str(gl_info.get_version())}
 
 
-_ENVS: dict[tuple, object] = {}
+_ENVS: dict[tuple, Any] = {}
 
 
-def shared_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None):
+def shared_env(env_id: str, env_kwargs: dict | None = None, step_limit: int | None = None
+               ) -> Any:
     """One env per (id, kwargs, step limit) in this process: creating an OpenGL env costs far
     more than a reset, and ``reset(seed=...)`` rebuilds the whole world, so reuse changes no
     result."""
@@ -126,8 +129,9 @@ def resets(env) -> int:
 
 
 def reset_env(env_id: str, env_kwargs: dict, seed: int, ops=(), settable=(),
-              step_limit: int | None = None):
-    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped)."""
+              step_limit: int | None = None) -> tuple[Any, Any]:
+    """The shared env reset to ``seed`` with ``ops`` applied; returns (env, unwrapped), typed
+    Any: MiniWorld's attributes (``agent``, ``entities`` ...) are read through them."""
     env = shared_env(env_id, env_kwargs, step_limit)
     reseed(env, seed)
     u = env.unwrapped

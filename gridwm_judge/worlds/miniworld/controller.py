@@ -202,7 +202,7 @@ def _reading_poses(u, roles, keep_off: float, n: int) -> list[tuple[tuple[float,
     cands = []
     for i, j in zip(*np.nonzero(ok), strict=True):
         v, h = pts[i], float(headings[j])
-        if not is_free(u, *v, u.agent.radius + 0.1, ent_margin=keep_off):
+        if not is_free(u, v[0], v[1], u.agent.radius + 0.1, ent_margin=keep_off):
             continue
         h1, h3 = _heading(start, v), _heading(v, goal)
         cost = ((from_start[v] + max(0.0, to_goal[v] - touch)) / fwd + _turns(s0, h1, turn)

@@ -250,7 +250,7 @@ def hard_cf_ops(card: WorldCard, u, draft: MiniWorldGroup, shown: Shown | None =
         key = (_count(areas, thr, frames), _count(areas, thr), c["clearance"])
         if best_key is None or key > best_key:
             best, best_key = c, key
-    if best_key[0] == 0:
+    if best is None or best_key is None or best_key[0] == 0:
         where = "a frame" if frames is None else f"a shown frame {sorted(frames)}"
         raise NoCounterfactual(f"the target is seen (>= {thr:.1%} of {where}) from none of "
                                f"{len(cands)} placements off the walk")

@@ -37,8 +37,7 @@ class MiniWorldGroup(AuditedGroup):
     plan: str = "controller"
     max_episode_steps: int | None = None   # None: the env's own limit
 
-    @property
-    def first_pickup(self) -> dict | None:
+    def pickup_record(self) -> dict | None:
         e = next((e for e in self.full.events if e["type"] == "pickup"), None)
         if e is None:
             return None

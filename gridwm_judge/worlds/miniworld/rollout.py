@@ -48,7 +48,7 @@ def rollout(env_id: str, env_kwargs: dict, seed: int, actions, roles: dict[str, 
 
     def measure(t):
         nonlocal measuring, see_t
-        if not measuring:
+        if not measuring or cue is None:
             return
         if _cue_close(u, cue):
             measuring = False

@@ -85,7 +85,7 @@ def extract_events(states, roles: dict[str, int], max_forward_step: float,
 
     def event(t, kind, i):
         e = None if i is None else states[t]["entities"][i]
-        return {"t": t, "type": kind, "entity": i, "role": role_of.get(i),
+        return {"t": t, "type": kind, "entity": i, "role": None if i is None else role_of.get(i),
                 "obj": None if e is None else {"type": e["kind"], "color": e["color"]},
                 "pos": None if e is None else list(e["pos"])}
 
