@@ -22,7 +22,7 @@ when it repeats an agent pose already chosen in the group, so the pose varies ac
 round-robin over groups until ``n_items``.
 
 MiniGrid only: the gold is read from the replayed MiniGrid env and the frame is its full
-grid, so this builder takes ``sim.TrajectoryGroup`` rather than the world protocol.
+grid, so this builder takes ``worlds.minigrid.TrajectoryGroup`` rather than the world protocol.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ _EXPORTS = {
     "TrajectoryGroup": "records",
 }
 _CORE = {"GenerationResult": "records", "Rollout": "records"}
-__all__ = sorted({**_EXPORTS, **_CORE})
+__all__ = sorted({**_EXPORTS, **_CORE})  # pyright: ignore[reportUnsupportedDunderAll]
 
 
 def __getattr__(name: str):

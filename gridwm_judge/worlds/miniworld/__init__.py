@@ -20,7 +20,7 @@ _EXPORTS = {
     "build_hard_group": "hard", "try_hard_seed": "hard", "HARD_GATES": "hard",
     "HARD_CF": "hard",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # pyright: ignore[reportUnsupportedDunderAll]
 
 
 def __getattr__(name: str):
