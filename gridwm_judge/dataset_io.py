@@ -16,6 +16,8 @@ import os
 import sys
 from pathlib import Path
 
+from gridwm_judge.locks import hold_shared
+
 SPLIT = "test"
 _FINGERPRINT_FILES = ("README.md", "validation.json")
 
@@ -192,7 +194,7 @@ def _content_hash(root: Path, files: list[Path]) -> str:
 
 
 CACHE_SUBDIR = "gridwm-judge"
-_HELD: dict[str, int] = {}
+_HELD: dict[str, int | None] = {}
 
 
 def package_cache_root() -> Path:
@@ -209,14 +211,10 @@ def cached_copy_lock(cache_dir: str | Path) -> Path:
 def hold_cached_copy(cache_dir: str) -> None:
     """Share-lock a cached copy for the rest of this process, which may read it (memory-
     mapped): ``gridwm-judge cache --clear`` leaves a copy alone while anyone holds it."""
-    import fcntl
-
     if cache_dir in _HELD:
         return
     Path(cache_dir).parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(cached_copy_lock(cache_dir), os.O_RDWR | os.O_CREAT, 0o666)
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    _HELD[cache_dir] = fd
+    _HELD[cache_dir] = hold_shared(cached_copy_lock(cache_dir))
 
 
 def _content_cache_dir(path: Path, config: str) -> str:

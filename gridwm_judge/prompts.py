@@ -7,22 +7,32 @@ the answer schema / label space (the paper's texts do not, so a judge could matc
 fields only by luck), and Task D says which image is the reference (the verbatim text names
 both trajectories but not their order). Bump ``PROMPT_VERSION`` whenever any
 model-facing text changes; it is recorded in every row and every run.
+
+The answer line of each prompt (``Answer with ONLY: Yes or No.``, a JSON format) is its task's
+answer format's (:meth:`gridwm_judge.task_table.TaskSpec.answer`'s ``format_line``): the table
+is the one place that says how a task is answered, and an answer line changed there changes
+its prompts (bump ``PROMPT_VERSION`` with it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES
+from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES, answer_spec
 
 PROMPT_VERSION = "gwj-prompts-v6"
+
+
+def answer_line(task: str, style: str = "") -> str:
+    """The answer line of ``task``'s prompts (in prompt ``style``): its answer format's."""
+    return answer_spec(task, style).answer.format_line()
+
 
 # --- Task A (verbatim) -------------------------------------------------------------------
 TASK_A = (
     "Action: {action}.\n"
     "On the left is the current state. On the right are four candidate next states (A, B, C, D).\n"
-    "Select the correct next state after executing the action. "
-    "Answer with ONLY one letter: A, B, C, or D."
+    "Select the correct next state after executing the action. " + answer_line("A")
 )
 TASK_A_MASKED_ACTION = "unknown"
 
@@ -32,13 +42,7 @@ TASK_B_VERBATIM = (
     "Include the agent direction, whether the agent is carrying an object, the front cell, "
     "and visible objects. Do not infer hidden objects."
 )
-TASK_B_SCHEMA = (  # ours
-    'Use this schema: {"agent": {"pos": [x, y], "dir": "right"|"down"|"left"|"up", '
-    '"carrying": null or "<type>_<color>"}, "front_cell": {"type": ..., "color": ... or null, '
-    '"state": "open"|"closed"|"locked" or null}, "visible_objects": [{"type": ..., "color": ..., '
-    '"pos": [x, y]}]}. Coordinates are [column, row] counted from 0 at the top-left cell '
-    "(the outer wall included); visible_objects lists every non-wall object except the front cell."
-)
+TASK_B_SCHEMA = answer_line("B")  # ours
 TASK_B = f"{TASK_B_VERBATIM}\n{TASK_B_SCHEMA}"
 
 # --- Task C (verbatim preambles; neutral is the paper's first line) ----------------------
@@ -53,31 +57,30 @@ TASK_C_PREAMBLE = {
         "Please judge only from the visual evidence."
     ),
 }
-TASK_C_QUESTION = (
-    "Task goal: {mission}\nDid the trajectory satisfy this goal? Answer with ONLY: Yes or No."
-)
+TASK_C_QUESTION = "Task goal: {mission}\nDid the trajectory satisfy this goal? " + answer_line("C")
 
 # --- Task D (verbatim) -------------------------------------------------------------------
 TASK_D = (
     "Below are two storyboard trajectories from the same MiniGrid environment. "
     "Reference trajectory: This trajectory is a known successful example of completing the "
     "task in this environment. Query trajectory: Determine whether this trajectory also "
-    "completes the same task goal as the reference trajectory. Answer with ONLY: Success or Fail."
+    "completes the same task goal as the reference trajectory. " + answer_line("D")
 )
 
 # --- Task E (verbatim; the release's doubled braces are a bug we avoid) + label lines ----
-TASK_E_VERBATIM = {
+TASK_E_QUESTION = {
     "identity": (
         "Below is a MiniGrid trajectory storyboard showing the trajectory up to the last shown "
         "frame only. Earlier in the shown trajectory, what was the first object the agent picked "
-        'up? Answer using JSON only: {"answer":"<label>"}.'
+        "up?"
     ),
     "status": (
         "Below is a MiniGrid trajectory storyboard showing the trajectory up to the last shown "
         "frame only. By the last shown frame, what is the status of the first object the agent "
-        'picked up earlier? Answer using JSON only: {"answer":"<label>"}.'
+        "picked up earlier?"
     ),
 }
+TASK_E_VERBATIM = {q: f"{text} {answer_line('E')}" for q, text in TASK_E_QUESTION.items()}
 TASK_E_LABELS = {  # ours
     "identity": (
         "The label is <object>_<color>, e.g. key_yellow or ball_green "
@@ -159,7 +162,7 @@ MINIWORLD_D = (
     "Reference trajectory: This trajectory is a known successful example of completing the "
     "task in this environment. Query trajectory: Determine whether this trajectory also "
     "completes the same task goal as the reference trajectory.\n"
-    "Task goal: {mission}\nAnswer with ONLY: Success or Fail."
+    "Task goal: {mission}\n" + answer_line("MD")
 )
 
 
@@ -189,27 +192,16 @@ MINIWORLD_A = (
     "On the left is the current state: the agent's first-person 3D view, with a top-down map of "
     "the whole environment below it (the agent is the orange arrow on the map, pointing where it "
     "faces). On the right are four candidate next first-person views (A, B, C, D).\n"
-    "Select the correct next view after executing the action. "
-    "Answer with ONLY one letter: A, B, C, or D."
+    "Select the correct next view after executing the action. " + answer_line("MA")
 )
 
 
 # --- Prompt-structure ablation (ours, issue 14; the paper gives no wording) -----------------
 # The three styles ask Task D's clean-neutral question over the same images; they differ only
 # in the answer instruction, which replaces Task D's in the same place (``direct`` is Task D's
-# prompt exactly). The structured formats are the JSON objects of ``task_table.PA_STYLES``.
-TASK_D_ANSWER = "Answer with ONLY: Success or Fail."
-PA_ANSWER = {
-    "direct": TASK_D_ANSWER,
-    "structured_verdict": (
-        'Answer with ONLY a JSON object and no other text: {"verdict": "<Success or Fail>"}.'
-    ),
-    "structured_rationale": (
-        "Answer with ONLY a JSON object and no other text: first a short rationale (one or two "
-        "sentences on what the query trajectory shows), then the verdict: "
-        '{"rationale": "<one or two sentences>", "verdict": "<Success or Fail>"}.'
-    ),
-}
+# prompt exactly). Each style's instruction is its answer format's line (``task_table.PA_STYLES``).
+TASK_D_ANSWER = answer_line("D")
+PA_ANSWER = {style: answer_line("PA", style) for style in answer_spec("PA").styles}
 
 
 def prompt_ablation_prompt(style: str) -> str:
@@ -264,8 +256,6 @@ OS_QUESTION = (
     "trajectory? The query comes from another seed of the same environment, so its layout, "
     "colours and the object its task ends at may differ from the reference's: judge whether it "
     "completes its own instance of the same task. Success or Fail.\n"
-    'Answer using JSON only: {{"task_type": "<task type>", "objective": "<type>_<color>", '
-    '"verdict": "Success" or "Fail"}}.'
 )
 
 
@@ -291,5 +281,5 @@ def oracle_state_prompt(evidence: str, reference_table: str = "", query_table: s
                   f"Query trajectory state table:\n{query_table}"]
     types = "\n".join(f"- {t}" for t in task_types)
     parts.append(OS_QUESTION.format(task_types=types, types=", ".join(OS_OBJECT_TYPES),
-                                    colors=", ".join(OS_COLORS)))
+                                    colors=", ".join(OS_COLORS)) + answer_line("OS"))
     return "\n".join(parts)

@@ -1,6 +1,7 @@
 """The typed, versioned records that cross the pipeline after the dataset: a judge's
-prediction for one item (``predictions.jsonl``) and the scores of a set of judges
-(``scores.json``). The dataset row is :class:`gridwm_judge.schema.DatasetRow`.
+prediction for one item (``predictions.jsonl``), what a run means (``run.json``) and the
+scores of a set of judges (``scores.json``). The dataset row is
+:class:`gridwm_judge.schema.DatasetRow`.
 
 Each record is a frozen dataclass with ``to_json`` / ``from_json``; ``from_json`` checks what
 it reads and names the bad value, so no part reads another part's output through chains of
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ PREDICTIONS_FILE = "predictions.jsonl"
 RUN_FILE = "run.json"
 SCORES_FILE = "scores.json"
 SCORED_ROWS_FILE = "rows.jsonl"
+RUN_FORMAT = "gridwm-judge-run/1"
 SCORES_FORMAT = "gridwm-judge-scores/3"
 PREVIOUS_SCORES_FORMAT = "gridwm-judge-scores/2"
 """Read by ``score`` and ``report`` (its nested ``tasks`` blocks become results on reading)."""
@@ -152,6 +154,101 @@ def read_prediction_file(path: str | Path) -> list[PredictionRecord]:
                                  ) from None
             out.append(PredictionRecord.from_json(obj, where=f"{path}:{n}"))
     return out
+
+
+# --- run ---------------------------------------------------------------------------------
+_RUN_OPTIONAL = ("judge_settings", "as_sent", "usage", "source")
+"""RunRecord fields written only when known."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """run.json: what a run means and how it went, written by ``eval`` (and by
+    ``import-inspect``), read by ``score`` and ``report``.
+
+    The identity of the run (a resume must match it): ``judge`` (its spec), ``judge_options``
+    and ``judge_settings`` (the answer-changing settings; None until the judge is loaded),
+    ``max_tokens`` per task (``"TASK/STYLE"`` where a prompt style's differs),
+    ``representation``, ``seed``, ``dataset_fingerprint`` and ``prompt_version``. What it
+    asked: ``dataset`` (a path or Hub id), its ``dataset_provenance`` (the build's version,
+    profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``, ``operational`` (workers,
+    retries ...: they may change on a resume), ``created`` / ``updated``, ``as_sent`` (what
+    the requests carried) and ``usage`` (tokens); ``oracle_upper_bound`` for a judge that
+    reads the gold answer; ``source`` for a run converted from another framework's log.
+    A run.json of no ``format`` (written before it had one) reads the same.
+    """
+
+    judge: str
+    dataset: str = ""
+    judge_options: Mapping[str, Any] = field(default_factory=dict)
+    judge_settings: Mapping[str, Any] | None = None
+    max_tokens: Mapping[str, int] = field(default_factory=dict)
+    representation: str | None = None
+    seed: int | None = None
+    dataset_fingerprint: str | None = None
+    dataset_provenance: Mapping[str, Any] = field(default_factory=dict)
+    prompt_version: str | None = None
+    package_version: str | None = None
+    tasks: tuple[str, ...] = ()
+    limit: int | None = None
+    engine: Mapping[str, Any] = field(default_factory=dict)
+    operational: Mapping[str, Any] = field(default_factory=dict)
+    created: str | None = None
+    updated: str | None = None
+    oracle_upper_bound: bool = False
+    as_sent: Mapping[str, Any] | None = None
+    usage: Mapping[str, Any] | None = None
+    source: Mapping[str, Any] | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """What a request hash is taken over besides the item and budget: the judge, its
+        options and its settings."""
+        return {"judge": self.judge, "judge_options": _plain(self.judge_options),
+                "judge_settings": _plain(self.judge_settings)}
+
+    def budget(self, task: str, default: int) -> int:
+        """The token budget the run gave ``task`` (``default`` where it names none)."""
+        return int(self.max_tokens.get(task, default))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": RUN_FORMAT}
+        for f in fields(self):
+            value = _plain(getattr(self, f.name))
+            if f.name not in _RUN_OPTIONAL or value is not None:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Any, *, where: str = RUN_FILE) -> RunRecord:
+        fmt = obj.get("format") if isinstance(obj, Mapping) else None
+        if not isinstance(obj, Mapping) or fmt not in (None, RUN_FORMAT):
+            raise ValueError(
+                f"{where} has format {fmt!r}, this version reads {RUN_FORMAT!r}: run "
+                "`gridwm-judge eval` again into a new --out folder (or use the release that "
+                "wrote it)")
+        if not isinstance(obj.get("judge"), str):
+            raise ValueError(f"{where} has no string 'judge' field (the judge spec it ran)")
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in obj.items() if k in known and v is not None}
+        try:
+            return cls(**{**kw, "tasks": tuple(kw.get("tasks", ())),
+                          "oracle_upper_bound": bool(kw.get("oracle_upper_bound", False))})
+        except TypeError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+    @classmethod
+    def read(cls, path: str | Path) -> RunRecord:
+        path = Path(path)
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
+        return cls.from_json(obj, where=str(path))
+
+
+def _plain(value: Any) -> Any:
+    """A mapping as a plain dict (what JSON and the request hash take)."""
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 # --- scores -----------------------------------------------------------------------------

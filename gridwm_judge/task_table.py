@@ -4,10 +4,12 @@ An entry says what a judge is asked to produce and how its answer is read and sc
 config name, the answer format (a choice of tokens, a verdict word pair, or a JSON object with
 its schema), the decoding budget, and the name of the scoring recipe
 (:data:`gridwm_judge.scoring.recipes.RECIPES`) that grades and scores its rows; also the world
-its rows come from and the dataset config's description. Prompts' format lines, structured
-outputs, parsing, grading, scoring, reports, the dataset builder and card and the ``--tasks``
-names all read this table, so adding a config is one entry here plus its row builder
-(:mod:`gridwm_judge.tasks`).
+its rows come from and the dataset config's description. Prompts' answer lines (each format's
+:meth:`format_line`), structured outputs, parsing, grading, scoring, reports, the framework
+integration files, the dataset builder and card and the ``--tasks`` names all read this table,
+so adding a config is one entry here plus its row builder (:mod:`gridwm_judge.tasks`).
+An answer line is model-facing text: changing one changes prompts, so bump
+:data:`gridwm_judge.prompts.PROMPT_VERSION` with it.
 
 This module is plain data: it imports only the MiniGrid cards (Oracle-State's task types are
 their causal chains), which import no env, so every part above the worlds may import it.
@@ -73,14 +75,24 @@ class JsonObject:
     """A JSON object following ``schema``; ``required`` names a string field that must be
     present (its value is the answer, e.g. Task E's label), or None to keep the whole object.
     ``fields`` (whole-object answers) names keys the object must hold to count as an answer
-    (the Oracle-State staged answer); an object without one of them is no answer."""
+    (the Oracle-State staged answer); an object without one of them is no answer. ``line``
+    is the prompt's answer line, given in words: a schema does not say how to ask for it."""
 
     schema: Mapping[str, Any] = field(repr=False)
     required: str | None = None
     fields: tuple[str, ...] = ()
+    _: KW_ONLY
+    line: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.line.strip():
+            raise ValueError("a JsonObject answer needs its prompt's answer line (line=...)")
 
     def structured(self) -> dict[str, Any]:
         return {"json": json.dumps(self.schema)}
+
+    def format_line(self) -> str:
+        return self.line
 
 
 @dataclass(frozen=True)
@@ -88,10 +100,13 @@ class JsonVerdict:
     """A success / failure verdict given as a JSON object: string ``fields`` in the order asked,
     the last of them ``"verdict"`` holding one of ``verdict``'s words; the others are free text
     (the prompt ablation's short ``rationale``). Parsed to "success" / "failure" like a
-    :class:`Verdict`, so it is graded and scored as one."""
+    :class:`Verdict`, so it is graded and scored as one. The answer line shows the object with
+    a placeholder per field (``"<rationale>"``, ``"<Success or Fail>"``); ``line``, when given,
+    is the answer line instead (a free field that needs saying what it should hold)."""
 
     verdict: Verdict
     fields: tuple[str, ...] = ("verdict",)
+    line: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
         if not self.fields or self.fields[-1] != "verdict" or len(set(self.fields)) != len(
@@ -112,6 +127,13 @@ class JsonVerdict:
 
     def structured(self) -> dict[str, Any]:
         return {"json": json.dumps(self.schema)}
+
+    def format_line(self) -> str:
+        if self.line:
+            return self.line
+        words = " or ".join(self.verdict.options)
+        shown = ", ".join(f'"{f}": "<{words if f == "verdict" else f}>"' for f in self.fields)
+        return f"Answer with ONLY a JSON object and no other text: {{{shown}}}."
 
     def text(self, word: str, **free: str) -> str:
         """A strict answer giving ``word``, the free fields from ``free`` ("" when not given)."""
@@ -176,6 +198,14 @@ PERCEPTION_SCHEMA: Mapping[str, Any] = {
     },
     "required": ["agent", "front_cell", "visible_objects"],
 }
+PERCEPTION_LINE = (
+    'Use this schema: {"agent": {"pos": [x, y], "dir": "right"|"down"|"left"|"up", '
+    '"carrying": null or "<type>_<color>"}, "front_cell": {"type": ..., "color": ... or null, '
+    '"state": "open"|"closed"|"locked" or null}, "visible_objects": [{"type": ..., "color": ..., '
+    '"pos": [x, y]}]}. Coordinates are [column, row] counted from 0 at the top-left cell '
+    "(the outer wall included); visible_objects lists every non-wall object except the front cell."
+)
+"""Task B's answer line (ours: the paper's instruction names the fields but no schema)."""
 LABEL_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {"answer": {"type": "string"}},
                                    "required": ["answer"]}
 
@@ -250,7 +280,7 @@ TASKS: tuple[TaskSpec, ...] = (
              description="A: action-conditioned next state (pick the next frame among four "
                          "candidates)"),
     TaskSpec("B", "task_b", "single-frame structured perception (JSON)",
-             JsonObject(PERCEPTION_SCHEMA), 2048, "perception",
+             JsonObject(PERCEPTION_SCHEMA, line=PERCEPTION_LINE), 2048, "perception",
              description="B: single-frame structured perception (JSON state of one frame)"),
     TaskSpec("C", "task_c", "presentation invariance and representation exchangeability",
              Verdict("Yes", "No"), 256, "presentation_invariance", "eligible_pairs",
@@ -261,7 +291,9 @@ TASKS: tuple[TaskSpec, ...] = (
              description="D: reference-aided causal sensitivity (Success/Fail against a "
                          "successful reference)"),
     TaskSpec("E", "task_e", "prefix state tracking (JSON label)",
-             JsonObject(LABEL_SCHEMA, required="answer"), 256, "state_tracking",
+             JsonObject(LABEL_SCHEMA, required="answer",
+                        line='Answer using JSON only: {"answer":"<label>"}.'), 256,
+             "state_tracking",
              description="E: prefix state tracking (identity and status of the first picked-up "
                          "object)"),
 )
@@ -313,8 +345,12 @@ D_VERDICT = Verdict("Success", "Fail")
 PA_STYLES: Mapping[str, Style] = {
     "direct": Style(D_VERDICT),
     "structured_verdict": Style(JsonVerdict(D_VERDICT, ("verdict",))),
-    "structured_rationale": Style(JsonVerdict(D_VERDICT, ("rationale", "verdict")),
-                                  budget_factor=4),
+    "structured_rationale": Style(JsonVerdict(
+        D_VERDICT, ("rationale", "verdict"), line=(
+            "Answer with ONLY a JSON object and no other text: first a short rationale (one or "
+            "two sentences on what the query trajectory shows), then the verdict: "
+            '{"rationale": "<one or two sentences>", "verdict": "<Success or Fail>"}.')),
+        budget_factor=4),
 }
 """The prompt ablation's styles (issue 14): Task D's bare word, a JSON verdict, and a JSON
 object with a short rationale first (4 x the budget: room for the rationale, so a cut-off
@@ -336,6 +372,8 @@ STAGED_SCHEMA: Mapping[str, Any] = {
 }
 """Oracle-State's staged answer: the reference's task type and objective (``<type>_<color>``,
 Task E's label form), then the query's verdict."""
+STAGED_LINE = ('Answer using JSON only: {"task_type": "<task type>", "objective": '
+               '"<type>_<color>", "verdict": "Success" or "Fail"}.')
 
 CONTROL_TASKS: tuple[TaskSpec, ...] = (
     TaskSpec("PA", "prompt_ablation", "prompt-structure ablation of Task D (direct / "
@@ -347,7 +385,8 @@ CONTROL_TASKS: tuple[TaskSpec, ...] = (
                          "structured_rationale (JSON {\"rationale\", \"verdict\"})"),
     TaskSpec("OS", "oracle_state", "Oracle-State evidence arms: staged task type, objective "
              "and verdict from pixels, a state table or both (JSON)",
-             JsonObject(STAGED_SCHEMA, fields=OS_FIELDS), 512, "oracle_state", "all_groups",
+             JsonObject(STAGED_SCHEMA, fields=OS_FIELDS, line=STAGED_LINE), 512,
+             "oracle_state", "all_groups",
              description="OS: Oracle-State control, Task D's items in three evidence arms (pixel "
                          "storyboards, a text state table of the shown keyframes: agent cell, "
                          "heading and carried object, objects with type, colour, cell and door "

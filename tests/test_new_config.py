@@ -2,8 +2,10 @@
 
 The config here is not shipped: ``task_f`` asks Task D's reference-aided question with a Yes/No
 answer. The test touches no library file: it adds one ``TaskSpec`` (by patching the table's
-lookup for the test's duration) and writes a row builder; everything else -- parsing, eval's
-budget, structured outputs, the baseline judges, grading, scoring with CIs -- follows the entry.
+lookup for the test's duration) and writes a row builder; everything else -- the prompt's
+answer line, parsing, eval's budget, structured outputs, the baseline judges, grading, scoring
+with CIs, the lmms-eval and inspect files (``python -m gridwm_judge.integrations.generate``)
+-- follows the entry.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import json
 
 import datasets
 import pytest
+import yaml
 
 from gridwm_judge import task_table
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.features import features
+from gridwm_judge.integrations import generate
+from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import ScoresRecord
 from gridwm_judge.task_table import TaskSpec, Verdict
@@ -99,3 +104,16 @@ def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
     yes = results("always-yes")
     assert yes.value(task="F", name="idr_raw") == 0.0
     assert yes.value(task="F", name="acc_cf") == 0.0
+
+
+def test_a_new_configs_integration_files_come_from_the_generator(demo_table):
+    files = generate.files((*task_table.ALL_TASKS, DEMO))
+    assert set(files) - set(generate.files()) == {"lmms_eval/gridwm_task_f.yaml"}
+    doc = yaml.load(files["lmms_eval/gridwm_task_f.yaml"].replace("!function", ""),
+                    Loader=yaml.SafeLoader)
+    assert (doc["task"], doc["dataset_name"]) == ("gridwm_task_f", "task_f")
+    assert doc["generation_kwargs"]["max_new_tokens"] == 64
+    assert [m["metric"] for m in doc["metric_list"]] == list(utils.metric_names("F"))
+    assert utils.metric_names("F") == ("accuracy", *utils.FIGURES["D"])  # its recipe's figures
+    assert ('def task_f(dataset: str, representation: str | None = None) -> Task:'
+            in files[generate.INSPECT_FILE])

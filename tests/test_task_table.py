@@ -15,6 +15,8 @@ from gridwm_judge.task_table import (
     MINIWORLD_TASKS,
     TASKS,
     WORLDS,
+    JsonObject,
+    JsonVerdict,
     TaskSpec,
     Verdict,
     task_spec,
@@ -91,3 +93,65 @@ def test_every_config_is_described_by_its_entry(tmp_path):
     assert len(set(got.values())) == len(got)
     builder = GridWMJudge(config_name="miniworld_c", cache_dir=str(tmp_path))
     assert builder.info.description == task_spec("MC").description
+
+
+# --- answer lines: the prompts' answer instruction is the table's answer format -------------
+
+def _prompts_of(task: str, style: str = "") -> list[str]:
+    """Prompts of one task (style) as its row builder writes them, over their variations."""
+    from gridwm_judge import prompts
+
+    framings = ("neutral", "positive", "negative")
+    builders = {
+        "A": lambda: [prompts.TASK_A.format(action="turn left")],
+        "B": lambda: [prompts.TASK_B],
+        "C": lambda: [prompts.task_c_prompt("m", f, reversed_order=r, n_split=n)
+                      for f in framings for r in (False, True) for n in (0, 4)],
+        "D": lambda: [prompts.task_d_prompt(f) for f in framings],
+        "E": lambda: list(prompts.TASK_E.values()),
+        "MA": lambda: [prompts.MINIWORLD_A.format(action="turn left")],
+        "MC": lambda: [prompts.miniworld_c_prompt("m", f, reversed_order=False)
+                       for f in framings],
+        "MD": lambda: [prompts.miniworld_d_prompt("m", f) for f in framings],
+        "PA": lambda: [prompts.prompt_ablation_prompt(style)],
+        "OS": lambda: [prompts.oracle_state_prompt("pixel"),
+                       prompts.oracle_state_prompt("state", "1. a", "1. b")],
+    }
+    return builders[task]()
+
+
+@pytest.mark.parametrize("task, style", [
+    (t.name, s) for t in ALL_TASKS if not t.paper for s in (tuple(t.styles) or ("",))])
+def test_every_prompt_asks_in_its_answer_format(task, style):
+    line = task_spec(task).for_style(style).answer.format_line()
+    texts = _prompts_of(task, style)
+    assert texts and all(text.count(line) == 1 for text in texts), line
+    # the line is the answer instruction: nothing after it but Task E's label space and
+    # the image-order note of Task D's prompts
+    for text in texts:
+        tail = text.split(line, 1)[1]
+        assert task in ("D", "E", "MD", "PA") or tail == "", repr(tail)
+
+
+def test_a_hard_config_asks_in_its_paper_configs_format():
+    """Its rows are the paper config's prompts (task_c_hard's are Task C's)."""
+    for spec in ALL_TASKS:
+        if spec.paper:
+            assert spec.answer == task_spec(spec.paper).answer, spec.name
+
+
+def test_rendered_answer_lines():
+    assert task_spec("A").answer.format_line() == "Answer with ONLY one letter: A, B, C, or D."
+    assert task_spec("C").answer.format_line() == "Answer with ONLY: Yes or No."
+    verdict = task_spec("PA").for_style("structured_verdict").answer
+    assert verdict.format_line() == ('Answer with ONLY a JSON object and no other text: '
+                                     '{"verdict": "<Success or Fail>"}.')
+    free = JsonVerdict(Verdict("Yes", "No"), ("why", "verdict"))
+    assert free.format_line().endswith('{"why": "<why>", "verdict": "<Yes or No>"}.')
+
+
+def test_a_json_answer_says_its_line():
+    with pytest.raises(TypeError, match="line"):
+        JsonObject({"type": "object"})  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="answer line"):
+        JsonObject({"type": "object"}, line=" ")

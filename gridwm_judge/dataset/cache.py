@@ -9,13 +9,12 @@ leaves alone the copies someone holds.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from gridwm_judge.dataset_io import cached_copy_lock, package_cache_root
+from gridwm_judge.locks import try_lock
 
 
 @dataclass(frozen=True)
@@ -38,17 +37,6 @@ def _what(path: Path) -> str:
     return ""
 
 
-def _try_exclusive(lock: Path) -> int | None:
-    """An fd holding ``lock`` exclusively, or None when another process holds it."""
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def copies(root: Path | None = None) -> list[CachedCopy]:
     """Every cached copy under ``root`` (default: this package's folder), largest first."""
     root = package_cache_root() if root is None else root
@@ -56,10 +44,10 @@ def copies(root: Path | None = None) -> list[CachedCopy]:
         return []
     out = []
     for path in sorted(p for p in root.iterdir() if p.is_dir()):
-        fd = _try_exclusive(cached_copy_lock(path))
-        if fd is not None:
-            os.close(fd)
-        out.append(CachedCopy(path, _size(path), in_use=fd is None, what=_what(path)))
+        lock = try_lock(cached_copy_lock(path))
+        if lock is not None:
+            lock.release()
+        out.append(CachedCopy(path, _size(path), in_use=lock is None, what=_what(path)))
     return sorted(out, key=lambda c: -c.bytes)
 
 
@@ -68,14 +56,14 @@ def clear(found: list[CachedCopy]) -> tuple[list[CachedCopy], list[CachedCopy]]:
     removed, left = [], []
     for c in found:
         lock = cached_copy_lock(c.path)
-        fd = _try_exclusive(lock)
-        if fd is None:
+        held = try_lock(lock)
+        if held is None:
             left.append(c)
             continue
         try:
             shutil.rmtree(c.path, ignore_errors=True)
             lock.unlink(missing_ok=True)
         finally:
-            os.close(fd)
+            held.release()
         removed.append(c)
     return removed, left

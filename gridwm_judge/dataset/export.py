@@ -34,6 +34,7 @@ from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
+from gridwm_judge.locks import try_lock
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.schema import DATASET_VERSION, DEFAULT_NOCUE_STYLE, NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
@@ -143,7 +144,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_dead_stages(out)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    lock = _lock_stage(stage)
+    lock = try_lock(stage / STAGE_LOCK)  # held for as long as this build lives
+    assert lock is not None, "a fresh staging folder's lock is free"
     umask = os.umask(0)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
@@ -213,7 +215,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                 out.parent.rmdir()  # only if empty: a refused build creates nothing
         raise
     finally:
-        os.close(lock)
+        lock.release()
     # Once more, now the build is done: a killed build's last threads may have held its
     # stage's lock when this build started.
     with contextlib.suppress(OSError):
@@ -225,17 +227,6 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                        seconds_before_ceilings=t_rows)
 
 
-def _lock_stage(stage: Path) -> int:
-    """Hold an exclusive lock inside ``stage`` for as long as this build lives."""
-    fd = os.open(stage / STAGE_LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; dead stages are left to the user
-        return fd
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    return fd
-
-
 def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
     """Remove what killed builds into ``out`` left beside it; returns the folders removed.
 
@@ -243,10 +234,6 @@ def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
     file, from an older version, when older than ``min_age_s``); ``.OUT.old-*`` folders are
     previous outputs a killed build had set aside.
     """
-    try:
-        import fcntl
-    except ImportError:
-        return []
     removed = []
     for path in sorted(out.parent.glob(f".{out.name}.building-*")):
         lock_path = path / STAGE_LOCK
@@ -256,19 +243,16 @@ def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
                 removed.append(path)
             continue
         try:
-            fd = os.open(lock_path, os.O_WRONLY)
-        except OSError:
+            lock = try_lock(lock_path)
+        except OSError:  # gone meanwhile, or not ours to open
             continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # a live build holds it
-            os.close(fd)
+        if lock is None:  # a live build holds it
             continue
         try:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
         finally:
-            os.close(fd)
+            lock.release()
     for path in sorted(out.parent.glob(f".{out.name}.old-*")):
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)

@@ -21,7 +21,7 @@ from typing import Any
 from gridwm_judge.item_hash import item_digest, request_hash
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
-from gridwm_judge.records import PREDICTIONS_FILE, RUN_FILE, PredictionRecord
+from gridwm_judge.records import PREDICTIONS_FILE, RUN_FILE, PredictionRecord, RunRecord
 from gridwm_judge.runner.store import now_iso
 from gridwm_judge.task_table import task_spec
 
@@ -149,29 +149,31 @@ def convert_log(log_path: str | Path, out: str | Path, *, overwrite: bool = Fals
                "generate_config": config.model_dump(exclude_none=True, mode="json")}
     settings = {"model": log.eval.model, "model_base_url": log.eval.model_base_url,
                 "model_args": json.loads(json.dumps(log.eval.model_args, default=str))}
-    identity = {"judge": judge, "judge_options": options, "judge_settings": settings}
-    records = log_records(log, judge, identity, budget, spec.name)
-    run = {
-        **identity,
-        "max_tokens": {spec.name: budget},
-        "representation": meta.get("representation"),
-        "seed": config.seed,
-        "dataset": meta.get("dataset"),
-        "dataset_fingerprint": meta.get("dataset_fingerprint"),
-        "prompt_version": meta.get("prompt_version"),
-        "package_version": meta.get("package_version"),
-        "tasks": [spec.name],
-        "source": {"framework": "inspect_ai", "log": str(log_path), "eval_id": log.eval.eval_id,
-                   "status": log.status, "inspect_ai": log.eval.packages.get("inspect_ai")},
-        "created": now_iso(),
-    }
+    run = RunRecord(
+        judge=judge,
+        judge_options=options,
+        judge_settings=settings,
+        max_tokens={spec.name: budget},
+        representation=meta.get("representation"),
+        seed=config.seed,
+        dataset=str(meta.get("dataset") or ""),
+        dataset_fingerprint=meta.get("dataset_fingerprint"),
+        prompt_version=meta.get("prompt_version"),
+        package_version=meta.get("package_version"),
+        tasks=(spec.name,),
+        source={"framework": "inspect_ai", "log": str(log_path), "eval_id": log.eval.eval_id,
+                "status": log.status, "inspect_ai": log.eval.packages.get("inspect_ai")},
+        created=now_iso(),
+    )
+    records = log_records(log, judge, run.identity(), budget, spec.name)
     out.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
     with tmp.open("w", encoding="ascii") as fh:
         for rec in records:
             fh.write(json.dumps(rec.to_json(), ensure_ascii=True) + "\n")
     run_tmp = out / (RUN_FILE + ".tmp")
-    run_tmp.write_text(json.dumps(run, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    run_tmp.write_text(json.dumps(run.to_json(), indent=2, sort_keys=True) + "\n",
+                       encoding="utf-8")
     os.replace(tmp, target)
     os.replace(run_tmp, out / RUN_FILE)
     return ConvertSummary(target, spec.name, judge, len(records),

@@ -1,276 +1,104 @@
-"""inspect_ai tasks: one ``@task`` per dataset config, registered through inspect's package
-entry point (group ``inspect_ai``, name ``gridwm_judge``), so after
-``pip install "gridwm-judge[inspect]"``::
+"""inspect_ai tasks: one ``@task`` per dataset config of the task table, registered
+through inspect's package entry point (group ``inspect_ai``, name ``gridwm_judge``), so
+after ``pip install "gridwm-judge[inspect]"``::
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 
-MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``, ``miniworld_c_hard``;
-a build of the ``miniworld`` profile) are tasks of their own, scored by the same recipes as
-Tasks A, C and D.
-Task A and MA print accuracy per action condition only (``acc_a1`` for orig, ``acc_shuffle``,
-``acc_mask``, with their clustered standard errors) and no accuracy pooled over the three.
-So are the controlled analyses: ``oracle_state`` (its State arm is text only: a sample with no
-image) and ``prompt_ablation``, whose three prompt styles are asked in one eval, each row with
-its style's budget (the task's budget, or ``--max-tokens``, times the style's factor, as
-``gridwm-judge eval`` does); their per-arm / per-style figures and the styles' paired
-differences are printed, the bootstrap CIs and McNemar tests are left to ``gridwm-judge score``.
-
-Each sample is one dataset row: the row's images as inspect image content in the dataset's
-order, then the prompt unchanged (the order the package's own judges send). Decoding is the
-task table's: temperature 0 and the task's max tokens. The scorer reads the answer with the
-package's one parser and grader; the metrics (IDR, p_active, NS, JCR, VCC_rep) are computed
-over whole groups by the scorer's own recipe (:func:`gridwm_judge.integrations.items.
-task_figures`) from the graded rows the scorer stores in each score's metadata.
-
-A sample whose generation errored is not scored by inspect, just as ``score`` never scores an
-errored request. This module imports inspect_ai at the top: it is loaded by inspect itself.
+Generated from the task table by `python -m gridwm_judge.integrations.generate`: do not
+edit. How a task is asked and scored: :mod:`gridwm_judge.integrations.inspect_bridge`.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
-
 from inspect_ai import Task, task
-from inspect_ai import __version__ as inspect_version
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Target,
-    accuracy,
-    metric,
-    scorer,
-    stderr,
-)
-from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from gridwm_judge import __version__
-from gridwm_judge.dataset_io import dataset_fingerprint
-from gridwm_judge.integrations.items import (
-    CONDITION_FIGURES,
-    Item,
-    figure_name,
-    grade_response,
-    image_data_uri,
-    load_items,
-    pooled_accuracy,
-    summary_figures,
-    task_results,
-)
-from gridwm_judge.prompts import PROMPT_VERSION
-from gridwm_judge.results import MetricResult
-from gridwm_judge.scoring.grading import GradedRow
-from gridwm_judge.task_table import ALL_CONFIGS, task_spec
-
-GRADED_KEY = "gridwm_graded"
-"""Score metadata key holding the graded row (what the group metrics are computed from)."""
-SCI_METRICS: dict[str, tuple[str, ...]] = {
-    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
-    "reference_aided": ("idr", "p_active", "ns", "jcr"),
-    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
-    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
-}
-"""Which group-level metrics a verdict task prints, by its scoring recipe (C and MiniWorld's
-MC; D and MD; Oracle-State; the prompt ablation); the other tasks print their figures."""
+from gridwm_judge.integrations.inspect_bridge import gridwm_task
 
 
-def _sample(item: Item) -> Sample:
-    content = [ContentImage(image=image_data_uri(b)) for b in item.images]
-    content.append(ContentText(text=item.prompt))
-    return Sample(
-        input=[ChatMessageUser(content=content)],
-        target=str(item.audit.get("answer") or ""),
-        id=item.uid,
-        metadata={**item.audit, "item_digest": item.item_digest},
-    )
+@task
+def task_a(dataset: str, representation: str | None = None) -> Task:
+    """A: action-conditioned next state (A-D choice)."""
+    return gridwm_task("task_a", dataset, representation,
+                       metrics=("condition_stderr", "task_metrics"))
 
 
-def _graded(scores: list[SampleScore]) -> list[GradedRow]:
-    return [GradedRow(**s.score.metadata[GRADED_KEY]) for s in scores
-            if s.score.metadata and GRADED_KEY in s.score.metadata]
+@task
+def task_b(dataset: str, representation: str | None = None) -> Task:
+    """B: single-frame structured perception (JSON)."""
+    return gridwm_task("task_b", dataset, representation,
+                       metrics=("accuracy", "stderr", "task_metrics"))
 
 
-def _figures(select: Callable[[MetricResult], bool]) -> Metric:
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        figures = summary_figures(task_results(_graded(scores)))
-        return {figure_name(r): float(r.value) for r in figures
-                if select(r) and r.value is not None}
-
-    return compute
+@task
+def task_c(dataset: str, representation: str | None = None) -> Task:
+    """C: presentation invariance and representation exchangeability."""
+    return gridwm_task("task_c", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
 
 
-@metric
-def task_metrics() -> Metric:
-    """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
-    return _figures(lambda k: True)
+@task
+def task_d(dataset: str, representation: str | None = None) -> Task:
+    """D: reference-aided causal sensitivity."""
+    return gridwm_task("task_d", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr"))
 
 
-@metric
-def condition_stderr() -> Metric:
-    """Standard error of each action condition's accuracy (``acc_a1_stderr``,
-    ``acc_shuffle_stderr``, ``acc_mask_stderr``), over that condition's samples only,
-    clustered by trajectory group."""
-    clustered = stderr(cluster="group_id")
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        out = {}
-        for recipe_figures in CONDITION_FIGURES.values():
-            for name, condition in recipe_figures.items():
-                mine = [s for s in scores
-                        if (s.sample_metadata or {}).get("action_condition") == condition]
-                if mine:
-                    out[f"{name}_stderr"] = float(clustered(mine))
-        return out
-
-    return compute
+@task
+def task_e(dataset: str, representation: str | None = None) -> Task:
+    """E: prefix state tracking (JSON label)."""
+    return gridwm_task("task_e", dataset, representation,
+                       metrics=("accuracy", "stderr", "task_metrics"))
 
 
-def _named(*names: str, differences: bool = False) -> Callable[[MetricResult], bool]:
-    """Figures called one of ``names`` (any when none), levels or paired differences."""
-    return lambda r: ((not names or r.name in names)
-                      and (r.baseline is not None) == differences)
+@task
+def task_c_hard(dataset: str, representation: str | None = None) -> Task:
+    """CH: causal sensitivity on hard counterfactuals (Task C's neutral presentation)."""
+    return gridwm_task("task_c_hard", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
 
 
-_SCI_FIGURES: dict[str, tuple[str, Callable[[MetricResult], bool]]] = {
-    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
-            "arm or prompt style for the controls).",
-            _named("idr_raw", "idr_cond", "idr_rev")),
-    "p_active": ("Share of groups whose Full trajectory is judged a success.",
-                 _named("p_active")),
-    "ns": ("Nuisance Stability per presentation family (and representation).", _named("ns")),
-    "jcr": ("Joint Consistency Rate per presentation family (and representation).",
-            _named("jcr")),
-    "vcc_rep": ("Verdict consistency of composite and split representations.",
-                _named("vcc_rep")),
-    "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
-               "and joint (all three right).",
-               _named("task_type", "objective", "verdict", "joint")),
-    "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
-                 "agreement for Pixel+State.",
-                 _named("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
-                        "vcc_pixel_state", "vcc_pixel_state_given_success",
-                        "vcc_pixel_state_given_failure")),
-    "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
-                      "prompt style.",
-                      _named("acc_full", "acc_cf")),
-    "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
-                          "acc_full and acc_cf, over groups answered in every style.",
-                          _named(differences=True)),
-}
-"""inspect metric name -> (what it prints, which of the recipe's figures it selects, by
-field)."""
+@task
+def miniworld_a(dataset: str, representation: str | None = None) -> Task:
+    """MA: MiniWorld action-conditioned next first-person view (A-D choice)."""
+    return gridwm_task("miniworld_a", dataset, representation,
+                       metrics=("condition_stderr", "task_metrics"))
 
 
-def _sci_metric(name: str) -> Callable[[], Metric]:
-    doc, select = _SCI_FIGURES[name]
-
-    def factory() -> Metric:
-        return _figures(select)
-
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = doc
-    return metric(name=name)(factory)
+@task
+def miniworld_c(dataset: str, representation: str | None = None) -> Task:
+    """MC: MiniWorld presentation invariance and representation exchangeability."""
+    return gridwm_task("miniworld_c", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
 
 
-_METRIC_FACTORIES = {name: _sci_metric(name) for name in _SCI_FIGURES}
+@task
+def miniworld_d(dataset: str, representation: str | None = None) -> Task:
+    """MD: MiniWorld reference-aided causal sensitivity."""
+    return gridwm_task("miniworld_d", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr"))
 
 
-@scorer(metrics=[accuracy(), stderr()])
-def gridwm_answer() -> Callable:
-    """Parse and grade with the package's parser and grader; correct = 1, else 0."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        raw = state.output.completion if state.output else None
-        truncated = bool(state.output) and state.output.stop_reason == "max_tokens"
-        audit = {**state.metadata, "uid": str(state.sample_id)}
-        row = grade_response(raw, audit, truncated=truncated)
-        return Score(
-            value=1.0 if row.correct else 0.0,
-            answer=None if row.parsed is None else str(row.parsed),
-            explanation=f"status {row.status}, parse {row.parse_mode}, gold {row.gold!r}",
-            metadata={GRADED_KEY: row.to_json()},
-        )
-
-    return score
+@task
+def miniworld_c_hard(dataset: str, representation: str | None = None) -> Task:
+    """MCH: MiniWorld causal sensitivity on hard counterfactuals (MiniWorld Task C's neutral
+    presentation)."""
+    return gridwm_task("miniworld_c_hard", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
 
 
-def _active_budget() -> int | None:
-    """The eval's max_tokens (the task's, or ``--max-tokens``): inspect has no public reader
-    for the generate config a solver runs under, so this reads its context variable. An
-    inspect without it gets the table's budgets, with a warning (``--max-tokens`` is then not
-    applied to styled rows)."""
-    try:
-        from inspect_ai.model._generate_config import active_generate_config
-    except ImportError:
-        warnings.warn(f"inspect_ai {inspect_version} has no active_generate_config: prompt-style "
-                      "rows get the task table's budgets, not --max-tokens", stacklevel=2)
-        return None
-    return active_generate_config().max_tokens
+@task
+def prompt_ablation(dataset: str, representation: str | None = None) -> Task:
+    """PA: prompt-structure ablation of Task D (direct / structured verdict / structured
+    rationale)."""
+    return gridwm_task("prompt_ablation", dataset, representation,
+                       metrics=("accuracy", "stderr", "idr", "p_active", "accept_reject",
+                                "style_differences"))
 
 
-@solver
-def generate_in_style_budget() -> Solver:
-    """Generate with the row's prompt-style budget (the prompt ablation's rationale style gets
-    4x): the eval's max_tokens is the task's budget, scaled per row as ``eval`` scales it."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec = task_spec(str(state.metadata["task"]))
-        style = str(state.metadata.get("prompt_style") or "")
-        return await generate(state, max_tokens=spec.budget(style, _active_budget()))
-
-    return solve
-
-
-def gridwm_task(config: str, dataset: str, representation: str | None = None) -> Task:
-    """The inspect Task of one dataset config."""
-    spec = task_spec(config)
-    items = load_items(dataset, spec.config, representation)
-    if not items:
-        raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "
-                         f"for representation {representation!r}")
-    names = SCI_METRICS.get(spec.recipe)
-    metrics = [_METRIC_FACTORIES[n]() for n in names] if names else [task_metrics()]
-    # A's and MA's rows are one question asked under three action conditions: their accuracy
-    # is printed per condition (task_metrics' acc_a1 / acc_shuffle / acc_mask), never pooled.
-    overall = [accuracy(), stderr()] if pooled_accuracy(spec) else [condition_stderr()]
-    return Task(
-        dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
-                              location=str(dataset)),
-        solver=generate_in_style_budget() if spec.styles else generate(),
-        scorer=gridwm_answer(),
-        metrics=[*overall, *metrics],
-        config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
-        name=spec.config,
-        metadata={
-            "gridwm_task": spec.name,
-            "gridwm_config": spec.config,
-            "dataset": str(dataset),
-            "dataset_fingerprint": dataset_fingerprint(dataset),
-            "representation": representation,
-            "max_tokens": spec.max_tokens,
-            "prompt_version": PROMPT_VERSION,
-            "package_version": __version__,
-        },
-    )
-
-
-INSPECT_CONFIGS = ALL_CONFIGS
-"""The configs offered as inspect tasks: every config of the task table."""
-
-
-def _register(config: str) -> Callable[..., Task]:
-    """The ``@task`` of one config, registered under the config's name."""
-
-    def config_task(dataset: str, representation: str | None = None) -> Task:
-        return gridwm_task(config, dataset, representation)
-
-    config_task.__name__ = config_task.__qualname__ = config
-    config_task.__doc__ = f"{task_spec(config).name}: {task_spec(config).role}."
-    return task(name=config)(config_task)
-
-
-for _config in INSPECT_CONFIGS:
-    globals()[_config] = _register(_config)
+@task
+def oracle_state(dataset: str, representation: str | None = None) -> Task:
+    """OS: Oracle-State evidence arms: staged task type, objective and verdict from pixels, a state
+    table or both (JSON)."""
+    return gridwm_task("oracle_state", dataset, representation,
+                       metrics=("accuracy", "stderr", "stages", "idr", "p_active", "accept_reject",
+                                "vcc_arms"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gridwm_judge.dataset_io import load_task
 from gridwm_judge.item_hash import item_digest, stored_image_bytes
@@ -26,6 +26,9 @@ from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.score import ROW_COLUMNS
 from gridwm_judge.scoring.task_scores import Batch, Settings, accuracy_name
 from gridwm_judge.task_table import TaskSpec, task_spec
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 BRIDGE_JUDGE = "bridge"
 """Judge name on graded rows built inside a framework (the framework knows the model)."""
@@ -71,7 +74,7 @@ def load_items(dataset: str, config: str, representation: str | None = None) -> 
     cols = ["prompt", "images", *(c for c in ROW_COLUMNS if c in ds.column_names)]
     out: list[Item] = []
     for batch in ds.select_columns(cols).with_format("arrow").iter(batch_size=_BATCH):
-        for row in batch.to_pylist():
+        for row in cast("pa.Table", batch).to_pylist():  # the arrow format's batches
             uid = str(row["uid"])
             if representation is not None and row.get("representation") not in (
                     "", None, representation):

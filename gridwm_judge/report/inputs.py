@@ -8,17 +8,16 @@ by the scoring package, over the union of the runs shown.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gridwm_judge.records import (
     PREDICTIONS_FILE,
     RUN_FILE,
     SCORES_FILE,
     JudgeScores,
+    RunRecord,
     ScoresRecord,
 )
 from gridwm_judge.results import Results
@@ -34,18 +33,19 @@ class RunInput:
 
     name: str  # short, unique among the report's runs (the folder name, suffixed if repeated)
     path: Path
-    run: Mapping[str, Any]
+    run: RunRecord | None  # None: no run.json, and a scores.json that records none
     scores: ScoresRecord
     scores_path: Path
     scored_now: bool  # True when the report computed scores.json itself
 
     @property
     def dataset(self) -> str:
-        return str(self.run.get("dataset") or self.scores.dataset or "")
+        return (self.run.dataset if self.run else "") or self.scores.dataset or ""
 
     @property
     def fingerprint(self) -> str | None:
-        return self.run.get("dataset_fingerprint") or self.scores.dataset_fingerprint
+        return (self.run.dataset_fingerprint if self.run else None) or (
+            self.scores.dataset_fingerprint)
 
 
 @dataclass(frozen=True)
@@ -80,13 +80,6 @@ class ReportData:
         return any(e.asked(tasks) for e in self.judges)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
-
-
 def resolve_dataset(dataset: str, run_dir: Path) -> str:
     """The dataset a run.json names: as written, else relative to the run folder's parents."""
     if not dataset:
@@ -100,11 +93,11 @@ def resolve_dataset(dataset: str, run_dir: Path) -> str:
     return dataset  # a Hub repo id
 
 
-def _score_now(run_dir: Path, run: Mapping[str, Any], out: Path, n_resamples: int | None,
+def _score_now(run_dir: Path, run: RunRecord, out: Path, n_resamples: int | None,
                allow_mismatch: bool = False) -> Path:
-    dataset = resolve_dataset(str(run.get("dataset") or ""), run_dir)
+    dataset = resolve_dataset(run.dataset, run_dir)
     settings = Settings() if n_resamples is None else Settings(n_resamples=n_resamples)
-    tasks = run.get("tasks") or None
+    tasks = run.tasks or None
     score(dataset, [run_dir / PREDICTIONS_FILE], out, settings=settings, tasks=tasks,
           overwrite=True, allow_mismatch=allow_mismatch)
     return out / SCORES_FILE
@@ -119,7 +112,7 @@ def load_run(
     if not run_dir.is_dir():
         raise FileNotFoundError(f"run folder {str(run_dir)!r} does not exist")
     run_json, preds = run_dir / RUN_FILE, run_dir / PREDICTIONS_FILE
-    run = _read_json(run_json) if run_json.is_file() else {}
+    run = RunRecord.read(run_json) if run_json.is_file() else None
     scores_path = run_dir / SCORES_FILE
     scored_now = False
     if not scores_path.is_file():
@@ -134,7 +127,8 @@ def load_run(
         scored_now = True
     scores = read_scores(scores_path)
     if not run and scores.runs:  # a scores.json written from this run records it
-        run = next(iter(scores.runs.values()))
+        first = next(iter(scores.runs.items()))
+        run = RunRecord.from_json(first[1], where=f"{scores_path}: runs[{first[0]!r}]")
     return RunInput(name, run_dir, run, scores, scores_path, scored_now)
 
 
@@ -183,18 +177,19 @@ def collect(
 
 def _oracle(run: RunInput, judge: str) -> bool:
     """Whether ``judge`` read the gold answer, from the run.json that produced it."""
-    records = [run.run] if (run.path / RUN_FILE).is_file() else []
-    records += list(run.scores.runs.values())
+    records = [run.run] if run.run and (run.path / RUN_FILE).is_file() else []
+    records += [RunRecord.from_json(r, where=f"{run.scores_path}: runs[{p!r}]")
+                for p, r in run.scores.runs.items()]
     for rec in records:
-        if rec.get("judge") == judge:
-            return bool(rec.get("oracle_upper_bound"))
+        if rec.judge == judge:
+            return rec.oracle_upper_bound
     return judge == "baseline:oracle"
 
 
 def _judges_of(run: RunInput) -> list[str]:
     """The judges of a run: its run.json's judge when scores.json holds several, else all."""
     judges = list(run.scores.judges)
-    mine = run.run.get("judge") if (run.path / RUN_FILE).is_file() else None
+    mine = run.run.judge if run.run and (run.path / RUN_FILE).is_file() else None
     if mine in judges and len(run.scores.predictions) > 1:
         return [mine]
     return judges

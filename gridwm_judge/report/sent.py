@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gridwm_judge.records import RunRecord
+
 
 def decoding_section(runs) -> list[str]:
     """Markdown lines: one row per run (``runs``: objects with ``path`` and ``run``)."""
@@ -18,15 +20,15 @@ def decoding_section(runs) -> list[str]:
              "| run | judge | greedy | sent | not sent | refused by server | served by | "
              "tokens in / out / reasoning |", "|---|---|---|---|---|---|---|---|"]
     for r in runs:
-        run: Mapping[str, Any] = r.run or {}
-        sent = run.get("as_sent")
-        judge = run.get("judge", "–")
+        run: RunRecord | None = r.run
+        sent = run.as_sent if run else None
+        judge = run.judge if run else "–"
         if not isinstance(sent, Mapping):
             lines.append(f"| `{r.path}` | {judge} | not recorded | | | | | |")
             continue
-        greedy = {True: "yes", False: "**no**"}.get(sent.get("greedy"), "–")
+        greedy = {True: "yes", False: "**no**", None: "–"}.get(sent.get("greedy"), "–")
         fields = ", ".join(f"{k}={_short(v)}" for k, v in (sent.get("fields") or {}).items())
-        usage = run.get("usage") or {}
+        usage = (run.usage if run else None) or {}
         tokens = " / ".join(str(usage.get(k, "–")) for k in
                             ("prompt_tokens", "completion_tokens", "reasoning_tokens"))
         lines.append(

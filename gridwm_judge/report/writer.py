@@ -41,14 +41,14 @@ def _runs_section(data: ReportData) -> list[str]:
     ]
     for r in data.runs:
         judges = ", ".join(e.label for e in data.judges if e.run is r)
-        tasks = ",".join(r.run.get("tasks", [])) or "–"
+        tasks = ",".join(r.run.tasks if r.run else ()) or "–"
         fp = r.fingerprint or "–"
         fp = fp if len(fp) < 24 else fp[:23] + "…"
         scored = "computed by this report" if r.scored_now else "scores.json of the run"
         lines.append(
             f"| `{r.path}` | {judges} | {tasks} | `{r.dataset}` | `{fp}` | "
-            f"{r.run.get('package_version', r.scores.package_version)} | "
-            f"{r.run.get('prompt_version', '–')} | {scored} |"
+            f"{(r.run.package_version if r.run else None) or r.scores.package_version} | "
+            f"{(r.run.prompt_version if r.run else None) or '–'} | {scored} |"
         )
     return lines
 

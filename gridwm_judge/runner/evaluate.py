@@ -35,14 +35,8 @@ from gridwm_judge.judges.decoding import is_greedy
 from gridwm_judge.judges.images import LazyImages
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import PREDICTIONS_FILE, PredictionRecord
-from gridwm_judge.runner.as_sent import as_sent, usage_total
-from gridwm_judge.runner.manifest import run_manifest
-from gridwm_judge.runner.store import (
-    PredictionStore,
-    check_run_manifest,
-    now_iso,
-    write_run_manifest,
-)
+from gridwm_judge.runner.manifest import RunManifest, check_run_manifest, run_manifest
+from gridwm_judge.runner.store import PredictionStore, now_iso
 from gridwm_judge.schema import REPRESENTATIONS
 from gridwm_judge.task_table import ALL_TASKS, DEFAULT_MAX_TOKENS, TASK_NAMES, task_spec
 
@@ -171,7 +165,7 @@ class Engine(Protocol):
 
     def provenance(self) -> dict[str, Any]: ...
 
-    def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: dict[str, Any],
+    def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: RunManifest,
             pending: tuple[PendingRow, ...], store: PredictionStore, out: Path) -> int: ...
 
     def sending(self) -> dict[str, Any]: ...
@@ -185,7 +179,7 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
         tables = {t: load_task(cfg.dataset, task_spec(t).config) for t in cfg.tasks}
     else:
         tables = engine.tables(cfg)
-    manifest = run_manifest(
+    record = run_manifest(
         judge=cfg.judge,
         judge_options=identity_options(cfg.options),
         budgets={**{t: cfg.budget(t) for t in (*TASK_NAMES, *cfg.tasks)},
@@ -195,31 +189,32 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
         seed=cfg.options.seed,
         dataset=cfg.dataset,
     )
-    manifest["engine"] = {"name": "local"} if engine is None else engine.provenance()
+    record = dataclasses.replace(
+        record, engine={"name": "local"} if engine is None else engine.provenance())
     out = Path(cfg.out)
     fresh = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    old = check_run_manifest(out, manifest)
+    old = check_run_manifest(out, record)
+    manifest = RunManifest(out, record)
     store = PredictionStore(out / PREDICTIONS_FILE)
     try:
         selection = select_rows(tables, cfg, store)
         options = dataclasses.replace(
             cfg.options, max_images=max([1, *(p.n_images for p in selection.pending)]))
-        tasks = sorted(set(cfg.tasks) | set((old or {}).get("tasks", [])), key=_task_order)
+        tasks = sorted(set(cfg.tasks) | set(old.tasks if old else ()), key=_task_order)
         manifest.update(
-            tasks=list(tasks),
+            tasks=tuple(tasks),
             limit=cfg.limit,
-            created=(old or {}).get("created", now_iso()),
+            created=(old.created if old else None) or now_iso(),
             updated=now_iso(),
             operational={k: getattr(options, k) for k in OPERATIONAL_OPTIONS},
         )
         new = 0
-        if not selection.pending and old is not None and "judge_settings" in old:
+        if not selection.pending and old is not None and old.judge_settings is not None:
             # Nothing left to ask: do not load the judge (a model can take minutes).
-            manifest.update(judge_settings=old["judge_settings"],
-                            oracle_upper_bound=old.get("oracle_upper_bound", False))
-            _record_as_sent(manifest, store, {}, old)
-            write_run_manifest(out, manifest)
+            manifest.update(judge_settings=old.judge_settings,
+                            oracle_upper_bound=old.oracle_upper_bound)
+            manifest.record_sent(store.records.values(), {}, old)
         elif engine is not None:
             try:
                 new = engine.ask(cfg, options, manifest, selection.pending, store, out)
@@ -227,13 +222,11 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
                 if fresh and not store.records:  # leave no half-made run folder behind
                     store.close()
                     shutil.rmtree(out, ignore_errors=True)
-                elif "judge_settings" in manifest:  # interrupted: record what was sent so far
-                    _record_as_sent(manifest, store, engine.sending(), old)
-                    write_run_manifest(out, manifest)
+                elif manifest.settled:  # interrupted: record what was sent so far
+                    manifest.record_sent(store.records.values(), engine.sending(), old)
                 raise
-            if "judge_settings" in manifest:
-                _record_as_sent(manifest, store, engine.sending(), old)
-                write_run_manifest(out, manifest)
+            if manifest.settled:
+                manifest.record_sent(store.records.values(), engine.sending(), old)
         else:
             try:
                 judge = make_judge(cfg.judge, options)
@@ -243,11 +236,8 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
                     shutil.rmtree(out, ignore_errors=True)
                 raise
             try:
-                manifest["judge_settings"] = judge.settings()
-                check_run_manifest(out, manifest, keys=("judge_settings",))
-                manifest["oracle_upper_bound"] = bool(judge.needs_gold)
-                write_run_manifest(out, manifest)
-                identity = {k: manifest[k] for k in ("judge", "judge_options", "judge_settings")}
+                manifest.settle(judge.settings(), bool(judge.needs_gold))
+                identity = manifest.record.identity()
                 requests = _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
                 try:
                     new = _drive(judge, requests, cfg, store, len(selection.pending))
@@ -256,15 +246,12 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
                         store.close()
                         shutil.rmtree(out, ignore_errors=True)
                         raise
-                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
-                    write_run_manifest(out, manifest)
+                    manifest.record_sent(store.records.values(), _sending(judge), old)
                     raise
                 except BaseException:  # interrupted: record what was sent so far
-                    _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
-                    write_run_manifest(out, manifest)
+                    manifest.record_sent(store.records.values(), _sending(judge), old)
                     raise
-                _record_as_sent(manifest, store, getattr(judge, "sending", dict)(), old)
-                write_run_manifest(out, manifest)
+                manifest.record_sent(store.records.values(), _sending(judge), old)
             finally:
                 judge.close()
         stored = [PredictionRecord.from_json(store.records[u]) for u in selection.uids
@@ -283,15 +270,10 @@ def run_eval(cfg: EvalConfig, engine: Engine | None = None) -> EvalSummary:
         store.close()
 
 
-def _record_as_sent(manifest: dict, store: PredictionStore, sending: Mapping[str, Any],
-                    old: Mapping[str, Any] | None) -> None:
-    """Put run.json's ``as_sent`` (what the requests carried) and ``usage`` (summed tokens)."""
-    records = list(store.records.values())
-    sent = as_sent(records, sending, (old or {}).get("as_sent"))
-    usage = usage_total(records)
-    for key, value in (("as_sent", sent), ("usage", usage)):
-        if value is not None:
-            manifest[key] = value
+def _sending(judge: Any) -> Mapping[str, Any]:
+    """What the judge says its requests carry (run.json ``as_sent``); nothing for a judge that
+    does not say."""
+    return getattr(judge, "sending", dict)()
 
 
 def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:

@@ -36,7 +36,8 @@ from gridwm_judge.runner.evaluate import (
     ask_row,
     prediction_record,
 )
-from gridwm_judge.runner.store import PredictionStore, check_run_manifest, write_run_manifest
+from gridwm_judge.runner.manifest import RunManifest
+from gridwm_judge.runner.store import PredictionStore
 from gridwm_judge.task_table import task_spec
 
 INSTALL = "pip install 'gridwm-judge[ray]'"
@@ -232,10 +233,10 @@ class RayEngine:
         return {"name": "ray", "replicas": self.replicas, "address": address,
                 "ray_version": ray.__version__}
 
-    def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: dict[str, Any],
+    def ask(self, cfg: EvalConfig, options: JudgeOptions, manifest: RunManifest,
             pending: tuple[PendingRow, ...], store: PredictionStore, out: Path) -> int:
         if not pending:
-            write_run_manifest(out, manifest)
+            manifest.write()
             return 0
         with ray_session(self.address):
             import ray.exceptions
@@ -264,7 +265,7 @@ class RayEngine:
                 .select_columns([*columns, "path"])
                 .filter(expr=col("uid").is_in(sorted(wanted)))  # a resume reads only the rest
                 .repartition(target_num_rows_per_block=_rows_per_batch(options)))
-        identity = {k: manifest[k] for k in ("judge", "judge_options")}
+        identity = {k: manifest.record.identity()[k] for k in ("judge", "judge_options")}
         if split_spec(cfg.judge)[0] == "vllm":
             settings = ray_vllm.judge_settings(split_spec(cfg.judge)[1], options, cfg.judge)
             self._sending = ray_vllm.judge_sending(split_spec(cfg.judge)[1], options, cfg.judge)
@@ -377,16 +378,7 @@ class _Replica:
             judge.close()
 
 
-def _settle(manifest: dict[str, Any], settings: dict[str, Any], needs_gold: bool,
-            out: Path) -> None:
-    """run.json with the judge's settings; a resume whose settings differ is refused."""
-    manifest["judge_settings"] = settings
-    check_run_manifest(out, manifest, keys=("judge_settings",))
-    manifest["oracle_upper_bound"] = needs_gold
-    write_run_manifest(out, manifest)
-
-
-def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: PredictionStore,
+def _store_answers(answers, cfg: EvalConfig, manifest: RunManifest, store: PredictionStore,
                    out: Path, total: int, replicas: int,
                    known_settings: dict[str, Any] | None = None,
                    sending: dict[str, Any] | None = None) -> int:
@@ -404,7 +396,7 @@ def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: Pr
     new = errors = 0
     settings: str | None = None
     if known_settings is not None:
-        _settle(manifest, known_settings, False, out)
+        manifest.settle(known_settings, False)
         settings = json.dumps(known_settings, sort_keys=True)
     try:
         for batch in answers.iter_batches(batch_size=None, batch_format="pyarrow"):
@@ -412,7 +404,7 @@ def _store_answers(answers, cfg: EvalConfig, manifest: dict[str, Any], store: Pr
                 reported = row.get("settings") or settings
                 if settings is None:
                     settings = reported
-                    _settle(manifest, json.loads(settings), bool(row["needs_gold"]), out)
+                    manifest.settle(json.loads(settings), bool(row["needs_gold"]))
                 elif reported != settings:
                     raise ValueError(f"replicas of {cfg.judge} report different judge settings "
                                      f"({settings} vs {reported}); refusing to mix them")

@@ -24,21 +24,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from gridwm_judge.atomic import atomic_open, write_text
+from gridwm_judge.locks import try_lock
 from gridwm_judge.redact import redact, redact_value
 
 PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
-IDENTITY_KEYS = (
-    "judge",
-    "judge_options",
-    "max_tokens",
-    "representation",
-    "seed",
-    "dataset_fingerprint",
-    "prompt_version",
-)
-"""run.json keys that must match for a resume; tasks, limit, workers and rps may change."""
 
 
 class PredictionStore:
@@ -48,7 +41,7 @@ class PredictionStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = -1
-        self._lock_fd = _lock(self.path.with_suffix(".lock"))
+        self._lock = _lock(self.path.with_suffix(".lock"))
         self.records: dict[str, dict[str, Any]] = {}
         try:
             self.dropped_partial_bytes = self._cut_partial_tail()
@@ -149,9 +142,7 @@ class PredictionStore:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        if self._lock_fd >= 0:
-            os.close(self._lock_fd)  # releases the lock
-            self._lock_fd = -1
+        self._lock.release()
 
     def __enter__(self) -> PredictionStore:
         return self
@@ -160,46 +151,19 @@ class PredictionStore:
         self.close()
 
 
-def _lock(path: Path) -> int:
-    """An exclusive advisory lock on RUN_DIR (released by the OS even after kill -9)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; one writer per RUN_DIR is on the user
-        return fd
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        os.close(fd)
+def _lock(path: Path) -> FileLock:
+    """The exclusive lock on RUN_DIR, or a ValueError naming who holds it."""
+    lock = try_lock(path)
+    if lock is None:
         raise ValueError(
             f"another eval is writing to {path.parent} (lock {path.name} is held); "
             "wait for it or use another --out folder"
-        ) from exc
-    return fd
+        )
+    return lock
 
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def check_run_manifest(run_dir: Path, manifest: dict[str, Any], keys=IDENTITY_KEYS) -> dict | None:
-    """Refuse (ValueError) if RUN_DIR/run.json disagrees with ``manifest`` on ``keys``."""
-    path = Path(run_dir) / RUN_JSON
-    if not path.exists():
-        return None
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); use a fresh --out folder") from exc
-    manifest = redact_value(manifest)  # compare as written: run.json holds the redacted form
-    diffs = [k for k in keys if k in manifest and old.get(k) != manifest.get(k)]
-    if diffs:
-        detail = "; ".join(f"{k}: was {old.get(k)!r}, now {manifest.get(k)!r}" for k in diffs)
-        raise ValueError(
-            f"{run_dir} holds a run with different settings ({detail}); refusing to mix them. "
-            "Use a new --out folder, or rerun with the original settings to resume."
-        )
-    return old
 
 
 def write_run_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ scores anyway and the override is written into the scores.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from gridwm_judge.records import (
     SCORES_FILE,
     JudgeScores,
     PredictionRecord,
+    RunRecord,
     ScoresRecord,
     read_prediction_file,
 )
@@ -57,7 +57,7 @@ class RunPredictions:
     """One predictions file, its run.json (None when absent) and its records."""
 
     path: Path
-    run: Mapping[str, Any] | None
+    run: RunRecord | None
     records: tuple[PredictionRecord, ...]
 
 
@@ -101,12 +101,7 @@ def read_runs(predictions: Sequence[str | Path]) -> list[RunPredictions]:
         path = Path(p)
         records = tuple(read_prediction_file(path))
         run_path = path.parent / RUN_FILE
-        run = None
-        if run_path.is_file():
-            try:
-                run = json.loads(run_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{run_path}: not valid JSON ({exc.msg})") from None
+        run = RunRecord.read(run_path) if run_path.is_file() else None
         out.append(RunPredictions(path, run, records))
     return out
 
@@ -121,11 +116,10 @@ def _answered_other_item(run: RunPredictions, rec: PredictionRecord,
         return rec.item_digest != digest
     if run.run is None or not rec.request_hash:
         return None
-    identity = {k: run.run.get(k) for k in ("judge", "judge_options", "judge_settings")}
     spec = task_spec(rec.task)
-    base = (run.run.get("max_tokens") or {}).get(spec.name, spec.max_tokens)
-    budget = spec.budget(str(row.get("prompt_style") or ""), int(base))
-    return rec.request_hash != request_hash(identity, budget, digest)
+    base = run.run.budget(spec.name, spec.max_tokens)
+    budget = spec.budget(str(row.get("prompt_style") or ""), base)
+    return rec.request_hash != request_hash(run.run.identity(), budget, digest)
 
 
 def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]],
@@ -144,7 +138,7 @@ def mismatches(runs: Sequence[RunPredictions], rows: Sequence[Mapping[str, Any]]
         if unknown:
             problems.append(f"{run.path}: {len(unknown)} prediction(s) carry no item hash "
                             f"to check (e.g. {unknown[0]!r})")
-        recorded = (run.run or {}).get("dataset_fingerprint")
+        recorded = run.run.dataset_fingerprint if run.run else None
         if fingerprint and recorded and recorded != fingerprint:
             problems.append(f"{run.path}: the run was asked from dataset {recorded[:19]}..., "
                             f"the dataset given is {fingerprint[:19]}...")
@@ -170,7 +164,7 @@ def version_change(runs: Sequence[RunPredictions], dataset: str) -> str:
     for run in runs:
         if run.run is None:
             continue
-        prov = run.run.get("dataset_provenance") or {}
+        prov = run.run.dataset_provenance
         asked = prov.get("dataset_version") or UNVERSIONED
         style = prov.get("nocue_style")
         other_style = bool(style and given.get("nocue_style") and style != given["nocue_style"])
@@ -258,8 +252,8 @@ def score(
             # predictions for tasks not scored, or (allowed) for uids the dataset lacks: aside
             if (keep is None or rec.task in keep) and rec.uid in known:
                 by_judge.setdefault(rec.judge, []).append(rec)
-        if run.run and run.run.get("oracle_upper_bound"):
-            reads_gold.add(str(run.run.get("judge")))
+        if run.run and run.run.oracle_upper_bound:
+            reads_gold.add(run.run.judge)
     if not by_judge:
         raise ValueError(f"no prediction records in {', '.join(map(str, predictions))}")
     judges, graded_all = {}, []
@@ -274,7 +268,7 @@ def score(
         dataset=str(dataset),
         dataset_fingerprint=fingerprint,
         predictions=tuple(str(p) for p in predictions),
-        runs={str(r.path): r.run for r in runs if r.run is not None},
+        runs={str(r.path): r.run.to_json() for r in runs if r.run is not None},
         parser={"rules": rules, "version": PARSER_VERSIONS[rules]},
         bootstrap={"n_resamples": settings.n_resamples, "seed": settings.seed,
                    "level": settings.level, "unit": "group_id", "env_unit": "env_id"},

@@ -1,17 +1,18 @@
 """Paired significance tests (paper Appendix A.5): McNemar for paired binary outcomes,
 Wilcoxon signed-rank across judges, Holm correction over a family of tests.
 
-Degenerate inputs return documented values instead of warnings: McNemar with no
-discordant pair has p = 1; Wilcoxon with no non-zero difference has p = 1.
+The distributions are scipy.stats'; this module picks the variant and names it. Degenerate
+inputs return documented values instead of warnings: McNemar with no discordant pair has
+p = 1; Wilcoxon with no non-zero difference has p = 1.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 EXACT_BELOW = 25  # McNemar: exact binomial test when n01 + n10 < this, else chi2 with correction
 
@@ -39,11 +40,9 @@ def mcnemar(n01: int, n10: int, *, exact_below: int = EXACT_BELOW) -> TestResult
         return TestResult(0.0, 1.0, "exact", 0)
     if n < exact_below:
         k = int(min(n01, n10))
-        p = min(1.0, 2.0 * sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n)
-        return TestResult(float(k), p, "exact", n)
+        return TestResult(float(k), float(stats.binomtest(k, n, 0.5).pvalue), "exact", n)
     chi2 = (abs(n01 - n10) - 1) ** 2 / n
-    # chi2 survival with 1 degree of freedom: erfc(sqrt(x / 2)); no scipy import needed
-    return TestResult(float(chi2), math.erfc(math.sqrt(chi2 / 2.0)), "chi2_cc", n)
+    return TestResult(float(chi2), float(stats.chi2.sf(chi2, 1)), "chi2_cc", n)
 
 
 def mcnemar_paired(a: Sequence[bool], b: Sequence[bool], **kw) -> TestResult:
@@ -58,23 +57,14 @@ EXACT_WILCOXON_MAX = 50  # exact null distribution up to this many non-zero diff
 PERMUTATION_MAX = 13  # with tied magnitudes: full sign-flip enumeration up to this many
 
 
-def _signed_rank_cdf(n: int, t: int) -> float:
-    """P(T+ <= t) under H0 for n untied non-zero differences (counting subsets of 1..n)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1.0
-    for k in range(1, n + 1):
-        counts[k:] = counts[k:] + counts[:-k].copy()
-    return float(counts[: t + 1].sum() / 2.0**n)
-
-
 def wilcoxon(x: Sequence[float], y: Sequence[float]) -> TestResult:
     """Two-sided Wilcoxon signed-rank test of paired per-judge summaries x vs y.
 
-    Zero differences are dropped (Wilcoxon's convention); statistic = min(T+, T-). Exact
-    null distribution when there are at most 50 differences and no tied magnitudes; with
-    ties, an exact sign-flip permutation test up to 13 differences, else the normal
-    approximation with the tie-corrected variance and no continuity correction (the same
-    choices as ``scipy.stats.wilcoxon``'s defaults, without importing scipy.stats).
+    Zero differences are dropped before anything else (Wilcoxon's convention), so a zero
+    never moves a small sample off its exact test; statistic = min(T+, T-). Exact null
+    distribution when there are at most 50 differences and no tied magnitudes; with ties, an
+    exact sign-flip permutation test up to 13 differences (all 2^n patterns), else the normal
+    approximation with the tie-corrected variance and no continuity correction.
     """
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.shape != b.shape:
@@ -84,36 +74,17 @@ def wilcoxon(x: Sequence[float], y: Sequence[float]) -> TestResult:
     n = int(d.size)
     if n == 0:
         return TestResult(0.0, 1.0, "no_difference", 0)
-    mags = np.abs(d)
-    order = np.argsort(mags, kind="stable")
-    ranks = np.empty(n)
-    sorted_m = mags[order]
-    i = 0
-    tie_term = 0.0
-    while i < n:  # average ranks over ties
-        j = i
-        while j + 1 < n and sorted_m[j + 1] == sorted_m[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j + 2) / 2.0
-        t = j - i + 1
-        tie_term += t**3 - t
-        i = j + 1
-    r_plus = float(ranks[d > 0].sum())
-    r_minus = float(ranks[d < 0].sum())
-    stat = min(r_plus, r_minus)
-    if n <= EXACT_WILCOXON_MAX and tie_term == 0:
-        p = min(1.0, 2.0 * _signed_rank_cdf(n, int(stat)))
-        return TestResult(stat, p, "exact", n)
-    if n <= PERMUTATION_MAX:  # ties: enumerate all 2^n sign patterns of the tied ranks
-        signs = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
-        t_plus = signs @ ranks
-        eps = 1e-9 * max(1.0, r_plus)
-        less, greater = np.mean(t_plus <= r_plus + eps), np.mean(t_plus >= r_plus - eps)
-        return TestResult(stat, float(min(1.0, 2.0 * min(less, greater))), "permutation", n)
-    mean = n * (n + 1) / 4.0
-    var = n * (n + 1) * (2 * n + 1) / 24.0 - tie_term / 48.0
-    z = (stat - mean) / math.sqrt(var)
-    return TestResult(stat, math.erfc(abs(z) / math.sqrt(2.0)), "normal", n)
+    ties = np.unique(np.abs(d)).size < n
+    if n <= EXACT_WILCOXON_MAX and not ties:
+        method, how = "exact", "exact"
+    elif n <= PERMUTATION_MAX:
+        method, how = "permutation", stats.PermutationMethod(n_resamples=2**n)
+    else:
+        method, how = "normal", "asymptotic"
+    # scipy annotates ``method`` as str; it documents and accepts a PermutationMethod
+    res = stats.wilcoxon(d, method=how)  # pyright: ignore[reportArgumentType]
+    stat, p = np.asarray(res, dtype=float)  # (statistic, pvalue)
+    return TestResult(float(stat), float(min(1.0, p)), method, n)
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:

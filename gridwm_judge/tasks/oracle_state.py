@@ -147,8 +147,10 @@ def _cell(pos: Sequence[int], crop: Crop) -> str:
     return f"({int(pos[0]) - crop.x}, {int(pos[1]) - crop.y})"
 
 
-def _thing(obj: Mapping[str, Any]) -> str:
-    return f"{obj['type']} {obj['color']}"
+def object_name(obj: Mapping[str, Any]) -> str:
+    """``type colour``; lava alone, since MiniGrid's lava carries the colour attribute
+    ``red`` but is drawn orange, and a table must name what the frames show."""
+    return "lava" if obj["type"] == "lava" else f"{obj['type']} {obj['color']}"
 
 
 def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[int]] = (),
@@ -164,12 +166,12 @@ def state_line(state: Mapping[str, Any], crop: Crop, hidden: Sequence[Sequence[i
     else:
         carry = state["carrying"]
         head = (f"agent {_cell(agent, crop)} facing {HEADINGS[int(state['agent_dir'])]}, "
-                f"carrying {_thing(carry) if carry else 'nothing'}")
+                f"carrying {object_name(carry) if carry else 'nothing'}")
     objs = []
     for o in state["objects"]:
         if (int(o["pos"][0]), int(o["pos"][1])) in cover | gone:
             continue
-        text = f"{_thing(o)} {_cell(o['pos'], crop)}"
+        text = f"{object_name(o)} {_cell(o['pos'], crop)}"
         objs.append(f"{text} {o['state']}" if o["type"] == "door" and o.get("state") else text)
     objs += [f"hidden {_cell(c, crop)}" for c in sorted(cover, key=lambda c: (c[1], c[0]))]
     return f"{head}; objects: {'; '.join(objs) if objs else 'none'}"

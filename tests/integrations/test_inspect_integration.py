@@ -22,7 +22,7 @@ from gridwm_judge.integrations import inspect_tasks  # noqa: E402
 from gridwm_judge.integrations.inspect_convert import log_records  # noqa: E402
 from gridwm_judge.integrations.items import load_items  # noqa: E402
 from gridwm_judge.records import ScoresRecord, read_prediction_file  # noqa: E402
-from gridwm_judge.task_table import TASKS  # noqa: E402
+from gridwm_judge.task_table import ALL_TASKS, TASKS  # noqa: E402
 
 FAIL_UID_SHARE = 17  # every 17th item's request errors (nothing comes back)
 
@@ -115,3 +115,12 @@ def test_errored_samples_stay_errors_and_bad_logs_are_refused(smoke_build, tmp_p
     assert main(["import-inspect", str(tmp_path / "nope.eval"), "--out", str(tmp_path / "x")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_every_generated_task_prints_metrics_the_bridge_has():
+    from gridwm_judge.integrations import generate, inspect_bridge
+
+    for spec in ALL_TASKS:
+        assert set(generate.inspect_metrics(spec)) <= set(inspect_bridge.METRICS), spec.name
+    with pytest.raises(ValueError, match="unknown inspect metric.*'idr_raw'"):
+        inspect_bridge.gridwm_task("task_c", "unused", metrics=("idr_raw",))

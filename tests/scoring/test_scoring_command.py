@@ -47,7 +47,7 @@ def scored(tiny_dataset, tmp_path_factory):
     folder, rows = tiny_dataset
     tmp = tmp_path_factory.mktemp("score")
     oracle = write_predictions(tmp / "oracle.jsonl", "oracle", rows, oracle_raw)
-    (tmp / "run.json").write_text(json.dumps({"judge": {"spec": "baseline:oracle"}}))
+    (tmp / "run.json").write_text(json.dumps({"judge": "baseline:oracle"}))
 
     def yes_man(row):
         if row["task"] == "D" and row["variant"] == "full" and row["family"] == "doorkey":
@@ -60,7 +60,7 @@ def scored(tiny_dataset, tmp_path_factory):
     assert _run(folder, [oracle, yes], tmp / "out") == 0
     doc = json.loads((tmp / "out" / "scores.json").read_text())
     jsonschema.validate(doc, scores_schema())
-    assert doc["runs"][str(oracle)]["judge"]["spec"] == "baseline:oracle"
+    assert doc["runs"][str(oracle)]["judge"] == "baseline:oracle"
     assert doc["bootstrap"]["seed"] == 20261103 and doc["dataset_fingerprint"].startswith("sha256:")
     lines = [json.loads(x) for x in (tmp / "out" / "rows.jsonl").read_text().splitlines()]
     return doc, lines, rows, tmp

@@ -141,3 +141,13 @@ def test_holm_hand_computed():
     assert holm([]).size == 0
     with pytest.raises(ValueError, match="1.5"):
         holm([0.1, 1.5])
+
+
+def test_wilcoxon_drops_zeros_before_choosing_the_exact_test():
+    nonzero = np.array([0.9, -0.2, 0.5, 0.35, 0.7, 0.15, 0.6, 0.8, -0.45, 0.25])
+    d = np.concatenate([nonzero, np.zeros(5)])
+    t = wilcoxon(d, np.zeros(d.size))
+    assert (t.method, t.n) == ("exact", 10)
+    assert t.p_value == pytest.approx(stats.wilcoxon(nonzero, method="exact").pvalue)
+    # scipy's own default on the zero-padded sample falls back to the normal approximation
+    assert t.p_value != pytest.approx(stats.wilcoxon(d).pvalue)

@@ -12,7 +12,7 @@ import pytest
 from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import crop_box
-from gridwm_judge.render.frames import mask_by_frame
+from gridwm_judge.render.frames import Crop, mask_by_frame
 from gridwm_judge.render.nocue_style import variant_marks
 from gridwm_judge.scoring.oracle_state import stage_hits
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
@@ -133,8 +133,8 @@ def test_the_table_hides_what_the_frames_hide(batches, style):
                 erased = style == "clean" and (x, y) in marks["nocue"][t].erase
                 assert (f"hidden {cell}" in lines["nocue"][n]) == (not erased)
                 for o in under:
-                    assert f"{o['type']} {o['color']} {cell}" not in lines["nocue"][n]
-                    assert f"{o['type']} {o['color']} {cell}" in lines["full"][n]
+                    assert f"{oracle_state.object_name(o)} {cell}" not in lines["nocue"][n]
+                    assert f"{oracle_state.object_name(o)} {cell}" in lines["full"][n]
                 checked["erased" if erased else "hidden"] += 1
             for v in ("full", "cf"):
                 drawn = marks[v].get(t)
@@ -298,3 +298,13 @@ def test_the_base_plan_gives_every_env_at_least_three_references():
     sizes = [n for _, _, n in plan.requests({}, {})]
     assert len(sizes) == 9 and sum(sizes) == 98 + 9
     assert min(sizes) - 1 >= 3
+
+
+def test_lava_is_named_without_the_colour_the_frames_do_not_show():
+    """MiniGrid's lava has colour attribute "red" and is drawn orange: the table says "lava"."""
+    state = {"agent_pos": (1, 1), "agent_dir": 0, "carrying": None,
+             "objects": [{"type": "lava", "color": "red", "pos": (3, 2)},
+                         {"type": "key", "color": "yellow", "pos": (2, 2)}]}
+    line = oracle_state.state_line(state, Crop(0, 0, 6, 6))
+    assert "lava (3, 2)" in line and "red" not in line
+    assert "key yellow (2, 2)" in line

@@ -29,7 +29,7 @@ from gridwm_judge.integrations.items import (
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.task_table import ALL_TASKS, task_spec
+from gridwm_judge.task_table import ALL_TASKS, TaskSpec, task_spec
 
 _RECIPE_FIGURES: dict[str, tuple[str, ...]] = {
     "next_state": (*CONDITION_FIGURES["next_state"], "delta_shuffle", "delta_mask"),
@@ -48,23 +48,37 @@ _STYLE_FIGURES = ("idr_raw", "p_active", "acc_full", "acc_cf")
 """A prompt style's figures (its YAML holds that style's rows only: the styles' budgets
 differ, and lmms-eval has one per task); the paired differences between styles are
 ``gridwm-judge score``'s."""
+def figures_of(spec: TaskSpec, style: str = "") -> tuple[str, ...]:
+    """The figures the YAML of ``spec`` (of its rows in prompt ``style``) lists in
+    ``metric_list``, after ``accuracy`` where it has one (:func:`metrics_of`), by its scoring
+    recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric
+    functions)."""
+    if style:
+        return tuple(f"{m}_{style}" for m in _STYLE_FIGURES)
+    return _RECIPE_FIGURES[spec.recipe]
+
+
 FIGURES: dict[str, tuple[str, ...]] = {
-    **{t.name: _RECIPE_FIGURES[t.recipe] for t in ALL_TASKS if not t.styles},
-    **{f"{t.name}/{style}": tuple(f"{m}_{style}" for m in _STYLE_FIGURES)
-       for t in ALL_TASKS for style in t.styles},
+    **{t.name: figures_of(t) for t in ALL_TASKS if not t.styles},
+    **{f"{t.name}/{style}": figures_of(t, style) for t in ALL_TASKS for style in t.styles},
 }
-"""The figures each YAML lists in ``metric_list`` (after ``accuracy`` where it has one: see
-:func:`metric_names`), keyed by task (and ``TASK/STYLE`` for a task asked in prompt styles), by
-its scoring recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric
-functions)."""
+""":func:`figures_of` each YAML, keyed by task (and ``TASK/STYLE`` for a task asked in prompt
+styles)."""
+
+
+def metrics_of(spec: TaskSpec, style: str = "") -> tuple[str, ...]:
+    """The ``metric_list`` of the YAML of ``spec`` (in prompt ``style``): ``accuracy`` (the
+    share of correct answers over all rows) first, except for a task whose rows are one
+    question asked under several action conditions (A, MA), then its figures."""
+    figures = figures_of(spec, style)
+    return ("accuracy", *figures) if pooled_accuracy(spec) else figures
 
 
 def metric_names(key: str) -> tuple[str, ...]:
-    """The ``metric_list`` of the YAML of :data:`FIGURES` key ``key``: ``accuracy`` (the share
-    of correct answers over all rows) first, except for a task whose rows are one question
-    asked under several action conditions (A, MA), then the task's figures."""
-    pooled = pooled_accuracy(task_spec(key.split("/")[0]))
-    return ("accuracy", *FIGURES[key]) if pooled else FIGURES[key]
+    """:func:`metrics_of` the task of :data:`FIGURES` key ``key`` (``TASK`` or
+    ``TASK/STYLE``)."""
+    task, _, style = key.partition("/")
+    return metrics_of(task_spec(task), style)
 
 
 def figure_set(row: Mapping[str, Any]) -> str:

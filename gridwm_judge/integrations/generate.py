@@ -1,0 +1,205 @@
+"""Write the framework integration files from the task table: the lmms-eval task folder's
+YAMLs (one per config, one per prompt style of a config asked in several) and inspect's
+``@task`` functions with the metrics each prints (``inspect_tasks.py``)::
+
+    python -m gridwm_judge.integrations.generate           # write them
+    python -m gridwm_judge.integrations.generate --check   # exit 1 if a shipped file is stale
+
+A new config gets its files by running it; a test keeps the shipped files equal to what it
+writes. The hook functions the files name (``lmms_eval/utils.py``) and the inspect Task they
+build (:mod:`gridwm_judge.integrations.inspect_bridge`) are written by hand. This module
+needs neither framework.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+from gridwm_judge.integrations.items import CONDITION_FIGURES, pooled_accuracy
+from gridwm_judge.integrations.lmms_eval import utils
+from gridwm_judge.schema import ACTION_CONDITIONS
+from gridwm_judge.task_table import ALL_TASKS, TaskSpec
+
+HERE = Path(__file__).parent
+LMMS_FOLDER = "lmms_eval"
+INSPECT_FILE = "inspect_tasks.py"
+HEADER = "Generated from the task table by `python -m gridwm_judge.integrations.generate`"
+
+INSPECT_GROUPS: dict[str, tuple[str, ...]] = {
+    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
+    "reference_aided": ("idr", "p_active", "ns", "jcr"),
+    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
+    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
+}
+"""The group-level metric groups a verdict task prints in inspect, by its scoring recipe
+(``inspect_bridge.METRICS``); a task of another recipe prints its figures (``task_metrics``)."""
+
+LOWER_IS_BETTER = frozenset(
+    name for figures in CONDITION_FIGURES.values() for name, condition in figures.items()
+    if condition != ACTION_CONDITIONS[0])
+"""Accuracy under a control condition (a wrong or hidden action): a judge that reads the
+action loses accuracy there."""
+
+_NOTES: dict[str, tuple[str, ...]] = {
+    "next_state": (
+        "Accuracy per action condition only, never pooled (each question is asked three ways): "
+        "acc_a1 with the true action (orig), acc_shuffle with a wrong one, acc_mask with none; "
+        "each over that condition's rows only. The last two are the controls: a judge that reads "
+        "the action loses accuracy there (delta_shuffle, delta_mask = acc_a1 minus each, paired "
+        "by question), one that ignores it does not.",
+    ),
+    "oracle_state": (
+        "Staged JSON answers (task_type, objective, verdict) per evidence arm; the State arm's "
+        "rows have no image. Paired arm differences with CIs and McNemar: gridwm-judge score.",
+    ),
+}
+"""A comment above ``metric_list`` for the tasks of a recipe."""
+
+
+def inspect_metrics(spec: TaskSpec) -> tuple[str, ...]:
+    """The metrics inspect prints for ``spec``: accuracy with its standard error (per action
+    condition for the tasks asked under several), then its metric groups or its figures."""
+    overall = ("accuracy", "stderr") if pooled_accuracy(spec) else ("condition_stderr",)
+    return (*overall, *INSPECT_GROUPS.get(spec.recipe, ("task_metrics",)))
+
+
+def lmms_task(spec: TaskSpec, style: str = "") -> str:
+    """The lmms-eval task name of ``spec`` (in prompt ``style``): ``gridwm_task_c``."""
+    return f"gridwm_{spec.config}" + (f"_{style}" if style else "")
+
+
+def _comment(paragraphs: Sequence[str]) -> list[str]:
+    """YAML comment lines of ``paragraphs``, each wrapped to the line length."""
+    return [line for text in paragraphs
+            for line in textwrap.wrap(text, 100, initial_indent="# ", subsequent_indent="# ")]
+
+
+def lmms_yaml(spec: TaskSpec, style: str = "") -> str:
+    """The lmms-eval YAML of ``spec`` (of one prompt style's rows when ``style`` is given)."""
+    head = [f"{HEADER}: do not edit.", f"{spec.config} ({spec.name}): {spec.role}"]
+    if spec.world != "minigrid":
+        head.append(f"dataset_path must hold {spec.config}: a build of a {spec.world} profile "
+                    f"(gridwm-judge build --profile {spec.world} --out DIR).")
+    if spec.paper:
+        head.append(f"Hard counterfactuals at the neutral presentation only: the ns_* / jcr_* "
+                    f"figures are undefined ({spec.paper}'s presentation probes measure them).")
+    if style:
+        head += [f"The {style} prompt style's rows only (its own token budget); `--tasks "
+                 f"gridwm_{spec.config}` runs every style.",
+                 "Paired differences between styles with CIs and McNemar/Holm: gridwm-judge "
+                 f"score, or inspect's gridwm_judge/{spec.config} (every style in one eval)."]
+    lines = [*_comment(head), "include: _default_template_yaml", f"task: {lmms_task(spec, style)}",
+             f"dataset_name: {spec.config}"]
+    if style:
+        lines += [f"tag: gridwm_{spec.config}", f"process_docs: !function utils.docs_{style}"]
+    lines += ["generation_kwargs:", f"  max_new_tokens: {spec.budget(style)}", "  temperature: 0",
+              "  top_p: 1.0", "  num_beams: 1", "  do_sample: false"]
+    lines += _comment(_NOTES.get(spec.recipe, ()))
+    lines.append("metric_list:")
+    for name in utils.metrics_of(spec, style):
+        lines += [f"  - metric: {name}", f"    aggregation: !function utils.agg_{name}",
+                  f"    higher_is_better: {str(name not in LOWER_IS_BETTER).lower()}"]
+    return "\n".join(lines) + "\n"
+
+
+def inspect_module(specs: Sequence[TaskSpec]) -> str:
+    """``inspect_tasks.py``: one ``@task`` per config, named by it, printing its metrics."""
+    out = [
+        '"""inspect_ai tasks: one ``@task`` per dataset config of the task table, registered',
+        "through inspect's package entry point (group ``inspect_ai``, name ``gridwm_judge``), so",
+        'after ``pip install "gridwm-judge[inspect]"``::',
+        "",
+        "    inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL",
+        "",
+        f"{HEADER}: do not",
+        "edit. How a task is asked and scored: :mod:`gridwm_judge.integrations.inspect_bridge`.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from inspect_ai import Task, task",
+        "",
+        "from gridwm_judge.integrations.inspect_bridge import gridwm_task",
+    ]
+    for spec in specs:
+        doc = textwrap.wrap(f'"""{spec.name}: {spec.role}."""', 96)
+        metrics = textwrap.wrap(", ".join(f'"{m}"' for m in inspect_metrics(spec)), 68)
+        out += [
+            "", "",
+            "@task",
+            f"def {spec.config}(dataset: str, representation: str | None = None) -> Task:",
+            *(f"    {line}" for line in doc),
+            f'    return gridwm_task("{spec.config}", dataset, representation,',
+            *(f"                       {'metrics=(' if i == 0 else ' ' * 9}{line}"
+              for i, line in enumerate(metrics)),
+        ]
+        out[-1] += "))"
+    return "\n".join(out) + "\n"
+
+
+def files(specs: Sequence[TaskSpec] = ALL_TASKS) -> dict[str, str]:
+    """Every generated file's text by its path under ``integrations/``."""
+    out = {}
+    for spec in specs:
+        for style in tuple(spec.styles) or ("",):
+            out[f"{LMMS_FOLDER}/{lmms_task(spec, style)}.yaml"] = lmms_yaml(spec, style)
+    out[INSPECT_FILE] = inspect_module(specs)
+    return out
+
+
+def _shipped(root: Path) -> set[str]:
+    """The generated files found under ``root`` (the lmms-eval YAMLs and inspect's tasks)."""
+    found = {f"{LMMS_FOLDER}/{p.name}" for p in (root / LMMS_FOLDER).glob("gridwm_*.yaml")}
+    return found | ({INSPECT_FILE} if (root / INSPECT_FILE).is_file() else set())
+
+
+def stale(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
+    """The files under ``root`` that differ from what the table gives: changed, missing, or
+    left over from a config the table no longer has."""
+    want = files(specs)
+    differ = [p for p, text in want.items()
+              if not (root / p).is_file() or (root / p).read_text(encoding="utf-8") != text]
+    return sorted(differ + sorted(_shipped(root) - set(want)))
+
+
+def write(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
+    """Write the files under ``root`` and remove left-over ones; the paths changed."""
+    changed = stale(root, specs)
+    want = files(specs)
+    for path in changed:
+        target = root / path
+        if path in want:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_text(want[path], encoding="utf-8")
+            tmp.replace(target)
+        else:
+            target.unlink()
+    return changed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gridwm_judge.integrations.generate",
+                                     description="Write the integration files from the table.")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if a shipped file differs from the table's")
+    args = parser.parse_args(argv)
+    if args.check:
+        changed = stale(HERE)
+        if changed:
+            print(f"stale integration files (run python -m gridwm_judge.integrations.generate): "
+                  f"{', '.join(changed)}", file=sys.stderr)
+            return 1
+        print("integration files are current")
+        return 0
+    changed = write(HERE)
+    print(f"wrote {', '.join(changed)}" if changed else "integration files are current")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

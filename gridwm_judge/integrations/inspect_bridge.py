@@ -1,0 +1,270 @@
+"""How inspect_ai asks and scores a dataset config: :func:`gridwm_task` builds the inspect Task
+of one config with the metrics it names. The ``@task`` functions, one per config of the task
+table with its metrics, are :mod:`gridwm_judge.integrations.inspect_tasks` (generated from the
+table, registered through inspect's package entry point), so after
+``pip install "gridwm-judge[inspect]"``::
+
+    inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
+
+MiniWorld's configs (``miniworld_a``, ``miniworld_c``, ``miniworld_d``, ``miniworld_c_hard``;
+a build of the ``miniworld`` profile) are tasks of their own, scored by the same recipes as
+Tasks A, C and D. So are the controlled analyses: ``oracle_state`` (its State arm is text
+only: a sample with no image) and ``prompt_ablation``, whose three prompt styles are asked in
+one eval, each row with its style's budget (the task's budget, or ``--max-tokens``, times the
+style's factor, as ``gridwm-judge eval`` does); their per-arm / per-style figures and the
+styles' paired differences are printed, the bootstrap CIs and McNemar tests are left to
+``gridwm-judge score``. Task A and MA print accuracy per action condition only (``acc_a1``
+for orig, ``acc_shuffle``, ``acc_mask``, with their clustered standard errors) and no accuracy
+pooled over the three.
+
+Each sample is one dataset row: the row's images as inspect image content in the dataset's
+order, then the prompt unchanged (the order the package's own judges send). Decoding is the
+task table's: temperature 0 and the task's max tokens. The scorer reads the answer with the
+package's one parser and grader; the metrics (IDR, p_active, NS, JCR, VCC_rep) are computed
+over whole groups by the scorer's own recipe (:func:`gridwm_judge.integrations.items.
+task_figures`) from the graded rows the scorer stores in each score's metadata.
+
+A sample whose generation errored is not scored by inspect, just as ``score`` never scores an
+errored request. This module imports inspect_ai at the top: it is loaded by inspect itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import cast
+
+from inspect_ai import Task
+from inspect_ai import __version__ as inspect_version
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+)
+from inspect_ai.scorer import (
+    Metric,
+    MetricProtocol,
+    SampleScore,
+    Score,
+    Target,
+    accuracy,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+
+from gridwm_judge import __version__
+from gridwm_judge.dataset_io import dataset_fingerprint
+from gridwm_judge.integrations.items import (
+    CONDITION_FIGURES,
+    Item,
+    figure_name,
+    grade_response,
+    image_data_uri,
+    load_items,
+    summary_figures,
+    task_results,
+)
+from gridwm_judge.prompts import PROMPT_VERSION
+from gridwm_judge.results import MetricResult
+from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.task_table import task_spec
+
+GRADED_KEY = "gridwm_graded"
+"""Score metadata key holding the graded row (what the group metrics are computed from)."""
+
+
+def _sample(item: Item) -> Sample:
+    content: list[Content] = [ContentImage(image=image_data_uri(b)) for b in item.images]
+    content.append(ContentText(text=item.prompt))
+    messages: list[ChatMessage] = [ChatMessageUser(content=content)]
+    return Sample(
+        input=messages,
+        target=str(item.audit.get("answer") or ""),
+        id=item.uid,
+        metadata={**item.audit, "item_digest": item.item_digest},
+    )
+
+
+def _graded(scores: list[SampleScore]) -> list[GradedRow]:
+    return [GradedRow(**s.score.metadata[GRADED_KEY]) for s in scores
+            if s.score.metadata and GRADED_KEY in s.score.metadata]
+
+
+def _figures(select: Callable[[MetricResult], bool]) -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        figures = summary_figures(task_results(_graded(scores)))
+        return {figure_name(r): float(r.value) for r in figures
+                if select(r) and r.value is not None}
+
+    return compute
+
+
+@metric
+def task_metrics() -> Metric:
+    """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
+    return _figures(lambda k: True)
+
+
+@metric
+def condition_stderr() -> Metric:
+    """Standard error of each action condition's accuracy (``acc_a1_stderr``,
+    ``acc_shuffle_stderr``, ``acc_mask_stderr``), over that condition's samples only,
+    clustered by trajectory group."""
+    clustered = cast(MetricProtocol, stderr(cluster="group_id"))  # it reads SampleScores
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        out = {}
+        for recipe_figures in CONDITION_FIGURES.values():
+            for name, condition in recipe_figures.items():
+                mine = [s for s in scores
+                        if (s.sample_metadata or {}).get("action_condition") == condition]
+                if mine:
+                    out[f"{name}_stderr"] = cast(float, clustered(mine))
+        return out
+
+    return compute
+
+
+def _named(*names: str, differences: bool = False) -> Callable[[MetricResult], bool]:
+    """Figures called one of ``names`` (any when none), levels or paired differences."""
+    return lambda r: ((not names or r.name in names)
+                      and (r.baseline is not None) == differences)
+
+
+_SCI_FIGURES: dict[str, tuple[str, Callable[[MetricResult], bool]]] = {
+    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
+            "arm or prompt style for the controls).",
+            _named("idr_raw", "idr_cond", "idr_rev")),
+    "p_active": ("Share of groups whose Full trajectory is judged a success.",
+                 _named("p_active")),
+    "ns": ("Nuisance Stability per presentation family (and representation).", _named("ns")),
+    "jcr": ("Joint Consistency Rate per presentation family (and representation).",
+            _named("jcr")),
+    "vcc_rep": ("Verdict consistency of composite and split representations.",
+                _named("vcc_rep")),
+    "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
+               "and joint (all three right).",
+               _named("task_type", "objective", "verdict", "joint")),
+    "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
+                 "agreement for Pixel+State.",
+                 _named("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
+                        "vcc_pixel_state", "vcc_pixel_state_given_success",
+                        "vcc_pixel_state_given_failure")),
+    "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
+                      "prompt style.",
+                      _named("acc_full", "acc_cf")),
+    "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
+                          "acc_full and acc_cf, over groups answered in every style.",
+                          _named(differences=True)),
+}
+"""inspect metric name -> (what it prints, which of the recipe's figures it selects, by
+field)."""
+
+
+def _sci_metric(name: str) -> Callable[[], Metric]:
+    doc, select = _SCI_FIGURES[name]
+
+    def factory() -> Metric:
+        return _figures(select)
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = doc
+    return metric(name=name)(factory)
+
+
+METRICS: dict[str, Callable[[], Metric]] = {
+    "accuracy": accuracy,
+    "stderr": stderr,
+    "condition_stderr": condition_stderr,
+    "task_metrics": task_metrics,
+    **{name: _sci_metric(name) for name in _SCI_FIGURES},
+}
+"""The metrics a task may print, by the name :func:`gridwm_task` takes: the share of correct
+answers with its standard error, each action condition's standard error, a non-verdict task's
+figures, and the verdict tasks' group-level metric groups."""
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def gridwm_answer() -> Callable:
+    """Parse and grade with the package's parser and grader; correct = 1, else 0."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        raw = state.output.completion if state.output else None
+        truncated = bool(state.output) and state.output.stop_reason == "max_tokens"
+        audit = {**state.metadata, "uid": str(state.sample_id)}
+        row = grade_response(raw, audit, truncated=truncated)
+        return Score(
+            value=1.0 if row.correct else 0.0,
+            answer=None if row.parsed is None else str(row.parsed),
+            explanation=f"status {row.status}, parse {row.parse_mode}, gold {row.gold!r}",
+            metadata={GRADED_KEY: row.to_json()},
+        )
+
+    return score
+
+
+def _active_budget() -> int | None:
+    """The eval's max_tokens (the task's, or ``--max-tokens``): inspect has no public reader
+    for the generate config a solver runs under, so this reads its context variable. An
+    inspect without it gets the table's budgets, with a warning (``--max-tokens`` is then not
+    applied to styled rows)."""
+    try:
+        from inspect_ai.model._generate_config import active_generate_config
+    except ImportError:
+        warnings.warn(f"inspect_ai {inspect_version} has no active_generate_config: prompt-style "
+                      "rows get the task table's budgets, not --max-tokens", stacklevel=2)
+        return None
+    return active_generate_config().max_tokens
+
+
+@solver
+def generate_in_style_budget() -> Solver:
+    """Generate with the row's prompt-style budget (the prompt ablation's rationale style gets
+    4x): the eval's max_tokens is the task's budget, scaled per row as ``eval`` scales it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        spec = task_spec(str(state.metadata["task"]))
+        style = str(state.metadata.get("prompt_style") or "")
+        return await generate(state, max_tokens=spec.budget(style, _active_budget()))
+
+    return solve
+
+
+def gridwm_task(config: str, dataset: str, representation: str | None = None, *,
+                metrics: Sequence[str]) -> Task:
+    """The inspect Task of one dataset config, printing ``metrics`` (names of
+    :data:`METRICS`)."""
+    spec = task_spec(config)
+    unknown = [n for n in metrics if n not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown inspect metric(s) {unknown}; expected some of "
+                         f"{', '.join(METRICS)}")
+    items = load_items(dataset, spec.config, representation)
+    if not items:
+        raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "
+                         f"for representation {representation!r}")
+    return Task(
+        dataset=MemoryDataset([_sample(i) for i in items], name=f"gridwm-judge/{spec.config}",
+                              location=str(dataset)),
+        solver=generate_in_style_budget() if spec.styles else generate(),
+        scorer=gridwm_answer(),
+        metrics=[METRICS[n]() for n in metrics],
+        config=GenerateConfig(temperature=0.0, max_tokens=spec.max_tokens),
+        name=spec.config,
+        metadata={
+            "gridwm_task": spec.name,
+            "gridwm_config": spec.config,
+            "dataset": str(dataset),
+            "dataset_fingerprint": dataset_fingerprint(dataset),
+            "representation": representation,
+            "max_tokens": spec.max_tokens,
+            "prompt_version": PROMPT_VERSION,
+            "package_version": __version__,
+        },
+    )
