@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from gridwm_judge.miniworld.backend import shared_env
-from gridwm_judge.miniworld.cards import FAMILIES, get_card
-from gridwm_judge.miniworld.variants import generate_groups
+from gridwm_judge.worlds.miniworld.backend import shared_env
+from gridwm_judge.worlds.miniworld.cards import FAMILIES, get_card
+from gridwm_judge.worlds.miniworld.variants import generate_groups
 
 
 def bench_groups(n: int, seed: int, families: tuple[str, ...] = FAMILIES) -> None:

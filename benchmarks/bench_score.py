@@ -22,8 +22,8 @@ from gridwm_judge.scoring.comparisons import compare_judges
 from gridwm_judge.scoring.join import join_judge
 from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
 from gridwm_judge.scoring.task_scores import Settings
-from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES as C_FAMILIES
+from gridwm_judge.worlds.minigrid.cards import CORE_FAMILIES as CORE
 
 C_PRES = [("grid", t, v, "neutral") for t in ("orig", "rev") for v in ("clean", "noisy", "style")]
 C_PRES += [("framing", "orig", "clean", f) for f in ("neutral", "positive", "negative")]

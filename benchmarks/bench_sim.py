@@ -17,7 +17,7 @@ import argparse
 import time
 from collections import Counter
 
-from gridwm_judge.sim import CORE_FAMILIES, TASK_E_FAMILIES, generate_groups
+from gridwm_judge.worlds.minigrid import CORE_FAMILIES, TASK_E_FAMILIES, generate_groups
 
 
 def base_set() -> list[tuple[str, str, int]]:

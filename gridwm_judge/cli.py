@@ -28,7 +28,7 @@ from gridwm_judge.workers import workers_die_with_parent
 
 # Modules that add sub-commands (each defines `register(subparsers)`).
 COMMAND_MODULES = (
-    "gridwm_judge.sim.commands",
+    "gridwm_judge.worlds.commands",
     "gridwm_judge.dataset.commands",
     "gridwm_judge.runner.commands",
     "gridwm_judge.scoring.commands",

@@ -11,7 +11,8 @@ so adding a config is one entry here plus its row builder (:mod:`gridwm_judge.ta
 An answer line is model-facing text: changing one changes prompts, so bump
 :data:`gridwm_judge.prompts.PROMPT_VERSION` with it.
 
-This module is plain data: it imports nothing of the package, so every part may import it.
+This module is plain data: it imports only the MiniGrid cards (Oracle-State's task types are
+their causal chains), which import no env, so every part above the worlds may import it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
+
+from gridwm_judge.worlds.minigrid.cards import OS_TASK_TYPES
 
 WORLDS: tuple[str, ...] = ("minigrid", "miniworld")
 """The simulated worlds a config's rows come from (``TaskSpec.world``; a ``world.World``'s
@@ -353,16 +356,6 @@ PA_STYLES: Mapping[str, Style] = {
 object with a short rationale first (4 x the budget: room for the rationale, so a cut-off
 answer is rare; one that is cut off before its verdict is invalid)."""
 
-OS_TASK_TYPES: tuple[str, ...] = (
-    "pick up key -> unlock door -> reach goal",
-    "pick up colour-matched key -> unlock locked door -> drop key -> pick up target",
-    "open red door -> open blue door",
-    "find the gap -> cross without lava -> reach goal",
-    "see cue -> walk the corridor -> choose the matching end object",
-    "open doors room by room -> enter goal room -> reach goal",
-)
-"""The task types an Oracle-State answer chooses from: the causal chains of the six core env
-cards (``sim.cards``), in card order (a test keeps them equal to the cards' text)."""
 OS_OBJECT_TYPES: tuple[str, ...] = ("goal", "key", "ball", "box", "door")
 OS_COLORS: tuple[str, ...] = ("red", "green", "blue", "purple", "yellow", "grey")
 """An objective's label is ``<type>_<color>`` over these (MiniGrid's names; Task E's form)."""

@@ -1,12 +1,14 @@
 """The world seam: what render and tasks need from a simulated world and its trajectory groups.
 
-A *world* is a simulator plus its renderer (MiniGrid in ``sim/``; MiniWorld in ``miniworld/``). The
-pipeline after the simulator (keyframes, storyboards, the task row builders) never asks which
-world it is handling: it reads a trajectory group through the three protocols below, and gets
-pictures from the ``World`` object it was given. A second world plugs in by providing:
+A *world* is a simulator plus its renderer (MiniGrid in ``worlds/minigrid/``; MiniWorld in
+``worlds/miniworld/``). The pipeline after the simulator (keyframes, storyboards, the task row
+builders) never asks which world it is handling: it reads a trajectory group through the three
+protocols below, and gets pictures from the ``World`` object it was given. A second world plugs in
+by providing:
 
-1. a group record that satisfies ``Group`` (MiniGrid's: ``sim.records.TrajectoryGroup``), whose
-   variants satisfy ``Rollout`` (MiniGrid's: ``sim.records.Rollout``);
+1. a group record that satisfies ``Group`` (MiniGrid's:
+   ``worlds.minigrid.records.TrajectoryGroup``), whose variants satisfy ``Rollout`` (every
+   world's: ``worlds.core.records.Rollout``);
 2. one ``World`` object (MiniGrid's: ``render.frames.MINIGRID``), passed as ``world=`` to the
    row builders of the configs it serves;
 3. its name in ``task_table.WORLDS`` and as ``world=`` of its configs' task-table entries (what
@@ -20,7 +22,7 @@ Who reads groups through the seam today: ``render.keyframes.keyframes``, ``tasks
 gold is read from the live MiniGrid env), ``render.masks`` (the pixel audit of MiniGrid's
 NoCue tiles) and ``render.frames.render_frames`` / ``crop_box`` (MiniGrid's renderer behind
 ``MINIGRID.frames``). Replay is not a member: no world-neutral consumer replays a group; each
-world replays its own records behind ``frames`` (MiniGrid: ``sim.replay_envs``).
+world replays its own records behind ``frames`` (MiniGrid: ``worlds.minigrid.replay_envs``).
 
 Contracts a newcomer must keep (the consumers rely on them, not on the member types alone):
 

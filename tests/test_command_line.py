@@ -34,7 +34,7 @@ def test_a_refused_error_is_one_line_with_exit_2(monkeypatch, capsys):
 
 
 def test_a_permission_error_a_command_does_not_refuse_stays_an_os_error(monkeypatch, capsys):
-    from gridwm_judge.sim import commands
+    from gridwm_judge.worlds import commands
 
     def denied(**kwargs):
         raise PermissionError(errno.EACCES, "Permission denied", kwargs["out"])

@@ -187,7 +187,8 @@ def test_a_refused_build_creates_nothing(tmp_path, capsys):
 
 
 def test_kill_9_of_any_command_kills_its_workers(tmp_path):
-    """`groups` makes its own process pool (in sim, no initializer): the command line covers it."""
+    """`groups` makes its own process pool (the MiniGrid world's, no initializer): the command
+    line covers it."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "gridwm_judge", "groups", "--family", "all", "--n", "40",
          "--num-proc", "2", "--out", str(tmp_path / "g.jsonl")],
@@ -207,7 +208,8 @@ def test_kill_9_of_any_command_kills_its_workers(tmp_path):
 
 
 def test_ctrl_c_in_groups_is_one_line(tmp_path):
-    """A pool this package does not build (sim's) under Ctrl-C: one line, no worker traceback."""
+    """A pool this package does not build (the MiniGrid world's) under Ctrl-C: one line, no
+    worker traceback."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "gridwm_judge", "groups", "--family", "all", "--n", "40",
          "--num-proc", "2", "--out", str(tmp_path / "g.jsonl")],

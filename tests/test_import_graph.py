@@ -19,9 +19,12 @@ PACKAGE = "gridwm_judge"
 ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("seeds", "task_table", "schema", "results", "records", "item_hash", "resources", "world",
-     "prompts", "parsing", "atomic", "locks", "redact", "workers", "command_line"),
-    ("sim", "miniworld"),
+    ("seeds", "schema", "results", "records", "item_hash", "resources", "world", "atomic",
+     "locks", "redact", "workers", "command_line"),
+    ("worlds.core",),
+    ("worlds.minigrid", "worlds.miniworld"),
+    ("worlds",),
+    ("task_table", "prompts", "parsing"),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),
@@ -32,7 +35,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("quickstart", "cli", "__main__"),
 )
 """The pipeline's direction, lowest first: a module may import its own layer and the ones
-below, never one above (no import that runs back up)."""
+below, never one above (no import that runs back up). A name is a dotted path under the
+package; a module belongs to the longest name that contains it (``worlds.minigrid.cards`` to
+``worlds.minigrid``, ``worlds.commands`` to ``worlds``)."""
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -161,8 +166,38 @@ def test_no_import_cycle():
 
 
 def _layer(module: str) -> int | None:
-    top = module.removeprefix(f"{PACKAGE}.").split(".")[0]
-    return next((i for i, names in enumerate(LAYERS) if top in names), None)
+    parts = module.removeprefix(f"{PACKAGE}.").split(".")
+    for n in range(len(parts), 0, -1):
+        name = ".".join(parts[:n])
+        for i, names in enumerate(LAYERS):
+            if name in names:
+                return i
+    return None
+
+
+def _placed(module: str) -> int:
+    layer = _layer(module)
+    assert layer is not None, f"{module} has no layer in LAYERS"
+    return layer
+
+
+def test_a_module_takes_the_layer_of_its_longest_name():
+    assert _placed(f"{PACKAGE}.worlds.minigrid.cards") == _placed(f"{PACKAGE}.worlds.miniworld")
+    assert _placed(f"{PACKAGE}.worlds.core.draw") < _placed(f"{PACKAGE}.worlds.minigrid.cards")
+    assert _placed(f"{PACKAGE}.worlds.minigrid") < _placed(f"{PACKAGE}.worlds.commands")
+    assert _placed(f"{PACKAGE}.worlds") < _placed(f"{PACKAGE}.task_table")
+    assert _layer(f"{PACKAGE}.nowhere") is None
+
+
+def test_no_world_imports_its_sibling():
+    """MiniGrid and MiniWorld share code only through ``worlds.core``."""
+    worlds = ("minigrid", "miniworld")
+    crossing = sorted(
+        f"{a} -> {b}" for a, targets in import_graph().items() for b in targets
+        for w in worlds for other in worlds
+        if w != other and a.startswith(f"{PACKAGE}.worlds.{w}")
+        and b.startswith(f"{PACKAGE}.worlds.{other}"))
+    assert not crossing, "a world imports its sibling:\n" + "\n".join(crossing)
 
 
 def test_no_import_runs_back_up_the_pipeline():
@@ -173,6 +208,6 @@ def test_no_import_runs_back_up_the_pipeline():
         f"{a} -> {b}"
         for a, targets in graph.items()
         for b in targets
-        if a != PACKAGE and b != PACKAGE and _layer(b) > _layer(a)
+        if a != PACKAGE and b != PACKAGE and _placed(b) > _placed(a)
     ]
     assert not upward, "imports that run back up the pipeline:\n" + "\n".join(sorted(upward))

@@ -23,9 +23,9 @@ from gridwm_judge.integrations import generate
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import ScoresRecord
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.task_table import TaskSpec, Verdict
 from gridwm_judge.tasks import task_d
+from gridwm_judge.worlds.minigrid import generate_groups
 
 DEMO = TaskSpec("F", "task_f", "demo: reference-aided question answered Yes/No",
                 Verdict("Yes", "No"), 64, "reference_aided", "all_groups",

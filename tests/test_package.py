@@ -32,3 +32,12 @@ def test_resource_path_names_valid_kinds_and_names():
         resource_path("nope")
     with pytest.raises(FileNotFoundError, match="available"):
         resource_path("metrics", "no-such-metric")
+
+
+def test_the_task_table_reads_the_minigrid_cards_without_an_env():
+    """Oracle-State's task types come from the MiniGrid cards; reading them loads no env."""
+    code = ("import sys, gridwm_judge.task_table as t; assert t.OS_TASK_TYPES;"
+            "print(','.join(m for m in ('gymnasium', 'minigrid', 'miniworld')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"importing the task table pulled in: {out.stdout.strip()}"

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gridwm_judge.render import MINIGRID, keyframes
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.world import Group, Rollout, World, check_world, rollout_of
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @dataclass(frozen=True)

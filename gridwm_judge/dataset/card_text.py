@@ -4,8 +4,8 @@ A build holds MiniGrid configs (``task_a`` ... ``oracle_state``), MiniWorld conf
 (``miniworld_a`` / ``_c`` / ``_d`` / ``_c_hard``) or both; the card describes only those. Per-config
 paragraphs are ``dataset_card/configs/<config>.md``, each world's "how it was made" is
 ``dataset_card/worlds/<world>.md``; MiniWorld's family list is written from its cards
-(:mod:`gridwm_judge.miniworld.cards`) and its numbers from the constants the code uses, so the
-card cannot drift from the code.
+(:mod:`gridwm_judge.worlds.miniworld.cards`) and its numbers from the constants the code
+uses, so the card cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -16,22 +16,22 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
-from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
-from gridwm_judge.miniworld.cards import get_card
-from gridwm_judge.miniworld.hard import HARD_CF as MW_HARD_CF
-from gridwm_judge.miniworld.macros import FORWARD_METRES, TURN_DEGREES
-from gridwm_judge.miniworld.outcome import OUTCOME_AREA
-from gridwm_judge.miniworld.render import AREA_SIZE, VIEW_SIZE
-from gridwm_judge.miniworld.states import APPROACH, MIN_AREA
 from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
 from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
-from gridwm_judge.sim.hard_counterfactual import HARD_CF, NO_HARD_CF
 from gridwm_judge.task_table import WORLDS, task_spec, world_of
 from gridwm_judge.tasks import miniworld_c_hard, task_c_hard
 from gridwm_judge.tasks.miniworld_a import MAP_SIZE
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
+from gridwm_judge.worlds.minigrid.cards import NO_HARD_CF, hard_cf_of
+from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
+from gridwm_judge.worlds.miniworld.cards import get_card
+from gridwm_judge.worlds.miniworld.hard import HARD_CF as MW_HARD_CF
+from gridwm_judge.worlds.miniworld.macros import FORWARD_METRES, TURN_DEGREES
+from gridwm_judge.worlds.miniworld.outcome import OUTCOME_AREA
+from gridwm_judge.worlds.miniworld.render import AREA_SIZE, VIEW_SIZE
+from gridwm_judge.worlds.miniworld.states import APPROACH, MIN_AREA
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def _config_facts(profile: Any, config: str) -> dict[str, str]:
         "turn": f"{turns[0]:g}", "turn2": f"{turns[1]:g}",
         "forward": f"{metres[0]:g}", "forward2": f"{metres[1]:g}",
         "probe_sets": _list([f"`{p}`" for p in probe_sets]),
-        "hard_cfs": "; ".join(f"{f}: {HARD_CF[f][0]}" for f in task_c_hard.FAMILIES),
+        "hard_cfs": "; ".join(f"{f}: {hard_cf_of(f).text}" for f in task_c_hard.FAMILIES),
         "hard_left_out": _left_out(),
         "mw_hard_cfs": "; ".join(f"{f}: {MW_HARD_CF[f]}" for f in miniworld_c_hard.FAMILIES),
         "mw_hard_left_out": _mw_left_out(),

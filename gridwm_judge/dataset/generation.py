@@ -18,14 +18,14 @@ from typing import Any
 
 from gridwm_judge.dataset.profiles import TaskPlan
 from gridwm_judge.dataset.static_cue import static_cue_reasons
-from gridwm_judge.miniworld.backend import renderer_info
-from gridwm_judge.miniworld.cards import CARDS
-from gridwm_judge.miniworld.hard import generate_hard_groups as miniworld_hard_groups
-from gridwm_judge.miniworld.variants import generate_groups as miniworld_groups
 from gridwm_judge.render.keyframes import keyframes
-from gridwm_judge.sim import ENV_CARDS, generate_groups
-from gridwm_judge.sim.records import GenerationResult
 from gridwm_judge.workers import init_worker, stop_pool
+from gridwm_judge.worlds.core.records import GenerationResult
+from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
+from gridwm_judge.worlds.miniworld.backend import renderer_info
+from gridwm_judge.worlds.miniworld.cards import CARDS
+from gridwm_judge.worlds.miniworld.hard import generate_hard_groups as miniworld_hard_groups
+from gridwm_judge.worlds.miniworld.variants import generate_groups as miniworld_groups
 
 Key = tuple[str, str, str]
 """A draw's key: (family, env_id, cf_kind); hard-CF groups are drawn apart from the paper's."""
@@ -37,8 +37,8 @@ gate H2 asks its target to be seen in one of them (the world layer cannot import
 def _generate(family: str, env_id: str, n: int, seed: int, cf_kind: str = "paper",
               config: str = "") -> GenerationResult:
     """``n`` valid groups; a hard draw (``cf_kind`` "hard") also passes the static-cue gate on
-    ``config``'s canonical items (MiniGrid: ``sim.generate_groups`` with ``cf_kind`` and
-    ``extra_gate``; MiniWorld: ``miniworld.hard.generate_hard_groups``, gate H2 on the
+    ``config``'s canonical items (MiniGrid: ``worlds.minigrid.generate_groups`` with ``cf_kind`` and
+    ``extra_gate``; MiniWorld: ``worlds.miniworld.hard.generate_hard_groups``, gate H2 on the
     storyboard's frames, :data:`CF_SHOWN`)."""
     hard = {} if cf_kind == "paper" else {
         "cf_kind": cf_kind, "extra_gate": functools.partial(static_cue_reasons, config=config)}

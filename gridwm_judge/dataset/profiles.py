@@ -19,15 +19,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gridwm_judge.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
-from gridwm_judge.sim.cards import CORE_FAMILIES as CORE
-from gridwm_judge.sim.cards import TASK_E_FAMILIES, family_of
-from gridwm_judge.sim.generate import CF_KINDS
 from gridwm_judge.task_table import ALL_CONFIGS
 from gridwm_judge.tasks import miniworld_c_hard, task_c_hard, task_module
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
+from gridwm_judge.worlds.core.draw import CF_KINDS
+from gridwm_judge.worlds.minigrid.cards import family_of
+from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
 
 SHARD_BY = ("group", "env", "task")
+CORE: tuple[str, ...] = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
+"""The paper's six core MiniGrid families (Tasks A, B, D and the controlled analyses), named
+here so that a new card joins a profile only where a line of it names the family."""
+TASK_E_FAMILIES: tuple[str, ...] = ("unlockpickup", "blockedunlockpickup")
+"""The paper's two Task E families."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +350,8 @@ PROFILES["standard"] = Profile(
 MINIWORLD_FAMILIES = MINIWORLD_WORLD_FAMILIES
 """The MiniWorld families the dataset uses: every family of the world layer. Sign's reading
 frame (the storyboard keyframe of its "see" event) shows the sign's word legibly at the 160x120
-frame size (``gridwm_judge.miniworld.legible``), so its items can be judged from the images."""
+frame size (``gridwm_judge.worlds.miniworld.legible``), so its items can be judged from the
+images."""
 _MW_C_GROUPS = 12
 _MW_D_PER_FAMILY = 12
 _MW_MISSIONS = {"sign": 2}   # Sign asks for the box or the key: one reference per mission

@@ -32,10 +32,10 @@ from gridwm_judge.render.nocue_style import (
     variant_marks,
 )
 from gridwm_judge.render.painter import GridPainter, tile_size_for
-from gridwm_judge.sim.grid import objects
-from gridwm_judge.sim.interventions import replay_envs
-from gridwm_judge.sim.records import ACTION_NAMES, TrajectoryGroup
 from gridwm_judge.world import VARIANTS, Group, check_world, rollout_of
+from gridwm_judge.worlds.minigrid.grid import objects
+from gridwm_judge.worlds.minigrid.interventions import replay_envs
+from gridwm_judge.worlds.minigrid.records import ACTION_NAMES, TrajectoryGroup
 
 CACHE_BYTES = 256 * 2**20
 """Frames kept in the per-process LRU (bytes); the oldest groups are dropped beyond it."""

@@ -24,10 +24,10 @@ from gridwm_judge.render.nocue_style import (
     variant_marks,
 )
 from gridwm_judge.render.painter import render_tile
-from gridwm_judge.sim.cards import get_card
-from gridwm_judge.sim.interventions import replay_envs
-from gridwm_judge.sim.nocue import target_specs, tiles_at
-from gridwm_judge.sim.records import TrajectoryGroup
+from gridwm_judge.worlds.minigrid.cards import get_card
+from gridwm_judge.worlds.minigrid.interventions import replay_envs
+from gridwm_judge.worlds.minigrid.nocue import tiles_at
+from gridwm_judge.worlds.minigrid.records import TrajectoryGroup
 
 IOU_THRESHOLD = 0.70
 
@@ -86,7 +86,7 @@ def check_nocue_mask(group: TrajectoryGroup, threshold: float = IOU_THRESHOLD,
     frames and NoCue targets (erased targets: their own pixels; covered ones: their tiles)."""
     card = get_card(group.family)
     env = next(iter(replay_envs(group.env_id, group.seed, ())))
-    specs = target_specs(group.family, env)
+    specs = card.target_specs(env)
     # The audited frames are the cropped ones judges see; target tiles shift by the crop.
     full = render_frames(group, "full", nocue_style=None)
     nocue = render_frames(group, "nocue", nocue_style=check_style(nocue_style))

@@ -1,7 +1,8 @@
 """How MiniGrid's NoCue hides its targets in the pictures, and what that costs Full and CF.
 
-NoCue's mask spec (``sim.nocue.build_mask``, the ``mask`` of the group's NoCue rollout) says
-*which* target tiles are hidden in *which* frames. A NoCue style says *how* (``--nocue-style``):
+NoCue's mask spec (``worlds.minigrid.nocue.build_mask``, the ``mask`` of the group's NoCue
+rollout) says *which* target tiles are hidden in *which* frames. A NoCue style says *how*
+(``--nocue-style``):
 
 - ``occlude`` (the paper's style, kept to rebuild its items): an opaque grey square on every
   masked tile; Full and CF carry no mark. A mark only NoCue shows predicts NoCue's label.
@@ -26,9 +27,9 @@ from dataclasses import dataclass
 
 from gridwm_judge.render.probes import rng_from_key
 from gridwm_judge.schema import DEFAULT_NOCUE_STYLE, NOCUE_STYLES
-from gridwm_judge.sim.grid import objects
-from gridwm_judge.sim.interventions import replay_envs
 from gridwm_judge.world import Group, rollout_of
+from gridwm_judge.worlds.minigrid.grid import objects
+from gridwm_judge.worlds.minigrid.interventions import replay_envs
 
 __all__ = ["BALANCE", "DEFAULT_NOCUE_STYLE", "ERASE", "TARGET_RULE", "FrameMark", "check_style",
            "mark_spec", "marks_by_frame", "rule_of", "style_rules", "variant_marks"]

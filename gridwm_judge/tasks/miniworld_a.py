@@ -3,7 +3,7 @@ the paper's macro actions.
 
 One MiniWorld step (a 15 degree turn, a 0.15 m step) barely changes a first-person view, and
 the controller's walk alternates turns and steps, so questions ask about macro actions as the
-paper's MiniWorld items do (:mod:`gridwm_judge.miniworld.macros`: turn left / right 30 and 60
+paper's MiniWorld items do (:mod:`gridwm_judge.worlds.miniworld.macros`: turn left / right 30 and 60
 degrees, forward 5 and 10 steps, in the env's own step sizes). A question is a state ``t`` of
 a group's Full rollout and one macro; the candidates are the views after that macro (gold) and
 after three other macros, every one run from state ``t`` in the simulator and all four
@@ -28,7 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gridwm_judge.miniworld.macros import views_at
 from gridwm_judge.prompts import MINIWORLD_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import choice_panel, rng_from_key
 from gridwm_judge.schema import ACTION_CONDITIONS
@@ -37,6 +36,7 @@ from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
 from gridwm_judge.tasks.rows import base_row
 from gridwm_judge.tasks.task_a import LETTERS, balanced_gold_slots, check_action_conditions
 from gridwm_judge.world import Group
+from gridwm_judge.worlds.miniworld.macros import views_at
 
 TASK = "MA"
 MAP_SIZE = (VIEW_SIZE[0], VIEW_SIZE[0])

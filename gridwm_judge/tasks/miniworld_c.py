@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.miniworld.cards import FAMILIES
-from gridwm_judge.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 from gridwm_judge.prompts import miniworld_c_prompt
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.miniworld_view import StoryboardView
 from gridwm_judge.tasks.rows import counted_rows, rename
 from gridwm_judge.world import Group, World
+from gridwm_judge.worlds.miniworld.cards import FAMILIES
+from gridwm_judge.worlds.miniworld.render import VIEW_SIZE as _VIEW_SIZE
 
 TASK = "MC"
 

@@ -3,8 +3,8 @@ issue 21).
 
 The paper-style MiniWorld CF (``miniworld_c``) removes or hides the target before the walk, so
 in many groups the CF's storyboard never shows it: a static cue. Here each group's CF is a hard
-one (:mod:`gridwm_judge.miniworld.hard`): the first frame holds Full's object kinds and colours
-(gate H1), the target stays in the world and is seen in a storyboard frame (gate H2 on the
+one (:mod:`gridwm_judge.worlds.miniworld.hard`): the first frame holds Full's object kinds and
+colours (gate H1), the target stays in the world and is seen in a storyboard frame (gate H2 on the
 frames ``miniworld_c``'s keyframes show), and the failure comes from where things are when the
 same actions are replayed (TMaze's box in the other arm, FourRooms' box in another room,
 PutNext's yellow box out of reach, Sign's target swapped with an object of another colour).
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.miniworld.hard import HARD_CF
 from gridwm_judge.tasks import miniworld_c
 from gridwm_judge.tasks.rows import counted_rows, rename, require_hard
 from gridwm_judge.world import Group
+from gridwm_judge.worlds.miniworld.hard import HARD_CF
 
 TASK = "MCH"
 FAMILIES: tuple[str, ...] = tuple(f for f in miniworld_c.miniworld_families() if f in HARD_CF)

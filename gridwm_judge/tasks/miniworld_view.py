@@ -1,6 +1,6 @@
 """MiniWorld frames for storyboards, rendered only for the states a storyboard shows.
 
-``miniworld.render.MiniWorldView`` renders every state of a variant (the world seam's
+``worlds.miniworld.render.MiniWorldView`` renders every state of a variant (the world seam's
 ``frames`` contract); a storyboard shows eight of them, and with Mesa's software renderer the
 other renders are most of a build's time. :class:`StoryboardView` keeps the contract (a
 sequence with one read-only frame per state) but renders a frame when it is first read: it
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gridwm_judge.miniworld.backend import reset_env, resets, without_observations
-from gridwm_judge.miniworld.cards import get_card
-from gridwm_judge.miniworld.render import MiniWorldView, first_person, top_down
+from gridwm_judge.worlds.miniworld.backend import reset_env, resets, without_observations
+from gridwm_judge.worlds.miniworld.cards import get_card
+from gridwm_judge.worlds.miniworld.render import MiniWorldView, first_person, top_down
 
 
 class LazyFrames(Sequence):

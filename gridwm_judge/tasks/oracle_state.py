@@ -58,15 +58,16 @@ from gridwm_judge.prompts import oracle_state_prompt
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE, Crop, FrameMark, crop_box, rng_from_key
 from gridwm_judge.render.nocue_style import marks_by_frame, variant_marks
 from gridwm_judge.schema import EVIDENCE, VARIANTS
-from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
-from gridwm_judge.sim.holding import identity_label
 from gridwm_judge.task_table import OS_TASK_TYPES, OS_VERDICTS
 from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.tasks.task_c import Storyboards, check_choices, nocue_setup
 from gridwm_judge.world import Group, rollout_of
+from gridwm_judge.worlds.minigrid.cards import ENV_CARDS, get_card
+from gridwm_judge.worlds.minigrid.holding import identity_label
 
-TASK_TYPES: dict[str, str] = {f: get_card(f).causal_chain for f in CORE_FAMILIES}
-"""family -> its task type (the card's causal chain; ``task_table.OS_TASK_TYPES`` lists them)."""
+TASK_TYPES: dict[str, str] = {f: c.os_task_type for f, c in ENV_CARDS.items() if c.os_task_type}
+"""family -> its task type (the card's ``os_task_type``; ``task_table.OS_TASK_TYPES`` lists
+them)."""
 HEADINGS = ("right", "down", "left", "up")
 """MiniGrid's ``agent_dir`` 0..3, in words (Task B's)."""
 VERDICT = {1: OS_VERDICTS[0], 0: OS_VERDICTS[1]}
@@ -81,9 +82,9 @@ def task_type(family: str) -> str:
 
 
 def objective(group: Group) -> str:
-    """``<type>_<color>`` of the object of the last chain step in ``group``'s Full rollout
-    (its last event of the card's final chain event type, on an object of its type if named)."""
-    kind, obj_type = get_card(group.family).chain_events[-1]
+    """``<type>_<color>`` of the object of the card's ``objective_event`` in ``group``'s Full
+    rollout (its last event of that type, on an object of its type if named)."""
+    kind, obj_type = get_card(group.family).objective_event
     hits = [e for e in group.full.events if e["type"] == kind and e.get("obj")
             and (obj_type is None or e["obj"]["type"] == obj_type)]
     if not hits:

@@ -13,8 +13,8 @@ from typing import Any
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.render import MINIGRID, mark_spec, variant_marks
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim.generate import HARD_SUFFIX
 from gridwm_judge.world import Group, rollout_of
+from gridwm_judge.worlds.core.draw import HARD_SUFFIX
 
 
 def base_row(group: Group) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def rename(row: dict, source: str, task: str) -> dict:
 
 def require_hard(config: str, groups: Sequence[Group]) -> None:
     """Refuse groups drawn with the paper's counterfactual for a hard-CF config (their ids
-    lack ``sim.generate.HARD_SUFFIX``)."""
+    lack ``worlds.core.draw.HARD_SUFFIX``)."""
     bad = [g.group_id for g in groups if not g.group_id.endswith(HARD_SUFFIX)]
     if bad:
         raise ValueError(f"{config} needs hard-CF groups (ids ending {HARD_SUFFIX}), got "

@@ -22,7 +22,7 @@ when it repeats an agent pose already chosen in the group, so the pose varies ac
 round-robin over groups until ``n_items``.
 
 MiniGrid only: the gold is read from the replayed MiniGrid env and the frame is its full
-grid, so this builder takes ``sim.TrajectoryGroup`` rather than the world protocol.
+grid, so this builder takes ``worlds.minigrid.TrajectoryGroup`` rather than the world protocol.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from PIL import Image
 from gridwm_judge.prompts import TASK_B
 from gridwm_judge.render import MINIGRID, GridPainter, rng_from_key, tile_size_for
 from gridwm_judge.seeds import SAMPLING_SEED
-from gridwm_judge.sim.grid import door_state, objects
-from gridwm_judge.sim.holding import identity_label
-from gridwm_judge.sim.interventions import replay_envs
-from gridwm_judge.sim.records import TrajectoryGroup
 from gridwm_judge.tasks.rows import checkpoint_row
 from gridwm_judge.world import checked_groups
+from gridwm_judge.worlds.minigrid.grid import door_state, objects
+from gridwm_judge.worlds.minigrid.holding import identity_label
+from gridwm_judge.worlds.minigrid.interventions import replay_envs
+from gridwm_judge.worlds.minigrid.records import TrajectoryGroup
 
 DIR_NAMES = ("right", "down", "left", "up")
 _REDRAWS = 16

@@ -2,8 +2,8 @@
 
 The paper's Task C counterfactuals are static: the target removed or walled off before the
 rollout, so a rule reading the first frame alone separates Full from CF. Here each group's CF
-is a hard one (:mod:`gridwm_judge.sim.hard_counterfactual`): the first frame holds Full's
-object types and colours, the target stays in the world, and the failure comes from where
+is a hard one (:mod:`gridwm_judge.worlds.minigrid.hard_counterfactual`): the first frame holds
+Full's object types and colours, the target stays in the world, and the failure comes from where
 things are when the same actions are replayed (RedBlueDoor's red door moved along its wall,
 KeyCorridor's object and MultiRoom's goal moved off the agent's path). Groups are drawn as for
 ``task_c`` (same families and envs, consecutive seeds from the generation seed), each passing
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.sim.hard_counterfactual import HARD_CF_FAMILIES
 from gridwm_judge.tasks import task_c
 from gridwm_judge.tasks.rows import counted_rows, rename, require_hard
 from gridwm_judge.world import Group
+from gridwm_judge.worlds.minigrid.cards import HARD_CF_FAMILIES
 
 TASK = "CH"
 FAMILIES: tuple[str, ...] = tuple(f for f in task_c.TASK_C_FAMILIES if f in HARD_CF_FAMILIES)

@@ -4,7 +4,7 @@ A row shows a prefix storyboard of a group's Full rollout: event-anchored keyfra
 0 to a checkpoint ``t_c`` that lies strictly before the terminal frame, at or after the first
 pickup (so the tracked object has been picked up within the shown prefix), ``t_c`` always the
 last panel. Two questions, gold read from the simulator's pickup / drop events
-(``gridwm_judge.sim.holding``):
+(``gridwm_judge.worlds.minigrid.holding``):
 
 - ``identity``: the first object the agent picked up, label ``<type>_<color>`` (MiniGrid type
   and colour names, e.g. ``key_yellow``, ``ball_green``, ``box_purple``);
@@ -29,9 +29,9 @@ from gridwm_judge.prompts import TASK_E
 from gridwm_judge.render import MINIGRID, composite, keyframes, panel_size, rng_from_key, scaled
 from gridwm_judge.schema import E_QUESTIONS, E_STATUSES
 from gridwm_judge.seeds import SAMPLING_SEED
-from gridwm_judge.sim.holding import first_pickup, identity_label, status_at
 from gridwm_judge.tasks.rows import checkpoint_row
 from gridwm_judge.world import Group, World, checked_groups
+from gridwm_judge.worlds.minigrid.holding import first_pickup, identity_label, status_at
 
 PAPER_SHARE = (136, 325)
 """Identity questions in the paper's base release: 136 of 325."""

@@ -10,12 +10,12 @@ import yaml
 
 from gridwm_judge.dataset import card, card_text
 from gridwm_judge.dataset.profiles import Profile, get_profile
-from gridwm_judge.miniworld.cards import FAMILIES as MW_FAMILIES
-from gridwm_judge.miniworld.cards import get_card
-from gridwm_judge.miniworld.states import MIN_AREA
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim.cards import FAMILIES as MG_FAMILIES
 from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, MINIWORLD_TASKS, WORLDS
+from gridwm_judge.worlds.minigrid.cards import FAMILIES as MG_FAMILIES
+from gridwm_judge.worlds.miniworld.cards import FAMILIES as MW_FAMILIES
+from gridwm_judge.worlds.miniworld.cards import get_card
+from gridwm_judge.worlds.miniworld.states import MIN_AREA
 
 RENDERER = {"vendor": "Mesa", "renderer": "llvmpipe (LLVM 15.0.6, 256 bits)",
             "version": "4.5 (Compatibility Profile) Mesa 22.3.6"}

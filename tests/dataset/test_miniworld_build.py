@@ -27,7 +27,7 @@ def smoke(tmp_path_factory):
 
 
 def test_profiles_name_only_miniworld_configs():
-    from gridwm_judge.miniworld.cards import FAMILIES
+    from gridwm_judge.worlds.miniworld.cards import FAMILIES
 
     assert all(is_miniworld(f) for f in FAMILIES)
     # every world family is in the dataset, Sign too (its reading frame shows the word)

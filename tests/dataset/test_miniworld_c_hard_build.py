@@ -16,12 +16,12 @@ from datasets import load_dataset  # noqa: E402
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.dataset.profiles import get_profile  # noqa: E402
-from gridwm_judge.miniworld.cards import FAMILIES  # noqa: E402
 from gridwm_judge.report.writer import write_report  # noqa: E402
 from gridwm_judge.scoring.score import score  # noqa: E402
 from gridwm_judge.scoring.task_scores import Settings  # noqa: E402
 from gridwm_judge.task_table import task_spec  # noqa: E402
 from gridwm_judge.tasks import miniworld_c_hard  # noqa: E402
+from gridwm_judge.worlds.miniworld.cards import FAMILIES  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -52,3 +52,20 @@ def test_bad_names_list_the_valid_ones():
     with pytest.raises(ValueError, match="task_a, task_b, task_c, task_d, task_e"):
         check_configs(PROFILES["smoke"], ["task_z"])
     assert check_configs(PROFILES["smoke"], ["task_d", "task_c"]) == ("task_c", "task_d")
+
+
+def test_profiles_name_their_families():
+    """A profile draws the families it names, each a card of its world; base draws the
+    paper's eight MiniGrid families, however many cards there are."""
+    from gridwm_judge.task_table import world_of
+    from gridwm_judge.worlds.minigrid.cards import ENV_CARDS
+    from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
+
+    for profile in PROFILES.values():
+        for plan in profile.plans:
+            known = MINIWORLD_FAMILIES if world_of(plan.config) == "miniworld" else ENV_CARDS
+            assert {f for f, _ in plan.families} <= set(known), (profile.name, plan.config)
+    base = get_profile("base")
+    assert {f for p in base.plans for f, _ in p.families} == {
+        "doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom",
+        "unlockpickup", "blockedunlockpickup"}

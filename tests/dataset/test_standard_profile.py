@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from gridwm_judge.dataset.builder import probed_option
 from gridwm_judge.dataset.profiles import PROFILES
 from gridwm_judge.scoring import power
-from gridwm_judge.sim.generate import generate_groups
 from gridwm_judge.tasks import task_c
+from gridwm_judge.worlds.minigrid.generate import generate_groups
 
 
 def test_standard_sizes_give_the_stated_resolution():

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 
 from gridwm_judge.dataset.static_cue import GATE, static_cue_reasons
-from gridwm_judge.sim.generate import HARD_SUFFIX, build_group, generate_groups
+from gridwm_judge.worlds.core.draw import HARD_SUFFIX
+from gridwm_judge.worlds.minigrid.generate import build_group, generate_groups
 
 ENVS = {"keycorridor": "MiniGrid-KeyCorridorS4R3-v0",
         "multiroom": "MiniGrid-MultiRoom-N2-S4-v0",

@@ -10,9 +10,9 @@ import pytest
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
 from gridwm_judge.judges.baseline import BaselineJudge, query_frames
 from gridwm_judge.parsing import parse_answer
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.task_table import task_spec
 from gridwm_judge.tasks import prompt_ablation, task_d
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")

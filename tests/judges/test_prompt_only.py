@@ -17,9 +17,9 @@ from gridwm_judge.judges.prompt_only import (
 )
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.scoring.oracle_state import chance_levels, stage_hits
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.task_table import OS_TASK_TYPES, task_spec
 from gridwm_judge.tasks import oracle_state, prompt_ablation, task_d
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")

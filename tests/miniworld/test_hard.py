@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
-from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import require_miniworld  # noqa: E402
 
 require_miniworld()  # headless before miniworld is first imported
 
-from gridwm_judge.miniworld.audit import dumps_group  # noqa: E402
-from gridwm_judge.miniworld.cards import FAMILIES, get_card  # noqa: E402
-from gridwm_judge.miniworld.counterfactual import cf_ops  # noqa: E402
-from gridwm_judge.miniworld.gates import GATES  # noqa: E402
-from gridwm_judge.miniworld.hard import (  # noqa: E402
+from gridwm_judge.worlds.miniworld.audit import dumps_group  # noqa: E402
+from gridwm_judge.worlds.miniworld.cards import FAMILIES, get_card  # noqa: E402
+from gridwm_judge.worlds.miniworld.counterfactual import cf_ops  # noqa: E402
+from gridwm_judge.worlds.miniworld.gates import GATES  # noqa: E402
+from gridwm_judge.worlds.miniworld.hard import (  # noqa: E402
     ALL_GATES,
     HARD_CF,
     HARD_GATES,
@@ -27,7 +27,7 @@ from gridwm_judge.miniworld.hard import (  # noqa: E402
     sightings,
     try_hard_seed,
 )
-from gridwm_judge.miniworld.variants import build_group  # noqa: E402
+from gridwm_judge.worlds.miniworld.variants import build_group  # noqa: E402
 
 SEED = 830000
 

@@ -7,22 +7,22 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
-from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import require_miniworld  # noqa: E402
 
 require_miniworld()  # headless before miniworld is first imported
 
-from gridwm_judge.miniworld.backend import reset_env, without_observations  # noqa: E402
-from gridwm_judge.miniworld.cards import get_card  # noqa: E402
-from gridwm_judge.miniworld.legible import (  # noqa: E402
+from gridwm_judge.render.keyframes import keyframes  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import reset_env, without_observations  # noqa: E402
+from gridwm_judge.worlds.miniworld.cards import get_card  # noqa: E402
+from gridwm_judge.worlds.miniworld.legible import (  # noqa: E402
     MIN_LETTER_PX,
     VIEW_SIZE,
     face_corners,
     legible,
     readable_poses,
 )
-from gridwm_judge.miniworld.render import first_person  # noqa: E402
-from gridwm_judge.miniworld.variants import build_group  # noqa: E402
-from gridwm_judge.render.keyframes import keyframes  # noqa: E402
+from gridwm_judge.worlds.miniworld.render import first_person  # noqa: E402
+from gridwm_judge.worlds.miniworld.variants import build_group  # noqa: E402
 
 SEED = 830000
 

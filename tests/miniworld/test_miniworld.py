@@ -9,19 +9,19 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
-from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import require_miniworld  # noqa: E402
 
 require_miniworld()  # headless before miniworld is first imported
 
-from gridwm_judge.miniworld.audit import dumps_group, read_groups_jsonl  # noqa: E402
-from gridwm_judge.miniworld.backend import reset_env  # noqa: E402
-from gridwm_judge.miniworld.cards import FAMILIES, families_for, get_card  # noqa: E402
-from gridwm_judge.miniworld.gates import run_gates  # noqa: E402
-from gridwm_judge.miniworld.interventions import apply_ops  # noqa: E402
-from gridwm_judge.miniworld.outcome import outcome_views  # noqa: E402
-from gridwm_judge.miniworld.records import MiniWorldGroup  # noqa: E402
-from gridwm_judge.miniworld.render import render_variant  # noqa: E402
-from gridwm_judge.miniworld.variants import build_group, generate_groups  # noqa: E402
+from gridwm_judge.worlds.miniworld.audit import dumps_group, read_groups_jsonl  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import reset_env  # noqa: E402
+from gridwm_judge.worlds.miniworld.cards import FAMILIES, families_for, get_card  # noqa: E402
+from gridwm_judge.worlds.miniworld.gates import run_gates  # noqa: E402
+from gridwm_judge.worlds.miniworld.interventions import apply_ops  # noqa: E402
+from gridwm_judge.worlds.miniworld.outcome import outcome_views  # noqa: E402
+from gridwm_judge.worlds.miniworld.records import MiniWorldGroup  # noqa: E402
+from gridwm_judge.worlds.miniworld.render import render_variant  # noqa: E402
+from gridwm_judge.worlds.miniworld.variants import build_group, generate_groups  # noqa: E402
 
 SEED = 830000
 
@@ -141,7 +141,7 @@ def test_missing_extra_is_one_line(tmp_path):
 
 
 def test_world_view_frames_follow_the_seam(groups):
-    from gridwm_judge.miniworld.render import MiniWorldView
+    from gridwm_judge.worlds.miniworld.render import MiniWorldView
 
     g = groups["putnext"]
     view = MiniWorldView(size=(64, 48), top_size=(64, 64))
@@ -157,8 +157,8 @@ def test_world_view_frames_follow_the_seam(groups):
 
 
 def test_controller_failure_is_a_reject_with_its_reason(monkeypatch):
-    from gridwm_judge.miniworld import controller
-    from gridwm_judge.miniworld.variants import try_seed
+    from gridwm_judge.worlds.miniworld import controller
+    from gridwm_judge.worlds.miniworld.variants import try_seed
 
     init = controller.Driver.__init__
 
@@ -176,7 +176,7 @@ def test_in_view_never_skips_a_visible_entity():
     """The frustum shortcut returns 0 only where a real render shows nothing of the entity."""
     import math
 
-    from gridwm_judge.miniworld.render import AREA_SIZE, first_person, in_view
+    from gridwm_judge.worlds.miniworld.render import AREA_SIZE, first_person, in_view
 
     env, u = reset_env("MiniWorld-PutNext-v0", {}, SEED)
     skipped = 0

@@ -7,19 +7,19 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
-from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import require_miniworld  # noqa: E402
 
 require_miniworld()
 
 from gridwm_judge.judges import make_judge  # noqa: E402
 from gridwm_judge.judges.base import JudgeRequest  # noqa: E402
-from gridwm_judge.miniworld.variants import build_group, generate_groups  # noqa: E402
 from gridwm_judge.schema import COLUMNS  # noqa: E402
 from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, parse_task_list, task_spec  # noqa: E402
 from gridwm_judge.tasks import TASK_MODULES, build_rows  # noqa: E402
 from gridwm_judge.tasks.miniworld_c import default_world  # noqa: E402
 from gridwm_judge.tasks.miniworld_d import mission_batches  # noqa: E402
 from gridwm_judge.tasks.task_c import Storyboards  # noqa: E402
+from gridwm_judge.worlds.miniworld.variants import build_group, generate_groups  # noqa: E402
 
 SEED = 830000
 
@@ -100,7 +100,7 @@ def test_nocue_storyboards_show_what_is_hidden(groups):
 
 
 def test_minigrid_groups_are_refused(groups):
-    from gridwm_judge.sim import generate_groups as minigrid_groups
+    from gridwm_judge.worlds.minigrid import generate_groups as minigrid_groups
 
     g = minigrid_groups("redbluedoor", 1, 0).groups[0]
     with pytest.raises(ValueError, match="no family .redbluedoor.; expected one of tmaze"):
@@ -124,8 +124,8 @@ def test_baseline_judges_answer_the_new_configs(c_rows, groups, name):
 
 def test_lazy_view_draws_the_world_views_pixels(groups):
     """StoryboardView renders only what is read, and exactly MiniWorldView's frames."""
-    from gridwm_judge.miniworld.render import MiniWorldView
     from gridwm_judge.tasks.miniworld_view import StoryboardView
+    from gridwm_judge.worlds.miniworld.render import MiniWorldView
 
     g = groups[2]   # a Sign group: NoCue hides the sign (a static entity) in masked frames
     eager, lazy = MiniWorldView(size=(96, 72)), StoryboardView(size=(96, 72))
@@ -143,8 +143,8 @@ def test_lazy_view_draws_the_world_views_pixels(groups):
 
 
 def test_a_rows_ask_macro_actions_with_distinct_candidates(groups):
-    from gridwm_judge.miniworld.macros import macros
     from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
+    from gridwm_judge.worlds.miniworld.macros import macros
 
     rows = build_rows("miniworld_a", [groups[0], groups[2]], n_items=8, seed=3)
     assert len(rows) == 24 and len({r["uid"] for r in rows}) == 24
@@ -171,7 +171,7 @@ def test_a_rows_ask_macro_actions_with_distinct_candidates(groups):
 
 
 def _env(g):
-    from gridwm_judge.miniworld.backend import shared_env
+    from gridwm_judge.worlds.miniworld.backend import shared_env
 
     return shared_env(g.env_id, g.env_kwargs, g.max_episode_steps).unwrapped
 
@@ -179,9 +179,9 @@ def _env(g):
 def test_macro_views_are_the_simulators(groups):
     """Each macro's view is what a fresh env shows after the recorded actions up to t and
     the macro's primitive actions; the paper's 30/60 degrees and 5/10 steps at 15 deg/0.15 m."""
-    from gridwm_judge.miniworld.backend import make_env
-    from gridwm_judge.miniworld.macros import macros, views_at
-    from gridwm_judge.miniworld.render import first_person
+    from gridwm_judge.worlds.miniworld.backend import make_env
+    from gridwm_judge.worlds.miniworld.macros import macros, views_at
+    from gridwm_judge.worlds.miniworld.render import first_person
 
     tm = [(m.action, m.repeats) for m in macros(_env(groups[0]))]
     assert sorted(tm) == [(0, 2), (0, 4), (1, 2), (1, 4), (2, 5), (2, 10)]
@@ -203,8 +203,8 @@ def test_macro_views_are_the_simulators(groups):
 def test_map_marks_the_agent_where_miniworld_draws_it(groups):
     """The map's orange arrow sits on MiniWorld's own (small, red) agent triangle and points the
     agent's way: its tip lies ahead of its centre along the agent's heading."""
-    from gridwm_judge.miniworld.backend import make_env
-    from gridwm_judge.miniworld.render import AGENT_MARKER, _fb, top_down
+    from gridwm_judge.worlds.miniworld.backend import make_env
+    from gridwm_judge.worlds.miniworld.render import AGENT_MARKER, _fb, top_down
 
     g = groups[2]
     env = make_env(g.env_id, g.env_kwargs, g.max_episode_steps)
@@ -225,9 +225,9 @@ def test_map_marks_the_agent_where_miniworld_draws_it(groups):
 
 
 def test_lazy_frames_replay_again_after_another_user_of_the_env(groups):
-    from gridwm_judge.miniworld.macros import views_at
-    from gridwm_judge.miniworld.render import MiniWorldView
     from gridwm_judge.tasks.miniworld_view import StoryboardView
+    from gridwm_judge.worlds.miniworld.macros import views_at
+    from gridwm_judge.worlds.miniworld.render import MiniWorldView
 
     g = groups[1]
     lazy = StoryboardView(size=(64, 48)).frames(g, "full")

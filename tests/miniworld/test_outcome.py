@@ -6,16 +6,16 @@ import dataclasses
 import pytest
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
-from gridwm_judge.miniworld.backend import require_miniworld  # noqa: E402
+from gridwm_judge.worlds.miniworld.backend import require_miniworld  # noqa: E402
 
 require_miniworld()
 
-from gridwm_judge.miniworld.cards import get_card  # noqa: E402
-from gridwm_judge.miniworld.gates import GATES, run_gates  # noqa: E402
-from gridwm_judge.miniworld.outcome import OUTCOME_AREA, outcome_views  # noqa: E402
-from gridwm_judge.miniworld.render import VIEW_SIZE  # noqa: E402
-from gridwm_judge.miniworld.variants import build_group, generate_groups, try_seed  # noqa: E402
 from gridwm_judge.tasks.miniworld_view import StoryboardView  # noqa: E402
+from gridwm_judge.worlds.miniworld.cards import get_card  # noqa: E402
+from gridwm_judge.worlds.miniworld.gates import GATES, run_gates  # noqa: E402
+from gridwm_judge.worlds.miniworld.outcome import OUTCOME_AREA, outcome_views  # noqa: E402
+from gridwm_judge.worlds.miniworld.render import VIEW_SIZE  # noqa: E402
+from gridwm_judge.worlds.miniworld.variants import build_group, generate_groups, try_seed  # noqa: E402
 
 SEED = 830000
 HIDDEN_RED = 830001   # its red box (0.61 m) lies wholly below the view once dropped

@@ -1,6 +1,6 @@
 """miniworld's multisampling fallback note stays off stdout; anything else it prints is kept."""
 
-from gridwm_judge.miniworld.backend import quiet_renderer_notes
+from gridwm_judge.worlds.miniworld.backend import quiet_renderer_notes
 
 
 def test_the_fallback_note_is_dropped_and_other_output_goes_to_stderr(capsys):

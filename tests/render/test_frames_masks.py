@@ -7,7 +7,7 @@ import pytest
 
 from gridwm_judge.render import FOG_RGB, crop_box, keyframes, render_frames
 from gridwm_judge.render.masks import check_nocue_mask, mask_pixel_iou
-from gridwm_judge.sim import generate_groups, replay_envs
+from gridwm_judge.worlds.minigrid import generate_groups, replay_envs
 
 
 @pytest.fixture(scope="module")

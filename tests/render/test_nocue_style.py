@@ -19,7 +19,7 @@ from gridwm_judge.render.nocue_style import (
 )
 from gridwm_judge.schema import NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED
-from gridwm_judge.sim import generate_groups, replay_envs
+from gridwm_judge.worlds.minigrid import generate_groups, replay_envs
 
 ERASED = ("doorkey", "keycorridor", "memory")
 BALANCED = ("redbluedoor", "lavagap", "multiroom")

@@ -9,7 +9,7 @@ from PIL import Image
 
 from gridwm_judge.render import apply_visual, crop_box, keyframes, render_frames
 from gridwm_judge.render.tiles import classify_frame, palette, symbolic_grid
-from gridwm_judge.sim import generate_groups, replay_envs
+from gridwm_judge.worlds.minigrid import generate_groups, replay_envs
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from gridwm_judge.cli import main
-from gridwm_judge.sim import TrajectoryGroup
-from gridwm_judge.sim.audit import read_groups_jsonl
+from gridwm_judge.worlds.minigrid import TrajectoryGroup
+from gridwm_judge.worlds.minigrid.audit import read_groups_jsonl
 
 
 def run(*args):
@@ -73,7 +73,7 @@ def test_existing_file_needs_overwrite(tmp_path, capsys):
 
 
 def test_family_help_lists_every_card(capsys):
-    from gridwm_judge.sim import ENV_CARDS
+    from gridwm_judge.worlds.minigrid import ENV_CARDS
 
     with pytest.raises(SystemExit):
         main(["groups", "--help"])

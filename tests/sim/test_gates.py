@@ -4,18 +4,17 @@ from dataclasses import replace
 
 import pytest
 
-from gridwm_judge.sim import ENV_CARDS, generate_groups
-from gridwm_judge.sim.gates import run_gates
-from gridwm_judge.sim.generate import _reset_env
-from gridwm_judge.sim.nocue import target_specs
-from gridwm_judge.sim.rollout import rollout
+from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
+from gridwm_judge.worlds.minigrid.gates import run_gates
+from gridwm_judge.worlds.minigrid.generate import _reset_env
+from gridwm_judge.worlds.minigrid.rollout import rollout
 
 
 @pytest.fixture(scope="module")
 def doorkey():
     g = generate_groups("doorkey", 1, 830000).groups[0]
     u = _reset_env(g.env_id, g.seed)
-    return g, target_specs("doorkey", u), (u.grid.width, u.grid.height)
+    return g, ENV_CARDS["doorkey"].target_specs(u), (u.grid.width, u.grid.height)
 
 
 def gates(g, specs, size, **changes):

@@ -5,7 +5,7 @@ from concurrent.futures import Future
 import pytest
 
 from gridwm_judge.schema import E_STATUSES as STATUSES
-from gridwm_judge.sim import (
+from gridwm_judge.worlds.minigrid import (
     CORE_FAMILIES,
     ENV_CARDS,
     FAMILIES,
@@ -14,8 +14,8 @@ from gridwm_judge.sim import (
     build_group,
     generate_groups,
 )
-from gridwm_judge.sim.generate import _seed_results
-from gridwm_judge.sim.holding import identity_label, status_at
+from gridwm_judge.worlds.minigrid.generate import _seed_results
+from gridwm_judge.worlds.minigrid.holding import identity_label, status_at
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -137,7 +137,7 @@ def _fake_outcomes(valid_every: int):
 
 @pytest.mark.parametrize("min_batch", [0, 3, 64])
 def test_draw_loop_keeps_first_valid_in_seed_order_whatever_the_batch(min_batch):
-    from gridwm_judge.sim.generate import draw_groups
+    from gridwm_judge.worlds.core.draw import draw_groups
 
     res = draw_groups("f", "E-v0", 3, 10, _fake_outcomes(4), min_batch=min_batch)
     assert res.groups == (12, 16, 20) and res.n_drawn == 11
@@ -146,7 +146,7 @@ def test_draw_loop_keeps_first_valid_in_seed_order_whatever_the_batch(min_batch)
 
 @pytest.mark.parametrize("min_batch", [0, 7, 500])
 def test_draw_loop_stops_at_the_draw_limit_whatever_the_batch(min_batch):
-    from gridwm_judge.sim.generate import MAX_DRAWS_FACTOR, draw_groups
+    from gridwm_judge.worlds.core.draw import MAX_DRAWS_FACTOR, draw_groups
 
     limit = MAX_DRAWS_FACTOR * 2 + 50
     with pytest.raises(RuntimeError, match=rf"only 1/2 valid groups in {limit} seeds from 0"):

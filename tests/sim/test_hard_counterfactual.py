@@ -12,8 +12,10 @@ from dataclasses import replace
 import pytest
 from test_replay_plain_minigrid import replay  # same folder: pytest puts it on sys.path
 
-from gridwm_judge.sim.generate import HARD_SUFFIX, build_group, try_seed
-from gridwm_judge.sim.hard_counterfactual import HARD_CF, HARD_CF_FAMILIES, hard_cf1_reason
+from gridwm_judge.worlds.core.draw import HARD_SUFFIX
+from gridwm_judge.worlds.minigrid.cards import HARD_CF_FAMILIES, hard_cf_of
+from gridwm_judge.worlds.minigrid.generate import build_group, try_seed
+from gridwm_judge.worlds.minigrid.hard_counterfactual import hard_cf1_reason
 
 ENVS = {"keycorridor": "MiniGrid-KeyCorridorS4R3-v0",
         "multiroom": "MiniGrid-MultiRoom-N2-S4-v0",
@@ -32,7 +34,7 @@ def test_hard_cf_keeps_first_frame_objects_and_fails_for_its_reason(family):
     assert g.cf.actions == g.full.actions
     assert _kinds(g.cf.states[0]) == _kinds(g.full.states[0])
     assert not g.cf.success and not g.cf.truncated
-    assert [op["op"] for op in g.cf.intervention] == list(HARD_CF[family][1])
+    assert [op["op"] for op in g.cf.intervention] == list(hard_cf_of(family).ops)
     if family == "redbluedoor":   # the blue door opened first ends the episode, reward 0
         assert g.cf.terminated and g.cf.reward == 0
         assert [e["obj"]["color"] for e in g.cf.events if e["type"] == "open"][0] == "blue"
@@ -44,12 +46,14 @@ def test_hard_cf_keeps_first_frame_objects_and_fails_for_its_reason(family):
 
 def test_paper_cf_fails_the_hard_cf1_rule():
     g = build_group("redbluedoor", ENVS["redbluedoor"], 830000, "paper")
-    assert "not one op of the declared kind" in hard_cf1_reason("redbluedoor", g.full, g.cf)
+    why = hard_cf1_reason(hard_cf_of("redbluedoor"), g.full, g.cf)
+    assert why is not None and "not one op of the declared kind" in why
 
 
 def test_hard_cf_that_succeeds_is_rejected():
     g = build_group("multiroom", ENVS["multiroom"], 830000, "hard")
-    assert hard_cf1_reason("multiroom", g.full, replace(g.cf, success=True)) == "CF succeeded"
+    assert hard_cf1_reason(hard_cf_of("multiroom"), g.full,
+                           replace(g.cf, success=True)) == "CF succeeded"
 
 
 def test_unknown_cf_kind_is_named():

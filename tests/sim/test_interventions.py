@@ -3,8 +3,8 @@
 import gymnasium as gym
 import pytest
 
-from gridwm_judge.sim import OPS, apply_intervention, generate_groups, replay_envs
-from gridwm_judge.sim.rollout import snapshot
+from gridwm_judge.worlds.minigrid import OPS, apply_intervention, generate_groups, replay_envs
+from gridwm_judge.worlds.minigrid.rollout import snapshot
 
 
 @pytest.fixture()

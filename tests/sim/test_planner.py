@@ -6,8 +6,9 @@ from collections import deque
 import gymnasium as gym
 import pytest
 
-from gridwm_judge.sim.planner import Leg, PlanError, plan_actions
-from gridwm_judge.sim.plans import LEGS
+from gridwm_judge.worlds.minigrid.cards import get_card
+from gridwm_judge.worlds.minigrid.planner import PlanError, plan_actions
+from gridwm_judge.worlds.minigrid.plans import Leg
 
 
 def bfs_optimum(env_id, seed, max_depth=40):
@@ -43,7 +44,7 @@ def bfs_optimum(env_id, seed, max_depth=40):
 def legs_for(family, env_id, seed):
     e = gym.make(env_id)
     e.reset(seed=seed)
-    return LEGS[family](e.unwrapped, "direct")
+    return get_card(family).legs(e.unwrapped, "direct")
 
 
 @pytest.mark.parametrize(("family", "env_id", "seed"), [

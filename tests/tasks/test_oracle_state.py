@@ -15,11 +15,11 @@ from gridwm_judge.render import crop_box
 from gridwm_judge.render.frames import Crop, mask_by_frame
 from gridwm_judge.render.nocue_style import variant_marks
 from gridwm_judge.scoring.oracle_state import stage_hits
-from gridwm_judge.sim import generate_groups
-from gridwm_judge.sim.cards import CORE_FAMILIES, get_card
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA, task_spec
 from gridwm_judge.tasks import oracle_state
 from gridwm_judge.world import rollout_of
+from gridwm_judge.worlds.minigrid import generate_groups
+from gridwm_judge.worlds.minigrid.cards import CORE_FAMILIES, get_card
 
 FAMILIES = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
 

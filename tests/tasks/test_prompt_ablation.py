@@ -16,9 +16,9 @@ from gridwm_judge.dataset.profiles import CONTROL_GROUPS, CONTROL_GROUPS_SMOKE, 
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.prompts import PA_ANSWER, TASK_D_ANSWER, prompt_ablation_prompt, task_d_prompt
 from gridwm_judge.schema import COLUMNS, PROMPT_STYLES, dataset_row
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.task_table import PA_STYLES, answer_spec, task_spec
 from gridwm_judge.tasks import prompt_ablation, task_d
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ from PIL import Image
 from gridwm_judge.prompts import PROMPT_VERSION, TASK_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import render_frames
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim import ACTION_NAMES, generate_groups
 from gridwm_judge.tasks.task_a import LETTERS, balanced_gold_slots, build_rows
+from gridwm_judge.worlds.minigrid import ACTION_NAMES, generate_groups
 
 
 @pytest.fixture(scope="module")

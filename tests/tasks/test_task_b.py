@@ -15,8 +15,8 @@ from gridwm_judge.prompts import TASK_B
 from gridwm_judge.render import tile_size_for
 from gridwm_judge.render.tiles import classify_frame, palette
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim import generate_groups, replay_envs
 from gridwm_judge.tasks.task_b import DIR_NAMES, build_rows
+from gridwm_judge.worlds.minigrid import generate_groups, replay_envs
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 from gridwm_judge.prompts import PROMPT_VERSION, REVERSED_NOTE
 from gridwm_judge.render import mark_spec, variant_marks
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.tasks import task_c
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")

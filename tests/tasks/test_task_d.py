@@ -8,8 +8,8 @@ import pytest
 
 from gridwm_judge.prompts import D_ORDER_NOTE, TASK_C_PREAMBLE, TASK_D
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.tasks import task_d
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import pytest
 
 from gridwm_judge.prompts import TASK_E
 from gridwm_judge.schema import COLUMNS, E_STATUSES
-from gridwm_judge.sim import generate_groups
 from gridwm_judge.tasks.task_e import build_rows, eligible
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 @pytest.fixture(scope="module")
