@@ -1,4 +1,4 @@
-"""Replay MiniWorld audit records with nothing but gymnasium and miniworld (the README's snippet).
+"""Replay MiniWorld audit records with nothing but gymnasium and miniworld (docs/miniworld.md's snippet).
 
 Usage: python replay_plain.py groups.jsonl  -> prints one line per group and variant.
 """

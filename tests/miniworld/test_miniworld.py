@@ -54,7 +54,7 @@ def test_plain_miniworld_replay(groups, tmp_path):
     script = Path(__file__).with_name("replay_plain.py")
     proc = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
                           text=True, check=True, timeout=300)
-    assert "WARN" not in proc.stderr, proc.stderr  # the README's snippet runs clean
+    assert "WARN" not in proc.stderr, proc.stderr  # docs/miniworld.md's snippet runs clean
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(rows) == len(groups)
     for r in rows:

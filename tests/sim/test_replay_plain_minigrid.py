@@ -20,7 +20,7 @@ FAMILIES = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multi
 
 
 def apply_ops(env, ops):
-    """Plain interpreter of the README's op vocabulary."""
+    """Plain interpreter of the op vocabulary docs/dataset.md describes."""
     grid = env.grid
     for op in ops:
         if op["op"] == "remove":
