@@ -93,15 +93,16 @@ def transport_failure(exc: BaseException) -> Retryable | None:
     """A Retryable for a timeout or a broken connection anywhere in ``exc``'s chain (an SDK
     wraps the httpx2 error our transport raised), else None."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        name = type(exc).__name__
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        name = type(link).__name__
         if "Timeout" in name:
-            return Retryable(f"timeout: {exc}")
+            return Retryable(f"timeout: {link}")
         if name in ("ConnectError", "RemoteProtocolError", "ReadError", "WriteError",
-                    "NetworkError") or isinstance(exc, ConnectionError):
-            return Retryable(f"connection error: {name}: {exc}")
-        exc = exc.__cause__ or exc.__context__
+                    "NetworkError") or isinstance(link, ConnectionError):
+            return Retryable(f"connection error: {name}: {link}")
+        link = link.__cause__ or link.__context__
     return None
 
 
@@ -142,7 +143,7 @@ class HTTPJudge:
     backend = "http"
 
     def __init__(self, spec: str, model: str, options: JudgeOptions,
-                 secrets: Iterable[str] = ()):
+                 secrets: Iterable[str | None] = ()):
         self.spec, self.model, self.options = spec, model, options
         self.secrets = tuple(s for s in secrets if s)
         self.limiter = RateLimiter(options.rps)
