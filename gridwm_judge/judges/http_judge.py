@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
 from gridwm_judge.redact import redact
@@ -106,6 +106,19 @@ def transport_failure(exc: BaseException) -> Retryable | None:
     return None
 
 
+class Limiter(Protocol):
+    """What an HTTP judge asks before each request: a :class:`RateLimiter`, or on Ray one
+    shared by every replica (``runner.ray_engine.SharedLimiter``)."""
+
+    def wait(self) -> None:
+        """Return when the next request may start."""
+        ...
+
+    def hold(self, seconds: float) -> None:
+        """Let no request start for ``seconds`` from now (a server's ``Retry-After``)."""
+        ...
+
+
 class RateLimiter:
     """At most ``rps`` request starts per second across all threads (None: unlimited), and a
     server's ``Retry-After`` holds every thread, not only the one it answered: the server
@@ -146,7 +159,7 @@ class HTTPJudge:
                  secrets: Iterable[str | None] = ()):
         self.spec, self.model, self.options = spec, model, options
         self.secrets = tuple(s for s in secrets if s)
-        self.limiter = RateLimiter(options.rps)
+        self.limiter: Limiter = RateLimiter(options.rps)
         self._closed = threading.Event()
         self.refused_run: str | None = None  # set by the first reply in REFUSE_RUN
 
