@@ -21,6 +21,7 @@ import argparse
 import errno
 import importlib
 import sys
+from collections.abc import Callable
 
 from gridwm_judge import __version__
 from gridwm_judge.command_line import INTERRUPTED
@@ -64,8 +65,14 @@ class _ShowDefaults:
         return f"{text} (default: {shown})".lstrip()
 
 
-def _with_defaults(formatter: type) -> type:
-    if issubclass(formatter, _ShowDefaults):
+Formatter = Callable[..., argparse.HelpFormatter]
+"""What ``ArgumentParser.formatter_class`` holds: usually a HelpFormatter class."""
+
+
+def _with_defaults(formatter: Formatter) -> Formatter:
+    """``formatter`` made to show defaults (one that is not a HelpFormatter class is kept)."""
+    if (not isinstance(formatter, type) or not issubclass(formatter, argparse.HelpFormatter)
+            or issubclass(formatter, _ShowDefaults)):
         return formatter
     return type(f"Defaults{formatter.__name__}", (_ShowDefaults, formatter), {})
 

@@ -199,7 +199,7 @@ _HELD: dict[str, int | None] = {}
 
 def package_cache_root() -> Path:
     """Where this package's Arrow copies of local configs live in the ``datasets`` cache."""
-    import datasets
+    import datasets.config
 
     return Path(datasets.config.HF_DATASETS_CACHE) / CACHE_SUBDIR
 

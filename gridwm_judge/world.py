@@ -46,7 +46,7 @@ Contracts a newcomer must keep (the consumers rely on them, not on the member ty
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from gridwm_judge.schema import VARIANTS
 
@@ -63,22 +63,27 @@ class Rollout(Protocol):
     @property
     def states(self) -> Sequence[Mapping[str, Any]]:
         """One JSON-safe state per frame; index 0 is the state after reset (+ intervention)."""
+        ...
 
     @property
     def events(self) -> Sequence[Mapping[str, Any]]:
         """The simulator's events, ``{"t", "type", ...}``, ordered by ``t``."""
+        ...
 
     @property
     def success(self) -> bool:
         """The world's own success predicate for this rollout (the row's label)."""
+        ...
 
     @property
     def intervention(self) -> Sequence[Mapping[str, Any]]:
         """CF only: the ops applied right after reset (empty for Full and NoCue)."""
+        ...
 
     @property
     def mask(self) -> Sequence[Mapping[str, Any]]:
         """NoCue only: what is hidden in which frame (empty for Full and CF)."""
+        ...
 
 
 @runtime_checkable
@@ -88,34 +93,42 @@ class Group(Protocol):
     @property
     def world(self) -> str:
         """Name of the world that made it (must equal the ``World.name`` that renders it)."""
+        ...
 
     @property
     def group_id(self) -> str:
         """Stable id; confidence intervals resample groups."""
+        ...
 
     @property
     def family(self) -> str:
         """Env family (e.g. "doorkey"); a world's families are its own."""
+        ...
 
     @property
     def env_id(self) -> str:
         """Registered env id the group was generated in."""
+        ...
 
     @property
     def seed(self) -> int:
         """``env.reset`` seed of the group."""
+        ...
 
     @property
     def mission(self) -> str:
         """The mission text shown to the judge."""
+        ...
 
     @property
     def action_names(self) -> Sequence[str]:
         """Name of each action the agent takes, in order (shared by the three variants)."""
+        ...
 
     @property
     def validators(self) -> Mapping[str, bool]:
         """Gate name -> passed (an audit column of every row)."""
+        ...
 
     @property
     def full(self) -> Rollout: ...
@@ -134,13 +147,16 @@ class World(Protocol):
     @property
     def name(self) -> str:
         """One of ``task_table.WORLDS``, e.g. "minigrid"; checked against ``Group.world``."""
+        ...
 
     @property
     def action_names(self) -> Sequence[str]:
         """Every action of the world's action space (Task A draws a wrong action from it)."""
+        ...
 
     def frames(self, group: Group, variant: str) -> Sequence[np.ndarray]:
         """The model-facing frame of every state of ``variant`` (see the module doc)."""
+        ...
 
 
 def rollout_of(group: Group, variant: str) -> Rollout:
@@ -157,7 +173,10 @@ def check_world(group: Group, world: World) -> None:
                          f"rendered by the {world.name!r} world")
 
 
-def checked_groups(groups: Iterable[Group], world: World, task: str) -> list[Group]:
+G = TypeVar("G", bound=Group)
+
+
+def checked_groups(groups: Iterable[G], world: World, task: str) -> list[G]:
     """``groups`` as a list, each made by ``world``; no group at all is a ValueError naming
     ``task`` (e.g. "Task B")."""
     groups = list(groups)

@@ -179,6 +179,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     ]
     DEFAULT_CONFIG_NAME = "task_c"
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)
+    config: GridWMJudgeConfig  # what BUILDER_CONFIG_CLASS makes
 
     def __init__(self, *args: Any, profile_spec: Profile | None = None,
                  pool: GroupPool | None = None, png_store: str | None = None,
@@ -211,7 +212,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         self._pool = None  # the shards carry the groups; workers need not pickle the pool
         return [
             datasets.SplitGenerator(
-                name=datasets.Split.TEST,
+                name=str(datasets.Split.TEST),
                 gen_kwargs={
                     "shards": shards_for(plan, groups),
                     "config": plan.config,
@@ -226,16 +227,17 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
             )
         ]
 
-    def _prepare_split(self, split_generator: Any, **kwargs: Any) -> Any:
+    def _prepare_split(self, split_generator: Any, *args: Any, **kwargs: Any) -> Any:
         # MiniWorld renders through one OpenGL context per process: its rows are built here,
         # never in worker processes (a forked worker would inherit the context unusable).
         if world_of(self.config.name) in ONE_PROCESS_WORLDS:
             kwargs["num_proc"] = None
-        return super()._prepare_split(split_generator, **kwargs)
+        return super()._prepare_split(split_generator, *args, **kwargs)
 
-    def _generate_examples(self, shards: list, config: str, n_items: int | None,
-                           options: dict, seed: int, png_store: str | None = None
-                           ) -> Iterator[tuple[Any, dict]]:
+    # datasets calls it with the split's gen_kwargs by name; its base takes **kwargs
+    def _generate_examples(  # pyright: ignore[reportIncompatibleMethodOverride]
+            self, shards: list, config: str, n_items: int | None, options: dict, seed: int,
+            png_store: str | None = None) -> Iterator[tuple[Any, dict]]:
         for shard_id, groups in enumerate(shards):
             rows = build_rows(config, list(groups), n_items=n_items, seed=seed, **options)
             cache = PngCache(store=png_store)

@@ -166,7 +166,9 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             prepared = stage / ".prepared" / config
             builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
                                          num_proc=num_proc if num_proc > 1 else None)
-            info = builder.info.splits["test"]
+            splits_made = builder.info.splits
+            info = splits_made.get("test") if splits_made is not None else None
+            assert info is not None  # download_and_prepare records the split it wrote
             splits[config] = {"num_examples": int(info.num_examples),
                               "num_bytes": int(info.num_bytes),
                               "download_size": _move_parquet(prepared, stage / "data" / config)}

@@ -66,7 +66,7 @@ def cf_shows_target(row: dict) -> bool:
     if target is None or target.colour is None:
         return True
     frames = baseline.query_frames(spec.recipe, row["prompt"], row["images"])
-    return any(shortcuts.visible(f, target, spec.world) for f in frames)
+    return any(shortcuts.visible(f, target.colour, spec.world) for f in frames)
 
 
 def repeats_a_frame(row: dict) -> bool:

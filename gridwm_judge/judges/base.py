@@ -180,12 +180,15 @@ class Judge(Protocol):
 
     def settings(self) -> dict[str, Any]:
         """JSON-safe settings that change answers (recorded in run.json, checked on resume)."""
+        ...
 
     def judge(self, requests: Iterable[JudgeRequest]) -> Iterator[JudgeResponse]:
         """Yield one response per request, each as soon as it is finished (any order)."""
+        ...
 
     def close(self) -> None:
         """Release engines, threads and connections."""
+        ...
 
 
 class MissingDependencyError(ImportError):

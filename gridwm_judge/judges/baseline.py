@@ -35,6 +35,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
 
 import numpy as np
 
@@ -208,7 +209,7 @@ class BaselineJudge:
         rng = self._rng(req)
         if isinstance(fmt, (Verdict, Choice)):
             return fmt.options[int(rng.integers(len(fmt.options)))]
-        if fmt.required:
+        if isinstance(fmt, JsonObject) and fmt.required:
             labels = _E_LABELS[_e_question(req.prompt)]
             return json.dumps({fmt.required: labels[int(rng.integers(len(labels)))]})
         return FIXED_B
@@ -286,7 +287,7 @@ def _in_time_order(prompt: str, frames: Sequence[np.ndarray]) -> list[np.ndarray
     return frames[::-1] if REVERSED_NOTE in prompt else frames
 
 
-class _Arrays(Sequence):
+class _Arrays(Sequence[np.ndarray]):
     """``pixels.to_array`` of ``images[start:]``, computed per item when it is read."""
 
     def __init__(self, images: Sequence, start: int):
@@ -295,7 +296,13 @@ class _Arrays(Sequence):
     def __len__(self) -> int:
         return len(self.images) - self.start
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, index: int | slice) -> np.ndarray | list[np.ndarray]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if not -len(self) <= index < len(self):

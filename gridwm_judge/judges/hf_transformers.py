@@ -12,7 +12,7 @@ model is placed with ``device_map="auto"`` (accelerate); on CPU it runs in float
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from gridwm_judge.judges.base import (
     JudgeOptions,
@@ -156,7 +156,7 @@ class HFJudge:
         for batch in batches(requests, max(1, self.options.batch_size)):
             yield from respond_batch(batch, self._generate, _response)
 
-    def encode(self, batch: list[JudgeRequest]):
+    def encode(self, batch: Sequence[JudgeRequest]):
         """The batch as model inputs, through transformers' own chat path (one BOS, left pad)."""
         convs = [chat_messages(r, self.options.max_pixels) for r in batch]
         return self.processor.apply_chat_template(
@@ -168,14 +168,15 @@ class HFJudge:
             **_padding_kwargs(self.processor),
         )
 
-    def _generate(self, batch: list[JudgeRequest]) -> list[tuple]:
-        torch = self.torch
-        enc = self.encode(batch).to(self.model.device)
+    def _generate(self, batch: Sequence[JudgeRequest]) -> list[tuple]:
+        torch, model = self.torch, self.model
+        assert model is not None, "judge used after close()"
+        enc = self.encode(batch).to(model.device)
         if "token_type_ids" in enc and not self._takes_token_types:
             del enc["token_type_ids"]  # some tokenizers add them; generate rejects unused inputs
         budget = batch[0].max_tokens
         with torch.inference_mode():
-            out = self.model.generate(
+            out = model.generate(
                 **enc,
                 **hf_generate_kwargs(budget),
                 eos_token_id=sorted(self.eos_ids) or None,
@@ -246,7 +247,7 @@ def torchvision_usable() -> bool:
     if importlib.util.find_spec("torchvision") is None:
         return False
     try:
-        import torchvision  # noqa: F401
+        import torchvision  # noqa: F401  # pyright: ignore[reportMissingImports]  # optional
     except Exception as exc:
         import torch
 
@@ -335,25 +336,28 @@ def _processor_class(transformers, model_id: str, kwargs: dict):
 
     from transformers.models.auto import processing_auto
 
-    processor_dict = transformers.ProcessorMixin.get_processor_dict(model_id, **kwargs)[0]
-    name = processor_dict.get("processor_class")
+    # transformers leaves these out of processing_auto's __all__; nothing public maps them
+    names = processing_auto.PROCESSOR_MAPPING_NAMES  # pyright: ignore[reportPrivateImportUsage]
+    module_name = processing_auto.model_type_to_module_name  # pyright: ignore[reportPrivateImportUsage]
+    name = transformers.ProcessorMixin.get_processor_dict(model_id, **kwargs)[0].get(
+        "processor_class")
     model_type = None
     if not name:
         config = transformers.AutoConfig.from_pretrained(model_id, **kwargs)
         model_type = getattr(config, "model_type", None)
-        name = processing_auto.PROCESSOR_MAPPING_NAMES.get(model_type)
-    for key, value in processing_auto.PROCESSOR_MAPPING_NAMES.items():
-        if value != name:
+        name = names.get(model_type) if model_type else None
+    for key, value in names.items():
+        if value is None or value != name:
             continue
-        module = processing_auto.model_type_to_module_name(key)
+        module = module_name(key)
         try:
             mod = importlib.import_module(f"transformers.models.{module}.processing_{module}")
         except ModuleNotFoundError as exc:
             if exc.name and exc.name.startswith(f"transformers.models.{module}"):
                 continue  # the class lives in another model's module
             raise
-        if hasattr(mod, name):
-            return getattr(mod, name)
+        if hasattr(mod, value):
+            return getattr(mod, value)
     raise ValueError(
         f"the hf judge model {model_id!r} names processor {name!r} (model_type "
         f"{model_type!r}), which this transformers version does not have"

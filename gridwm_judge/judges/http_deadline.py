@@ -58,7 +58,7 @@ class Connections:
         self._aborted = False
         backend = _backend(httpcore, self)
         proxy = _proxy_for(url)
-        common = dict(
+        common: dict[str, Any] = dict(
             max_connections=max_connections,
             max_keepalive_connections=max_connections,
             network_backend=backend,

@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
 from gridwm_judge.redact import redact
@@ -93,16 +93,30 @@ def transport_failure(exc: BaseException) -> Retryable | None:
     """A Retryable for a timeout or a broken connection anywhere in ``exc``'s chain (an SDK
     wraps the httpx2 error our transport raised), else None."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        name = type(exc).__name__
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        name = type(link).__name__
         if "Timeout" in name:
-            return Retryable(f"timeout: {exc}")
+            return Retryable(f"timeout: {link}")
         if name in ("ConnectError", "RemoteProtocolError", "ReadError", "WriteError",
-                    "NetworkError") or isinstance(exc, ConnectionError):
-            return Retryable(f"connection error: {name}: {exc}")
-        exc = exc.__cause__ or exc.__context__
+                    "NetworkError") or isinstance(link, ConnectionError):
+            return Retryable(f"connection error: {name}: {link}")
+        link = link.__cause__ or link.__context__
     return None
+
+
+class Limiter(Protocol):
+    """What an HTTP judge asks before each request: a :class:`RateLimiter`, or on Ray one
+    shared by every replica (``runner.ray_engine.SharedLimiter``)."""
+
+    def wait(self) -> None:
+        """Return when the next request may start."""
+        ...
+
+    def hold(self, seconds: float) -> None:
+        """Let no request start for ``seconds`` from now (a server's ``Retry-After``)."""
+        ...
 
 
 class RateLimiter:
@@ -142,10 +156,10 @@ class HTTPJudge:
     backend = "http"
 
     def __init__(self, spec: str, model: str, options: JudgeOptions,
-                 secrets: Iterable[str] = ()):
+                 secrets: Iterable[str | None] = ()):
         self.spec, self.model, self.options = spec, model, options
         self.secrets = tuple(s for s in secrets if s)
-        self.limiter = RateLimiter(options.rps)
+        self.limiter: Limiter = RateLimiter(options.rps)
         self._closed = threading.Event()
         self.refused_run: str | None = None  # set by the first reply in REFUSE_RUN
 

@@ -18,7 +18,10 @@ import io
 import struct
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_RGB8 = (8, 2)  # IHDR bit depth 8, colour type 2 (truecolour, no alpha)
@@ -55,7 +58,7 @@ def png_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-class LazyImages(Sequence):
+class LazyImages(Sequence["Image.Image"]):
     """The images of one request, in order; ``images[i]`` decodes image i once (thread-safe).
 
     With ``max_pixels`` every image handed out is scaled by :func:`fit_pixels` first.
@@ -72,7 +75,13 @@ class LazyImages(Sequence):
     def __len__(self) -> int:
         return len(self._encoded)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Image.Image: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Image.Image]: ...
+
+    def __getitem__(self, index: int | slice) -> Image.Image | list[Image.Image]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if not isinstance(index, int):

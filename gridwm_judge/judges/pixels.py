@@ -113,6 +113,15 @@ def _green(arr: np.ndarray) -> np.ndarray:
     return (g > 150) & (g > 2 * r + 20) & (g > 2 * b + 20)
 
 
+def _components(mask: np.ndarray) -> np.ndarray:
+    """``mask``'s connected components, labelled 1..n (``scipy.ndimage.label``)."""
+    from scipy import ndimage
+
+    # scipy is untyped: the inferred return also allows the bare count it gives with output=
+    labels, _ = ndimage.label(mask)  # pyright: ignore[reportGeneralTypeIssues]
+    return labels
+
+
 def agent_on_goal(frame: np.ndarray, min_green: float = 0.3) -> bool:
     """True if some red blob's bounding box is, apart from the blob, mostly goal green."""
     from scipy import ndimage
@@ -120,7 +129,7 @@ def agent_on_goal(frame: np.ndarray, min_green: float = 0.3) -> bool:
     red = _red(frame)
     if not red.any():
         return False
-    labels, n = ndimage.label(red)
+    labels = _components(red)
     green = _green(frame)
     for sl in ndimage.find_objects(labels):
         if sl is None:
@@ -189,7 +198,7 @@ def agent_box(frame: np.ndarray) -> tuple[slice, slice] | None:
     from scipy import ndimage
 
     red = colour_mask(frame, "red")
-    labels, _ = ndimage.label(red)
+    labels = _components(red)
     best, best_size = None, 0
     for i, sl in enumerate(ndimage.find_objects(labels), start=1):
         if sl is None:
@@ -198,7 +207,9 @@ def agent_box(frame: np.ndarray) -> tuple[slice, slice] | None:
         size = int(blob.sum())
         if size < 6 or not 0.3 <= size / blob.size <= 0.7 or size <= best_size:
             continue
-        if ndimage.binary_fill_holes(blob).sum() > 1.1 * size:  # an outline, not the agent
+        filled = ndimage.binary_fill_holes(blob)
+        assert filled is not None  # scipy returns None only when given output=
+        if filled.sum() > 1.1 * size:  # an outline, not the agent
             continue
         best, best_size = sl, size
     return best
@@ -233,7 +244,7 @@ def fog_marks(frame: np.ndarray, min_side: int = 6) -> int:
             & (np.abs(r - g) <= 30) & (np.abs(r - b) <= 30) & (np.abs(g - b) <= 30))
     if not grey.any():
         return 0
-    labels, _ = ndimage.label(grey)
+    labels = _components(grey)
     n = 0
     for i, sl in enumerate(ndimage.find_objects(labels), start=1):
         if sl is None:

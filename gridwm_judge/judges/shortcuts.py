@@ -120,11 +120,11 @@ def _without(mask: np.ndarray, window, box) -> np.ndarray:
     return out
 
 
-def visible(frame: np.ndarray, target: Target, world: str) -> bool:
-    """Whether ``target``'s colour covers enough of ``frame`` to be seen (MiniGrid's agent is
-    left out of red)."""
-    mask = pixels.colour_mask(frame, target.colour)
-    if world == "minigrid" and target.colour == "red":
+def visible(frame: np.ndarray, colour: str, world: str) -> bool:
+    """Whether the target's ``colour`` covers enough of ``frame`` to be seen (MiniGrid's agent
+    is left out of red)."""
+    mask = pixels.colour_mask(frame, colour)
+    if world == "minigrid" and colour == "red":
         box = pixels.agent_box(frame)
         if box is not None:
             mask = mask.copy()
@@ -133,10 +133,10 @@ def visible(frame: np.ndarray, target: Target, world: str) -> bool:
     return bool(mask.mean() >= share)
 
 
-def ends_at(frame: np.ndarray, target: Target, world: str) -> bool:
-    """Whether the trajectory ends at ``target``: MiniGrid, its colour on or next to the agent;
-    MiniWorld, its colour over ``LAST_FRAME_AREA`` of the view."""
-    mask = pixels.colour_mask(frame, target.colour)
+def ends_at(frame: np.ndarray, colour: str, world: str) -> bool:
+    """Whether the trajectory ends at the target of ``colour``: MiniGrid, that colour on or
+    next to the agent; MiniWorld, that colour over ``LAST_FRAME_AREA`` of the view."""
+    mask = pixels.colour_mask(frame, colour)
     if world != "minigrid":
         return bool(mask.mean() >= LAST_FRAME_AREA)
     box = pixels.agent_box(frame)
@@ -144,7 +144,7 @@ def ends_at(frame: np.ndarray, target: Target, world: str) -> bool:
         return False
     window = pixels.around(frame, box)
     near = mask[window]
-    if target.colour == "red":
+    if colour == "red":
         near = _without(near, window, box)
     agent = pixels.colour_mask(frame[box], "red").sum()
     return bool(near.sum() >= NEAR_SHARE * agent)
@@ -160,5 +160,5 @@ def verdict(name: str, world: str, frames: Sequence[np.ndarray], target: Target 
     if target is None or target.colour is None or not len(frames):
         return True
     if name == "first-frame":
-        return visible(frames[0], target, world)
-    return ends_at(frames[-1], target, world)
+        return visible(frames[0], target.colour, world)
+    return ends_at(frames[-1], target.colour, world)

@@ -29,6 +29,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from gridwm_judge.judges.stub_dialects import (
     error_body,
@@ -169,7 +170,7 @@ class StubServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, *args) -> None:  # keep test output clean
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
 
             def _send(self, status: int, payload: bytes, extra=()) -> None:
@@ -266,7 +267,8 @@ def _completion(body: dict, b: Behaviour, server: StubServer) -> dict:
     if b.reasoning is not None:
         message[b.reasoning_key] = b.reasoning
     n_words = len((b.text or "").split()) + len((b.reasoning or "").split())
-    usage = {"prompt_tokens": 11, "completion_tokens": n_words, "total_tokens": 11 + n_words}
+    usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": n_words,
+                             "total_tokens": 11 + n_words}
     if b.reasoning_tokens is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": b.reasoning_tokens}
     out = {

@@ -39,8 +39,8 @@ def pil_image_processor(model: str, name: str, **kwargs):
     """
     import importlib
 
+    package = f"transformers.models.{model}"
     try:
-        package = f"transformers.models.{model}"
         module = importlib.import_module(f"{package}.image_processing_pil_{model}")
         cls = getattr(module, name + "Pil")
     except ModuleNotFoundError:

@@ -14,7 +14,7 @@ off by default because the paper's protocol is free-form.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import (
@@ -97,12 +97,14 @@ def response_from_output(
     ``reasoning``, its tokens (up to ``think_end_id``) to ``usage.reasoning_tokens``.
     """
     completion = output.outputs[0]
-    token_ids = list(completion.token_ids or ())
+    token_ids: list[int] = list(completion.token_ids or ())
     reasoning, text = split_reasoning(completion.text)
     n_reason = None
     if reasoning is not None:
-        closed = think_end_id is not None and think_end_id in token_ids
-        n_reason = token_ids.index(think_end_id) + 1 if closed else len(token_ids)
+        if think_end_id is not None and think_end_id in token_ids:
+            n_reason = token_ids.index(think_end_id) + 1
+        else:
+            n_reason = len(token_ids)
     usage = Usage(len(output.prompt_token_ids or ()), len(token_ids), n_reason)
     truncated = completion.finish_reason == "length"
     return JudgeResponse(
@@ -129,13 +131,15 @@ class _Engine:
         self.think_end_id = _think_end_id(self.llm.get_tokenizer())
 
     def chat(self, conversations: list, params: list[dict]) -> list:
-        from vllm import SamplingParams
+        from vllm import SamplingParams  # pyright: ignore[reportMissingImports]  # optional extra
 
         wrapped = []
         for p in params:
             p = dict(p)
             if "structured_outputs" in p:
-                from vllm.sampling_params import StructuredOutputsParams
+                from vllm.sampling_params import (  # pyright: ignore[reportMissingImports]
+                    StructuredOutputsParams,
+                )
 
                 p["structured_outputs"] = StructuredOutputsParams(**p["structured_outputs"])
             wrapped.append(SamplingParams(**p))
@@ -180,6 +184,8 @@ class VLLMJudge:
             yield from self._run(chunk)
 
     def _run(self, chunk: list[JudgeRequest]) -> Iterator[JudgeResponse]:
+        engine = self.engine
+        assert engine is not None, "judge used after close()"
         params = [
             sampling_kwargs(
                 r.task, r.max_tokens, structured=self.options.structured, seed=self.options.seed,
@@ -188,12 +194,12 @@ class VLLMJudge:
             for r in chunk
         ]
 
-        def chat(chunk: list[JudgeRequest]) -> list:
+        def chat(chunk: Sequence[JudgeRequest]) -> list:
             convs = [chat_messages(r, self.options.max_pixels) for r in chunk]
-            return self.engine.chat(convs, params)
+            return engine.chat(convs, params)
 
         def respond(req: JudgeRequest, out: Any, elapsed: float) -> JudgeResponse:
-            think_end = getattr(self.engine, "think_end_id", None)
+            think_end = getattr(engine, "think_end_id", None)
             return response_from_output(req, out, elapsed, think_end)
 
         # a failed chunk is recorded (an error response each), never turned into verdicts

@@ -73,12 +73,14 @@ def parse_json_verdict(
         if found.value is None:
             start = 0
             found = parse_json_answer(text, VERDICT_FIELD, rules=rules, truncated=truncated)
-        if found.value is None:
+        value = found.value
+        if value is None:
             return INVALID
-        if found.value in words:  # parse_json_answer returns the value stripped, lower-cased
-            verdict, exact = words[found.value], True
+        assert isinstance(value, str)  # a required field's value is a string
+        if value in words:  # parse_json_answer returns the value stripped, lower-cased
+            verdict, exact = words[value], True
         else:
-            read = parse_verdict(found.value, strict_words, rules=rules)
+            read = parse_verdict(value, strict_words, rules=rules)
             if read.value is None:
                 return INVALID
             verdict, exact = read.value, False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import overload
 
 _THINK_TAG = re.compile(r"<\s*(/?)\s*think(?:ing)?\s*>", re.IGNORECASE)
 
@@ -31,6 +32,14 @@ def split_text(text: str) -> tuple[str | None, str]:
     reasoning = [p.strip() for i, (r, p) in enumerate(parts) if (r or i < cut) and p.strip()]
     answer = "".join(p for i, (r, p) in enumerate(parts) if not r and i >= cut)
     return ("\n\n".join(reasoning) or None), answer
+
+
+@overload
+def split_reasoning(text: str) -> tuple[str | None, str]: ...
+
+
+@overload
+def split_reasoning(text: None) -> tuple[None, None]: ...
 
 
 def split_reasoning(text: str | None) -> tuple[str | None, str | None]:

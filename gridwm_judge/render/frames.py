@@ -61,7 +61,7 @@ class Crop:
     height: int
 
 
-def crop_box(group: TrajectoryGroup) -> Crop:
+def crop_box(group: Group) -> Crop:
     """Bounding box of every cell that holds something (wall, door, object, lava, goal) or the
     agent in any state of any variant of ``group``.
 
@@ -121,22 +121,23 @@ def render_frames(
         _CACHE.move_to_end(key)
         return list(hit)
     box = crop_box(group) if crop else None
-    painter = None
+    painter: GridPainter | None = None
+    window: tuple[slice, slice] | None = None  # the box's pixels, known with the first state
     frames: list[np.ndarray] = []
     for t, env in enumerate(
         replay_envs(group.env_id, group.seed, group.actions, rollout.intervention)
     ):
-        if painter is None:
+        if painter is None or window is None:
             if box is None:
                 box = Crop(0, 0, env.grid.width, env.grid.height)
             size = tile_size or tile_size_for(box.width, box.height)
             painter = GridPainter(size, show_carrying=show_carrying)
-            rows = slice(box.y * size, (box.y + box.height) * size)
-            cols = slice(box.x * size, (box.x + box.width) * size)
+            window = (slice(box.y * size, (box.y + box.height) * size),
+                      slice(box.x * size, (box.x + box.width) * size))
         # A copy, not a view: the cache then holds (and counts) only the cropped pixels.
         mark = marks.get(t)
         frame = painter.paint(env, mark.occlude if mark else (),
-                              mark.erase if mark else ())[rows, cols].copy()
+                              mark.erase if mark else ())[window].copy()
         frame.setflags(write=False)
         frames.append(frame)
     if len(frames) != len(rollout.states):
@@ -170,6 +171,9 @@ class MiniGridWorld:
     def frames(self, group: Group, variant: str) -> list[np.ndarray]:
         """``render_frames(group, variant, nocue_style=...)``: cropped, read-only."""
         check_world(group, self)
+        if not isinstance(group, TrajectoryGroup):
+            raise TypeError(f"{group.group_id}: the MiniGrid world renders TrajectoryGroup "
+                            f"records, got a {type(group).__name__}")
         if variant == "nocue" and self.nocue_style is None:
             raise ValueError(f"{group.group_id}: this MiniGrid world draws no NoCue mark; "
                              "render NoCue with minigrid_world(style)")

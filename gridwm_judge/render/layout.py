@@ -24,7 +24,7 @@ TEXT = (0, 0, 0)
 
 
 @lru_cache(maxsize=16)
-def _font(size: int) -> ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 

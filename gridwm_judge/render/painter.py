@@ -67,7 +67,7 @@ def fast_fill_coords(img: np.ndarray, fn, color) -> np.ndarray:
     grids (identical results, tested); any other shape goes through MiniGrid's own loop.
     """
     code = getattr(fn, "__code__", None)
-    if code is not _RECT_CODE and code is not _CIRCLE_CODE:
+    if code is None or (code is not _RECT_CODE and code is not _CIRCLE_CODE):
         return fill_coords(img, fn, color)
     v = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))
     h, w = img.shape[:2]
@@ -84,12 +84,14 @@ def fast_fill_coords(img: np.ndarray, fn, color) -> np.ndarray:
 
 def _render_object(cell, img: np.ndarray) -> None:
     """``cell.render(img)`` with MiniGrid's fill routine swapped for ``fast_fill_coords``."""
-    original = _world_object.fill_coords
-    _world_object.fill_coords = fast_fill_coords
+    # world_object's own binding of fill_coords is what its objects call, so it is swapped
+    # there; minigrid does not re-export the name, hence the ignores
+    original = _world_object.fill_coords  # pyright: ignore[reportPrivateImportUsage]
+    _world_object.fill_coords = fast_fill_coords  # pyright: ignore[reportPrivateImportUsage]
     try:
         cell.render(img)
     finally:
-        _world_object.fill_coords = original
+        _world_object.fill_coords = original  # pyright: ignore[reportPrivateImportUsage]
 
 
 @cache
@@ -204,7 +206,8 @@ class GridPainter:
             int(env.agent_dir),
             carrying.encode() if carrying is not None else None,
         )
-        if self._img is None or self._enc is None or self._enc.shape != enc.shape:
+        if (self._img is None or self._enc is None or self._agent is None
+                or self._enc.shape != enc.shape):
             ts = self.tile_size
             self._img = np.zeros((grid.height * ts, grid.width * ts, 3), np.uint8)
             cells = [(i, j) for j in range(grid.height) for i in range(grid.width)]
@@ -214,14 +217,14 @@ class GridPainter:
             if self._agent != agent:
                 cells.add(self._agent[:2])
                 cells.add(agent[:2])
-        ts = self.tile_size
+        ts, img = self.tile_size, self._img
         for i, j in cells:
             here = (i, j) == agent[:2]
             cell = grid.get(i, j)
             tile = render_tile(cell, agent[2] if here else None, carrying if here else None, ts)
-            self._img[j * ts : (j + 1) * ts, i * ts : (i + 1) * ts] = tile
+            img[j * ts : (j + 1) * ts, i * ts : (i + 1) * ts] = tile
         self._enc, self._agent = enc, agent
-        out = self._img.copy()
+        out = img.copy()
         for x, y in erase:
             x, y = int(x), int(y)
             if not (0 <= x < grid.width and 0 <= y < grid.height):

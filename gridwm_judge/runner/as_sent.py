@@ -37,12 +37,13 @@ def as_sent(records: Iterable[Mapping[str, Any]], sending: Mapping[str, Any],
         if isinstance(served, Mapping):
             models.update([served["model"]] if served.get("model") else [])
             prints.update([served["fingerprint"]] if served.get("fingerprint") else [])
-    out: dict[str, Any] = {k: v for k, v in (old or {}).items()
+    before: Mapping[str, Any] = old or {}
+    out: dict[str, Any] = {k: v for k, v in before.items()
                            if k not in ("fields", "greedy", "requests")}
     out.update({k: v for k, v in sending.items() if k != "fields"})
     for key in ("refused_by_server", "served_models", "fingerprints"):
-        if key in (old or {}):
-            out[key] = sorted(set(out.get(key, ())) | set(old[key]))
+        if key in before:
+            out[key] = sorted(set(out.get(key, ())) | set(before[key]))
     if n:
         out["fields"] = {k: _shown(v) for k, v in sorted(values.items())}
         out["greedy"] = greedy

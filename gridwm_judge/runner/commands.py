@@ -244,7 +244,7 @@ def _json_object(text: str) -> dict:
     """``--chat-template-kwargs``: a JSON object, or one clear line."""
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not JSON ({exc.msg}): {text!r}") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")

@@ -295,7 +295,9 @@ def select_rows(tables, cfg: EvalConfig, store: PredictionStore) -> Selection:
         table = getattr(ds, "data", ds)  # a datasets.Dataset, or a pyarrow Table (Ray engine)
         uids = table.column("uid").to_pylist()
         reps = table.column("representation").to_pylist() if cfg.representation else None
-        n_images = pc.list_value_length(table.column("images")).to_pylist()
+        # pyarrow.compute makes its functions at import time: no static name to check
+        n_images = pc.list_value_length(  # pyright: ignore[reportAttributeAccessIssue]
+            table.column("images")).to_pylist()
         kept = 0
         for i, uid in enumerate(uids):
             if reps is not None and reps[i] not in ("", cfg.representation):

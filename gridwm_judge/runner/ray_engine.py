@@ -28,7 +28,7 @@ from typing import Any
 from gridwm_judge.dataset_io import SPLIT, available_configs
 from gridwm_judge.judges import split_spec
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
-from gridwm_judge.judges.http_judge import RateLimiter
+from gridwm_judge.judges.http_judge import HTTPJudge, RateLimiter
 from gridwm_judge.runner import ray_vllm
 from gridwm_judge.runner.evaluate import (
     EvalConfig,
@@ -321,7 +321,8 @@ class SharedLimiter:
     def wait(self) -> None:
         import ray
 
-        delay = ray.get(self.actor.reserve.remote())
+        ref: ray.ObjectRef[float] = self.actor.reserve.remote()  # RateLimiter.reserve
+        delay = ray.get(ref)
         if delay > 0:
             time.sleep(delay)
 
@@ -340,8 +341,7 @@ class _Replica:
 
         self.cfg, self.task_of, self.pending = cfg, dict(task_of), pending
         self.judge = make_judge(cfg.judge, options)
-        if limiter is not None and isinstance(getattr(self.judge, "limiter", None),
-                                              RateLimiter):
+        if limiter is not None and isinstance(self.judge, HTTPJudge):
             self.judge.limiter = SharedLimiter(limiter)
         self.settings = self.judge.settings()
         self.identity = {**identity, "judge_settings": self.settings}
@@ -403,6 +403,7 @@ def _store_answers(answers, cfg: EvalConfig, manifest: RunManifest, store: Predi
             for row in batch.to_pylist():
                 reported = row.get("settings") or settings
                 if settings is None:
+                    assert reported is not None  # every replica's row carries its settings
                     settings = reported
                     manifest.settle(json.loads(settings), bool(row["needs_gold"]))
                 elif reported != settings:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from gridwm_judge.worlds.miniworld.cards import get_card
 from gridwm_judge.worlds.miniworld.render import MiniWorldView, first_person, top_down
 
 
-class LazyFrames(Sequence):
+class LazyFrames(Sequence[np.ndarray]):
     """One frame per state of ``variant`` of ``group``, each rendered on first read."""
 
     def __init__(self, group, variant: str, size: tuple[int, int],
@@ -31,7 +32,9 @@ class LazyFrames(Sequence):
         self.masked = {m["t"]: (m["entity"],) for m in self.run.mask}
         self._cache: dict[int, np.ndarray] = {}
         self._t = -1
-        self._env = self._u = None
+        # the shared env and its unwrapped MiniWorldEnv (miniworld has no type annotations)
+        self._env: Any = None
+        self._u: Any = None
         self._resets = -1   # backend.resets(env) right after this sequence's own reset
 
     def __len__(self) -> int:
@@ -53,7 +56,13 @@ class LazyFrames(Sequence):
             raise RuntimeError(f"{self.group.group_id} {self.variant}: replay left the recorded "
                                f"pose at frame {t}")
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, index: int | slice) -> np.ndarray | list[np.ndarray]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if not -len(self) <= index < len(self):

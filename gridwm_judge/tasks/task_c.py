@@ -100,8 +100,8 @@ class Storyboards:
         check_world(group, world)
         self.group = group
         self.world = world
-        kw = {} if max_frames is None else {"max_frames": max_frames}
-        self.keyframes = tuple(int(i) for i in keyframes(group, **kw))
+        shown = keyframes(group) if max_frames is None else keyframes(group, max_frames)
+        self.keyframes = tuple(int(i) for i in shown)
         self._frames: dict[str, list] = {}
         self._panels: dict[tuple[str, str], list] = {}
         self._images: dict[tuple[str, str, str, str], list] = {}

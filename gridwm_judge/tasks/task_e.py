@@ -42,8 +42,12 @@ def eligible(group: Group) -> list[tuple[int, str]]:
     first = first_pickup(group.full)
     if first is None:
         return []
-    last = len(group.full.states) - 1
-    return [(t, status_at(group.full, t)) for t in range(int(first["t"]), last)]
+    out = []
+    for t in range(int(first["t"]), len(group.full.states) - 1):
+        status = status_at(group.full, t)
+        assert status is not None  # every state from the first pickup on has one
+        out.append((t, status))
+    return out
 
 
 def _round_robin(queues: list[list[tuple[int, int]]], n: int) -> list[tuple[int, int]]:
@@ -132,7 +136,9 @@ def build_rows(
             boards[(gi, t)] = (composite([panels[(gi, i, size)] for i in idx]), idx)
         image, idx = boards[(gi, t)]
         if question == "identity":
-            label = identity_label(first_pickup(g.full)["obj"])
+            first = first_pickup(g.full)
+            assert first is not None  # only groups with a pickup have checkpoints
+            label = identity_label(first["obj"])
         else:
             label = status_at(g.full, t)
         rows.append(checkpoint_row(
