@@ -2,9 +2,9 @@
 
 Reading a local dataset (``eval``, ``score``, ``report``) stores an Arrow copy of each config in
 ``HF_DATASETS_CACHE/gridwm-judge/<content hash>`` (``dataset_io``), and ``datasets`` never
-removes them: after the documented workflows they held 2.4 GB. A process reading a copy holds a shared
-lock on ``<copy>.lock`` until it exits; clearing takes the lock exclusively, copy by copy, and
-leaves alone the copies someone holds.
+removes them: after the documented workflows they held 2.4 GB. A process reading a copy
+holds a shared lock on ``<copy>.lock`` until it exits; clearing takes the lock exclusively,
+copy by copy, and leaves alone the copies someone holds.
 """
 
 from __future__ import annotations

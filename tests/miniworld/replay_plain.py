@@ -1,4 +1,5 @@
-"""Replay MiniWorld audit records with nothing but gymnasium and miniworld (docs/miniworld.md's snippet).
+"""Replay MiniWorld audit records with nothing but gymnasium and miniworld (the snippet in
+docs/miniworld.md).
 
 Usage: python replay_plain.py groups.jsonl  -> prints one line per group and variant.
 """

@@ -10,15 +10,18 @@ Status of the first object the agent picked up, by the last shown frame ``t``:
 
 from __future__ import annotations
 
-from gridwm_judge.worlds.core.records import Rollout
+from collections.abc import Mapping
+from typing import Any
+
+from gridwm_judge.world import Rollout
 
 
-def identity_label(obj: dict) -> str:
+def identity_label(obj: Mapping[str, Any]) -> str:
     """{"type": "key", "color": "yellow"} -> "key_yellow"."""
     return f"{obj['type']}_{obj['color']}"
 
 
-def first_pickup(rollout: Rollout) -> dict | None:
+def first_pickup(rollout: Rollout) -> Mapping[str, Any] | None:
     """The first pickup event ({"t", "type", "obj", "pos"}) or None."""
     return next((e for e in rollout.events if e["type"] == "pickup"), None)
 

@@ -15,7 +15,8 @@ Vocabulary (applied in order, right after ``env.reset(seed=seed)``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from minigrid.core.constants import COLOR_TO_IDX, OBJECT_TO_IDX
 from minigrid.core.world_object import WorldObj
@@ -48,7 +49,7 @@ def _set_cell(env, pos: tuple[int, int], obj) -> None:
         obj.cur_pos = pos
 
 
-def apply_intervention(env, ops: Sequence[dict]) -> None:
+def apply_intervention(env, ops: Sequence[Mapping[str, Any]]) -> None:
     """Apply intervention ops in order to the unwrapped env (mutates it)."""
     env = getattr(env, "unwrapped", env)
     for op in ops:
@@ -108,7 +109,7 @@ def _encode_spec(spec: dict) -> tuple[int, int, int]:
 
 
 def replay_envs(
-    env_id: str, seed: int, actions: Sequence[int], intervention: Sequence[dict] = ()
+    env_id: str, seed: int, actions: Sequence[int], intervention: Sequence[Mapping[str, Any]] = ()
 ) -> Iterator:
     """Yield the unwrapped env after reset(seed)+intervention and after each step.
 

@@ -5,7 +5,8 @@
 ``{"op": "set", "attr": NAME, "value": V}`` (an env attribute that decides the outcome).
 Indices are positions in ``env.unwrapped.entities`` as they are right after reset. Static
 entities (signs, drawn once into a display list) cannot be moved: the change would not show.
-This module needs nothing but the env, so docs/miniworld.md's replay snippet mirrors it line by line.
+This module needs nothing but the env, so docs/miniworld.md's replay snippet mirrors it line
+by line.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ hidden, so it accounts for occlusion by walls and other objects.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -177,7 +178,7 @@ class MiniWorldView:
             raise ValueError(f"top_size width {self.top_size[0]} must equal size width "
                              f"{self.size[0]} to stack the map under the view")
 
-    def frames(self, group, variant: str) -> list[np.ndarray]:
+    def frames(self, group, variant: str) -> Sequence[np.ndarray]:
         self.check(group, variant)
         out = []
         for f in render_variant(group, variant, self.size, self.top_size):
