@@ -46,7 +46,7 @@ def _word(row: GradedRow, value: Any) -> str:
 
 
 def _gold(row: GradedRow) -> str:
-    if row.verdict is not None and row.gold in _VERDICT_CODE:
+    if row.verdict is not None and isinstance(row.gold, int) and row.gold in _VERDICT_CODE:
         return _word(row, _VERDICT_CODE[row.gold])
     return _word(row, row.gold)
 

@@ -137,22 +137,29 @@ class _Plan:
     picks: tuple[Failure, ...]
 
 
-def _graded(entry: JudgeEntry, cache: dict[Path, list[GradedRow]]) -> list[GradedRow] | None:
+def _graded(entry: JudgeEntry, cache: dict[Path, list[GradedRow]]) -> list[GradedRow]:
+    """The judge's graded rows from the rows.jsonl ``score`` wrote beside its scores; a
+    ValueError says why there are none."""
     path = entry.run.scores_path.parent / SCORED_ROWS_FILE
     if not path.is_file():
-        return None
+        raise ValueError(f"no {SCORED_ROWS_FILE} beside its scores ({path.parent}); rerun "
+                         "`gridwm-judge score` on it")
     if path not in cache:
-        cache[path] = read_graded(path)
+        try:
+            cache[path] = read_graded(path)
+        except (TypeError, ValueError) as exc:  # a line off the GradedRow record
+            raise ValueError(f"{path} could not be read ({exc}); rerun `gridwm-judge score` "
+                             "on it") from None
     return [r for r in cache[path] if r.judge == entry.judge]
 
 
 def _plans(data: ReportData, seed: int) -> tuple[list[_Plan], list[str]]:
     plans, notes, cache = [], [], {}
     for e in data.judges:
-        graded = _graded(e, cache)
-        if graded is None:
-            notes.append(f"{e.label}: no {SCORED_ROWS_FILE} beside its scores "
-                         f"({e.run.scores_path.parent}); rerun `gridwm-judge score` on it")
+        try:
+            graded = _graded(e, cache)
+        except ValueError as exc:
+            notes.append(f"{e.label}: {exc}")
             continue
         found = failures(graded)
         for task, kind in sorted(found, key=lambda k: (_TASK_ORDER.get(k[0], 99),
@@ -174,7 +181,9 @@ def _predictions(run: RunInput, judge: str, uids: set[str],
             continue
         if path not in cache:
             cache[path] = read_predictions(path)
-        out.update({r.uid: r for r in cache[path] if r.judge == judge and r.uid in uids})
+        for r in cache[path]:  # the run's own file first
+            if r.judge == judge and r.uid in uids:
+                out.setdefault(r.uid, r)
     return out
 
 
@@ -239,11 +248,14 @@ def _groups(ds: str, plans: Sequence[_Plan], items: Mapping[str, dict[str, Any]]
             images: _Images, pred_cache: dict[Path, list[PredictionRecord]],
             notes: list[str]) -> list[GalleryGroup]:
     uids: dict[str, set[str]] = {}
+    entries = {p.entry.label: p.entry for p in plans}
     for p in plans:
         uids.setdefault(p.entry.label, set()).update(f.row.uid for f in p.picks)
-    answers = {p.entry.label: _predictions(p.entry.run, p.entry.judge, uids[p.entry.label],
-                                           pred_cache) for p in plans}
+    answers = {label: _predictions(e.run, e.judge, uids[label], pred_cache)
+               for label, e in entries.items()}
     keys = {uid: [images.key(b) for b in row["images"]] for uid, row in items.items()}
+    digests = {uid: item_digest(str(row["task"]), row["prompt"], row["images"])
+               for uid, row in items.items()}
     missing, other = set(), set()
     shown: list[tuple[_Plan, list[GalleryItem]]] = []
     pending: dict[str, bytes] = {}
@@ -255,8 +267,7 @@ def _groups(ds: str, plans: Sequence[_Plan], items: Mapping[str, dict[str, Any]]
                 missing.add(f.row.uid)
                 continue
             rec = answers[p.entry.label].get(f.row.uid)
-            if rec is not None and rec.item_digest and rec.item_digest != item_digest(
-                    f.row.task, row["prompt"], row["images"]):
+            if rec is not None and rec.item_digest and rec.item_digest != digests[f.row.uid]:
                 other.add(f.row.uid)
                 continue
             pending.update(zip(keys[f.row.uid], row["images"], strict=True))
@@ -273,4 +284,4 @@ def _groups(ds: str, plans: Sequence[_Plan], items: Mapping[str, dict[str, Any]]
                      "run was asked from with --dataset")
     return [GalleryGroup(p.entry.label, p.task, p.kind, p.total, tuple(
         replace(it, pictures=tuple(images.done[k] for k in keys[it.failure.row.uid]))
-        for it in keep)) for p, keep in shown]
+        for it in keep)) for p, keep in shown if keep]

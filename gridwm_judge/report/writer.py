@@ -1,5 +1,6 @@
-"""Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json} and
-index.md, which says what was run, on which dataset fingerprint, by which package version.
+"""Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json},
+index.md, which says what was run, on which dataset fingerprint, by which package version, and
+index.html, the same report as one page with a failure gallery (:mod:`.html`).
 
 Everything is written into a staging folder beside REPORT_DIR and moved into place at the end:
 a refused or failed report leaves nothing behind and an earlier report intact.

@@ -208,6 +208,27 @@ def test_the_dataset_the_run_recorded_is_read_unless_overridden(runs, tmp_path):
         shutil.move(str(moved), dataset)
 
 
+def test_answers_to_other_items_and_runs_without_graded_rows_are_named(runs, tmp_path):
+    """An answer whose item hash differs from the dataset's item is not shown beside its
+    images; a run without rows.jsonl is named; the other judges' galleries stay."""
+    _root, _dataset, dirs = runs
+    other, bare = tmp_path / "random", tmp_path / "always-yes"
+    shutil.copytree(dirs[1], other)
+    shutil.copytree(dirs[0], bare)
+    (bare / "rows.jsonl").unlink()
+    recs = [json.loads(x) for x in (other / PREDICTIONS_FILE).read_text().splitlines()]
+    for r in recs:
+        r["item_digest"] = "0" * 64
+    (other / PREDICTIONS_FILE).write_text("".join(json.dumps(r) + "\n" for r in recs))
+    text = write_report([other, bare, dirs[2]], tmp_path / "rep").html.read_text()
+    (line,) = re.findall(r'<p class="left-out">(.*?)</p>', text)  # nothing left to show
+    assert line.startswith("Failure gallery left out: ")
+    assert re.search(r"holds other items than were asked under \d+ uid", line)
+    assert "--dataset" in line
+    assert "baseline:always-yes: no rows.jsonl beside its scores" in line
+    assert 'class="gitem"' not in text and 'class="ggroup"' not in text
+
+
 def test_the_report_command_writes_the_page(runs, tmp_path, capsys):
     from gridwm_judge import cli
 
