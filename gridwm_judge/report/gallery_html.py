@@ -136,11 +136,11 @@ def _counts(gallery: Gallery) -> str:
             + f"</tr></thead><tbody>{rows}</tbody></table></div>")
 
 
-def section(gallery: Gallery | None, left_out: str = "") -> str:
-    """The gallery's section; ``left_out`` (one line) when there is no gallery at all."""
+def section(gallery: Gallery) -> str:
+    """The gallery's section: one line saying why when nothing could be shown and why."""
     head = '<section id="failure-gallery"><h2>Failure gallery</h2>'
-    if gallery is None or (not gallery.groups and gallery.notes):
-        why = left_out or "; ".join(gallery.notes if gallery else ())
+    if not gallery.groups and gallery.notes:
+        why = "; ".join(gallery.notes)
         return f'{head}<p class="left-out">Failure gallery left out: {_e(why)}</p></section>'
     notes = "".join(f'<p class="left-out">{_e(n)}</p>' for n in gallery.notes)
     intro = (f"<p>Per judge, task and kind of failure, the answers it got wrong: at most {CAP} "

@@ -4,7 +4,7 @@ It is drawn from what the writer already wrote: index.md (every table, with its 
 every figure, in the Markdown's order; the headline moved to the top), failure_modes.md, and
 the figures' PNG files beside it; the failure gallery follows (its images under
 ``gallery/``). CSS and the small script (sortable tables, the gallery's filters) are inline.
-The page names the tasks no judge was asked: their sections are not drawn.
+The page names the tasks no judge was asked; its gallery holds none of them.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def tasks_line(data: ReportData) -> str:
 
 
 def page(data: ReportData, index_md: str, failure_md: str, *, headline_titles: Sequence[str],
-         gallery: Gallery | None, gallery_left_out: str = "") -> str:
+         gallery: Gallery) -> str:
     head, sections = _sections(index_md)
     first = [s for s in sections if _title(s) in headline_titles]
     rest = [s for s in sections if _title(s) not in headline_titles]
@@ -77,7 +77,7 @@ def page(data: ReportData, index_md: str, failure_md: str, *, headline_titles: S
                     + "\n".join(render(b) for b in s) + "</section>")
     body.append('<section id="s-failure-mode-summary">'
                 + to_html(failure_md, level_shift=1) + "</section></div>")
-    body.append(gallery_html.section(gallery, gallery_left_out))
+    body.append(gallery_html.section(gallery))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
