@@ -110,7 +110,7 @@ def _card_configs(readme: Path) -> list[str]:
     import yaml
 
     try:
-        meta = yaml.safe_load(text[3:end]) or {}
+        meta = yaml.load(text[3:end], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     except yaml.YAMLError:
         return []
     configs = meta.get("configs") if isinstance(meta, dict) else None

@@ -171,7 +171,8 @@ def main(out: str | None, *, stream=None, profile=None, judges: Sequence[str] | 
         f"score {res.timings['score_s']:.0f} s, report {res.timings['report_s']:.0f} s)"
     )
     log(f"everything is in {res.out}/ : dataset/, runs/<judge>/, report/")
-    log(f"read {res.report / 'index.md'} next")
+    log(f"read {res.report / 'index.md'} next, or open {res.report / 'index.html'} in a browser "
+        "(the same report on one page, with a gallery of each judge's failures)")
     return 0
 
 

@@ -1,6 +1,8 @@
 """Reports: paper-shaped tables (Markdown, CSV, JSON), diagnostic plots (PNG), the per-judge
 failure-mode summary and REPORT_DIR/index.md, all read from scores.json (``gridwm-judge
-report``). Every number is the scoring package's; this package only arranges and draws.
+report``), and index.html: the same report on one page, with a gallery of each judge's
+failures read from the dataset. Every number is the scoring package's; this package only
+arranges and draws.
 """
 
 from gridwm_judge.report.failures import MODES, ModeStatus, flags, summarize

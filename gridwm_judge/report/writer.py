@@ -1,5 +1,6 @@
-"""Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json} and
-index.md, which says what was run, on which dataset fingerprint, by which package version.
+"""Write REPORT_DIR: tables/ (md, csv, json), figures/ (png), failure_modes.{md,json},
+index.md, which says what was run, on which dataset fingerprint, by which package version, and
+index.html, the same report as one page with a failure gallery (:mod:`.html`).
 
 Everything is written into a staging folder beside REPORT_DIR and moved into place at the end:
 a refused or failed report leaves nothing behind and an earlier report intact.
@@ -18,6 +19,7 @@ from pathlib import Path
 from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, new_folder, replace_dir
 from gridwm_judge.report import failures
+from gridwm_judge.report.html import write_html
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
 from gridwm_judge.report.sections import all_figures, all_tables
@@ -30,6 +32,7 @@ class ReportResult:
     index: Path
     tables: tuple[Path, ...]
     figures: tuple[Path, ...]
+    html: Path  # index.html: the same report as one page, with the failure gallery
     headline: str  # the headline table as plain text (what the quickstart prints)
     data: ReportData
 
@@ -119,8 +122,10 @@ def write_report(
     n_resamples: int | None = None,
     figures: bool = True,
     allow_mismatch: bool = False,
+    dataset: str | None = None,
 ) -> ReportResult:
-    """Render the report of ``run_dirs`` into ``out`` and return what was written."""
+    """Render the report of ``run_dirs`` into ``out`` and return what was written;
+    ``dataset`` is where the failure gallery reads its items (default: each run's own)."""
     out = Path(out).resolve()
     check_out_dir(out, overwrite, ours=("index.md", "tables"), what="report folder",
                   inputs=tuple(Path(p) for p in run_dirs))
@@ -128,20 +133,19 @@ def write_report(
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.report-", dir=out.parent))
         try:
             result = _render(run_dirs, stage, n_resamples=n_resamples, figures=figures,
-                             allow_mismatch=allow_mismatch)
+                             allow_mismatch=allow_mismatch, dataset=dataset)
             replace_dir(stage, out)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
     moved = [out / p.relative_to(stage) for p in result.tables]
     figs = [out / p.relative_to(stage) for p in result.figures]
-    return ReportResult(out, out / "index.md", tuple(moved), tuple(figs), result.headline,
-                        result.data)
+    return ReportResult(out, out / "index.md", tuple(moved), tuple(figs), out / result.html.name,
+                        result.headline, result.data)
 
 
 def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | None,
-            allow_mismatch: bool,
-            figures: bool) -> ReportResult:
+            allow_mismatch: bool, figures: bool, dataset: str | None) -> ReportResult:
     data = collect(run_dirs, work_dir=out, n_resamples=n_resamples,
                    allow_mismatch=allow_mismatch)
     if not data.judges:
@@ -164,4 +168,5 @@ def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | Non
     index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
     heads = [t for t in tables if t.key in ("headline", "miniworld_headline")]
     headline = "\n\n".join(f"{h.title}\n\n{h.text()}\n\n" + "\n".join(h.notes) for h in heads)
-    return ReportResult(out, index, tuple(written), tuple(figs), headline, data)
+    page = write_html(out, data, headline_titles=[h.title for h in heads], dataset=dataset)
+    return ReportResult(out, index, tuple(written), tuple(figs), page, headline, data)
