@@ -29,7 +29,7 @@ def asked(data: ReportData) -> bool:
 
 
 def _scope(entry: JudgeEntry, task: str, family: str) -> Scope | None:
-    blk = shortcuts.scope_block(entry, task)
+    blk = shortcuts.ceiling_scope(entry, task)
     if blk is None or family == "all":
         return blk
     return blk.family(family)
@@ -43,7 +43,7 @@ def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
     fams: set[str] = set()
     for e in data.judges:
         for t in tasks:
-            blk = shortcuts.scope_block(e, t)
+            blk = shortcuts.ceiling_scope(e, t)
             fams |= set(blk.families() if blk is not None else ())
     return ["all", *sorted(fams)]
 

@@ -22,10 +22,10 @@ from gridwm_judge.records import (
     ScoresRecord,
 )
 from gridwm_judge.results import Results
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.comparisons import compare_judges
-from gridwm_judge.scoring.flat import read_scores
 from gridwm_judge.scoring.score import score
-from gridwm_judge.scoring.task_scores import Settings
+from gridwm_judge.scoring.scores_file import read_scores
 
 
 @dataclass(frozen=True)

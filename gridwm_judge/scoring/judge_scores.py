@@ -11,12 +11,11 @@ from collections.abc import Sequence
 
 from gridwm_judge.records import FailureModeRecord
 from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
-from gridwm_judge.scoring.flat import flatten
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.scopes import causal_scopes
-from gridwm_judge.scoring.task_scores import Batch, Settings
 from gridwm_judge.task_table import ALL_TASKS, WORLDS, task_spec, world_of
 
 ORACLE_NOT_APPLICABLE = {
@@ -84,13 +83,9 @@ def failure_modes(results: Results, *, reads_gold: bool = False
 
 
 def score_tasks(graded: Sequence[GradedRow], settings: Settings) -> Results:
-    """The results of every task among ``graded``, task by task (one bootstrap batch per
-    task)."""
+    """The results of every task among ``graded``, task by task, each by its recipe."""
     out: list[MetricResult] = []
     for task in sorted({g.task for g in graded}):
         spec = task_spec(task)
-        batch = Batch(settings)
-        block = recipe_for(spec).score([g for g in graded if g.task == task], batch, spec)
-        batch.flush()
-        out.extend(flatten(spec.name, block))
+        out.extend(recipe_for(spec).score([g for g in graded if g.task == task], spec, settings))
     return Results(out)

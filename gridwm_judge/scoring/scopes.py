@@ -19,6 +19,8 @@ from gridwm_judge.task_table import ALL_TASKS, world_of
 
 IDR_COND_RULE = {"undefined": "undefined", "descriptive": "unstable", "ok": "ok"}
 """An IDR_cond result's status as the reporting rule names it."""
+IDR_COND_STATUS = {rule: status for status, rule in IDR_COND_RULE.items()}
+"""The reporting rule's name (:func:`.causal.idr_cond_status`) as an IDR_cond result's status."""
 
 
 @dataclass(frozen=True)

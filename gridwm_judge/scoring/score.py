@@ -36,10 +36,10 @@ from gridwm_judge.records import (
     ScoresRecord,
     read_prediction_file,
 )
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.comparisons import compare_judges
 from gridwm_judge.scoring.join import join_judge, write_rows
 from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
-from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import CONFIGS, is_task, task_spec
 
 ROW_COLUMNS = ("uid", "task", "family", "env_id", "group_id", "item_id", "label", "answer",
