@@ -24,7 +24,7 @@ from typing import Any
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fnum
-from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.scopes import CausalScope
 
@@ -126,7 +126,7 @@ def stages(data: ReportData) -> Table:
             if blk is None:
                 continue
             rows.append((e.label, ARM_LABEL[arm],
-                         *(_m(blk, k) for k, _ in STAGE_COLUMNS),
+                         *(cell(blk, k) for k, _ in STAGE_COLUMNS),
                          f"{blk.count('n_invalid')}/{blk.count('n_rows')}"))
     levels = chance(data)
     for kind, label in CHANCE:
@@ -151,8 +151,8 @@ def idr(data: ReportData) -> Table:
         for arm, c in ((a, _arms(e).get(a)) for a in EVIDENCE):
             if c is None:
                 continue
-            rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c.g_active,
-                         _m(c, "idr_raw"), _idr_cond(c),
+            rows.append((e.label, ARM_LABEL[arm], cell(c, "p_active"), c.g_active,
+                         cell(c, "idr_raw"), _idr_cond(c),
                          vcc.get(arm, DASH),
                          "+".join(c.degenerate_flags) or "ok"))
     return Table(

@@ -10,9 +10,8 @@
 
 MiniWorld (3D) gets the same figures of its own (``miniworld_*.png``: MC in the activation
 plane and its composite -> split shift, NS / JCR of MC and MD probe families, and IDR_raw of
-MC and MD beside MA's Acc_A1 and its deltas), drawn only when a judge was asked a MiniWorld
-task (:func:`gridwm_judge.report.sections.all_figures`), over those judges only, and never
-pooled with MiniGrid's.
+MC and MD beside MA's Acc_A1 and its deltas), never pooled with MiniGrid's. Which figures a
+report draws, and over which judges, is :mod:`gridwm_judge.report.sections`'s registry.
 
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
 point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
@@ -22,12 +21,11 @@ as a zero bar.
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.miniworld_tables import miniworld_judges
-from gridwm_judge.report.tables import REPS, _control, _m, c_causal, family_blocks
+from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
 from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import task_spec, world_task
 
@@ -63,7 +61,7 @@ def _inside(v: float, offset: float) -> float:
 
 def _value_ci(block, name: str) -> tuple[float | None, float | None, float | None]:
     """(value, low, high) of a metric; the interval is None where the scores give none."""
-    m = _m(block, name)
+    m = cell(block, name)
     if m is None or m.get("value") is None:
         return None, None, None
     ci = m.get("ci") or (None, None)
@@ -284,7 +282,7 @@ def _value(e, key: str, metric: str):
         return _cell(c_causal(e, rep, task), metric)
     if task_spec(task).recipe == "reference_aided":
         return _cell(causal_scope(e.results, task), metric)
-    return _cell(_control(e, task), metric)
+    return _cell(control(e, task), metric)
 
 
 def _world_tasks(world: str) -> tuple[str, str, str]:
@@ -327,41 +325,8 @@ def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
     ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 
-FIGURES = {
-    "fig3a_activation_idr.png": fig_activation,
-    "fig3b_composite_split.png": fig_shift,
-    "fig4_stability.png": fig_stability,
-    "fig5_controls.png": fig_controls,
-}
-
-
-def _miniworld(fn):
-    """``fn`` drawn over the judges that were asked a MiniWorld task only (a MiniGrid-only
-    judge of the same report is not shown as rows of "not run")."""
-    def draw(data: ReportData, path: Path) -> Path:
-        return fn(miniworld_judges(data), path)
-
-    return draw
-
-
-_MC, _MD = _world_tasks("miniworld")[1:]
-MINIWORLD_FIGURES = {
-    "miniworld_fig3a_activation_idr.png": _miniworld(partial(
-        fig_activation, task=_MC, title=f"MiniWorld (3D) {_MC}: activation vs raw intervention "
-        "detection\n(Fig. 3a counterpart)")),
-    "miniworld_fig3b_composite_split.png": _miniworld(partial(
-        fig_shift, task=_MC, title=f"MiniWorld (3D) {_MC}: composite -> split shift per judge\n"
-        "(Fig. 3b counterpart)")),
-    "miniworld_fig4_stability.png": _miniworld(partial(
-        fig_stability, world="miniworld",
-        title=f"by probe family, MiniWorld (3D) {_MC} and {_MD} (Fig. 4 counterpart)")),
-    "miniworld_fig5_idr_actions.png": _miniworld(fig_miniworld_controls),
-}
-"""MiniWorld's figures, added by ``sections.all_figures`` when a judge was asked a MiniWorld
-task."""
-
-
-def write_figures(data: ReportData, out: Path, figures=None) -> list[Path]:
-    """Write ``figures`` (file name -> function; default :data:`FIGURES`) into ``out``."""
+def write_figures(data: ReportData, out: Path,
+                  figures: Mapping[str, Callable[[ReportData, Path], Path]]) -> list[Path]:
+    """Write ``figures`` (file name -> function) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    return [fn(data, out / name) for name, fn in (figures or FIGURES).items()]
+    return [fn(data, out / name) for name, fn in figures.items()]

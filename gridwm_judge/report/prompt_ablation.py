@@ -12,7 +12,7 @@ from pathlib import Path
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table
-from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.scoring.scopes import Scope, causal_scope
@@ -56,8 +56,8 @@ def prompt_ablation(data: ReportData) -> Table:
             c = causal_scope(e.results, TASK, style=style)
             if c is None:
                 continue
-            rows.append((e.label, STYLE_NAMES[style], _m(c, "acc_full"), _m(c, "acc_cf"),
-                         _m(c, "idr_raw"), _idr_cond(c), _invalid(c)))
+            rows.append((e.label, STYLE_NAMES[style], cell(c, "acc_full"), cell(c, "acc_cf"),
+                         cell(c, "idr_raw"), _idr_cond(c), _invalid(c)))
     return Table(
         "prompt_ablation",
         "Paired Task-D prompt ablation (paper Table 20; config prompt_ablation)",

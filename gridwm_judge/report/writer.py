@@ -53,6 +53,17 @@ def _runs_section(data: ReportData) -> list[str]:
     return lines
 
 
+def _not_run(data: ReportData) -> list[str]:
+    """Which tasks the judges were asked, and which none was (their tables and figures are
+    left out)."""
+    run, missing = data.run(), data.not_run()
+    line = f"Tasks run: {', '.join(run) or 'none'}."
+    if missing:
+        line += f" Not run by any judge (their tables and figures are left out): " \
+                f"{', '.join(missing)}."
+    return [line, ""]
+
+
 def _bootstrap_text(b: dict) -> str:
     if not b:
         return "unknown"
@@ -90,6 +101,7 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
         "",
         *_runs_section(data),
         "",
+        *_not_run(data),
         "Oracle runs read the gold answer: an upper-bound sanity check of the scorer, "
         "never a model result.",
         "",
