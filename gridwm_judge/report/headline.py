@@ -16,12 +16,21 @@ from typing import Any
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import SHORT, causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fnum
-from gridwm_judge.report.tables import MINIWORLD_NOTE, control, coverage_note, min_family, value
+from gridwm_judge.report.table import DASH, DESCRIPTIVE, DESCRIPTIVE_NOTE, Table, fci, fnum
+from gridwm_judge.report.tables import (
+    MINIWORLD_NOTE,
+    control,
+    coverage_note,
+    least_stable,
+    value,
+)
+from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.scopes import CausalScope, causal_scope
 from gridwm_judge.task_table import world_of, world_task
 
 NEXT_STATE, CAUSAL, REFERENCE = "next_state", "presentation_invariance", "reference_aided"
+HEADLINE_NOTE = ("groups: the Full-CF pairs of the scope (IDR_raw's groups). Brackets: 95% "
+                 "group-bootstrap CI.")
 
 
 def tasks(world: str) -> tuple[str, str, str]:
@@ -76,13 +85,14 @@ _MA, _MC, _MD = tasks("miniworld")
 LAYOUTS: dict[str, Layout] = {
     "minigrid": Layout(
         "headline", "Headline: does the judge change its verdict for the right reason?",
-        (("judge", "judge"), ("JAcc_neu", "jacc_neu"), ("p_active", "p_active"),
+        (("judge", "judge"), ("groups", "groups"), ("JAcc_neu", "jacc_neu"),
+         ("p_active", "p_active"),
          ("IDR_raw", "idr_raw"), ("Acc_cf", "acc_cf"), ("NS_min", "ns_min"),
          ("JCR_min", "jcr_min"), ("shortcut IDR", "shortcut"), ("flags", "flags")),
         True, _minigrid_notes, lambda a, c, d: (c, d)),
     "miniworld": Layout(
         "miniworld_headline", "MiniWorld (3D) headline: the same question on first-person views",
-        (("judge", "judge"), ("scope", "scope"), ("JAcc_neu", "jacc_neu"),
+        (("judge", "judge"), ("scope", "scope"), ("groups", "groups"), ("JAcc_neu", "jacc_neu"),
          ("p_active", "p_active"), ("IDR_raw", "idr_raw"), ("Acc_cf", "acc_cf"),
          ("shortcut IDR", "shortcut"), ("NS_min", "ns_min"), ("JCR_min", "jcr_min"),
          (f"IDR_raw {_MD}", "idr_reference"), (f"Acc_A1 {_MA}", "acc_a1"), ("flags", "flags")),
@@ -100,10 +110,27 @@ def _scope(entry: JudgeEntry, world: str) -> tuple[str | None, CausalScope | Non
 
 
 def _ratio(scope: CausalScope | None, name: str) -> str:
+    """``value (num/den) [lo, hi]``: a headline figure with its count and interval."""
     m = None if scope is None else scope.cell(name)
     if m is None:
         return DASH
-    return f"{fnum(m['value'], 2)} ({int(m['num'])}/{int(m['den'])})"
+    ci = f" {fci(m['ci'])}" if m.get("ci") else ""
+    return f"{fnum(m['value'], 2)} ({int(m['num'])}/{int(m['den'])}){ci}"
+
+
+def _figure(scope: CausalScope | None, name: str) -> str:
+    """``value [lo, hi]``."""
+    m = None if scope is None else scope.cell(name)
+    if m is None or m.get("value") is None:
+        return DASH
+    return fnum(m["value"], 2) + (f" {fci(m['ci'])}" if m.get("ci") else "")
+
+
+def _least(r: MetricResult | None) -> str:
+    """The least stable probe family's figure, marked when it is descriptive."""
+    if r is None:
+        return DASH
+    return fnum(r.value, 2) + (DESCRIPTIVE if r.status == "descriptive" else "")
 
 
 def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
@@ -120,12 +147,13 @@ def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
     cells = {
         "judge": e.label,
         "scope": label or DASH,
-        "jacc_neu": fnum(value(c, "jacc_neu"), 2),
+        "groups": DASH if c is None else str(c.count("n_pairs")),
+        "jacc_neu": _figure(c, "jacc_neu"),
         "p_active": _ratio(c, "p_active"),
-        "idr_raw": fnum(value(c, "idr_raw"), 2),
-        "acc_cf": fnum(value(c, "acc_cf"), 2),
-        "ns_min": fnum(min_family(e, "ns", (label,), world), 2),
-        "jcr_min": fnum(min_family(e, "jcr", (label,), world), 2),
+        "idr_raw": _figure(c, "idr_raw"),
+        "acc_cf": _figure(c, "acc_cf"),
+        "ns_min": _least(least_stable(e, "ns", (label,), world)),
+        "jcr_min": _least(least_stable(e, "jcr", (label,), world)),
         "shortcut": DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
         "idr_reference": fnum(value(md, "idr_raw"), 2) if md else "not run",
         "acc_a1": fnum(value(ma, "acc_a1"), 2) if ma else "not run",
@@ -154,5 +182,7 @@ def headline(data: ReportData, world: str = "minigrid") -> Table:
         if errored:
             rows.append((e.label, *[DASH] * (len(layout.columns) - 2),
                          f"no answers ({errored} requests errored)"))
+    marked = any(DESCRIPTIVE in str(x) for r in rows for x in r)
     return Table(layout.key, layout.title, tuple(h for h, _n in layout.columns), tuple(rows),
-                 (*layout.notes(a, c, d), *coverage_note(data, covered)))
+                 (*layout.notes(a, c, d), HEADLINE_NOTE, *coverage_note(data, covered),
+                  *((DESCRIPTIVE_NOTE,) if marked else ())))

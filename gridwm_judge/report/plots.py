@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
+from gridwm_judge.results import MIN_GROUPS
 from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import task_spec, world_task
 
@@ -155,13 +156,17 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
                 for c in (c_causal(e, "composite", task), c_causal(e, "split", task))]
-        if any(x[0] is None or y[0] is None for x, y in ends):
+        points = [(x[0], y[0]) for x, y in ends]
+        if any(x is None or y is None for x, y in points):
             continue
         j = _jitter(i, len(data.judges))
-        (x0, y0), (x1, y1) = [(_inside(x[0], j), _inside(y[0], j)) for x, y in ends]
-        for (x, y), (px, py) in zip(ends, ((x0, y0), (x1, y1)), strict=True):
-            ax.errorbar(px, py, xerr=_err(*x), yerr=_err(*y), fmt="none", ecolor=cols[i],
-                        elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
+        (x0, y0), (x1, y1) = [(_inside(x or 0.0, j), _inside(y or 0.0, j)) for x, y in points]
+        for ((xv, xlo, xhi), (yv, ylo, yhi)), (px, py) in zip(ends, ((x0, y0), (x1, y1)),
+                                                               strict=True):
+            if xv is None or yv is None:
+                continue
+            ax.errorbar(px, py, xerr=_err(xv, xlo, xhi), yerr=_err(yv, ylo, yhi), fmt="none",
+                        ecolor=cols[i], elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
         ax.scatter(
             [x0], [y0], s=70, marker="o", color=cols[i], edgecolor="k", zorder=3, label=f"{e.label}"
         )
@@ -184,12 +189,20 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
     return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards).")
 
 
-def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
-    """Grouped bars: ``series`` = [(judge, [(value, low, high) or None per label])]. Each bar
-    carries its value (so 0 is visible) and its CI whisker; a missing value says "not run".
-    ``ylim`` below 0 makes room for signed values (e.g. Task A's deltas)."""
+Bar = tuple[float, float | None, float | None, bool]
+"""A bar: value, CI low, CI high, descriptive (drawn grey and hatched)."""
+DESCRIPTIVE_NOTE = (f" Grey hatched bars: descriptive (a probe or environment family of fewer "
+                    f"than {MIN_GROUPS} groups).")
+
+
+def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
+    """Grouped bars: ``series`` = [(judge, [Bar or None per label])]. Each bar carries its
+    value (so 0 is visible) and its CI whisker; a missing value says "not run"; a descriptive
+    one is grey and hatched. ``ylim`` below 0 makes room for signed values (e.g. Task A's
+    deltas). Returns whether a bar was descriptive."""
     import numpy as np
 
+    greyed = False
     n = len(series)
     width = 0.8 / max(n, 1)
     x = np.arange(len(labels))
@@ -203,8 +216,12 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
                 ax.text(cx, 0.02, "not run", ha="center", va="bottom", fontsize=6, rotation=90,
                         color="0.35")
                 continue
-            ax.errorbar(cx, v[0], yerr=_err(*v), fmt="none", ecolor="0.2", elinewidth=0.8,
-                        capsize=1.5)
+            if v[3]:
+                rect.set_facecolor("0.82")
+                rect.set_hatch("///")
+                greyed = True
+            ax.errorbar(cx, v[0], yerr=_err(v[0], v[1], v[2]), fmt="none", ecolor="0.2",
+                        elinewidth=0.8, capsize=1.5)
             ax.text(cx, min(v[0] if v[2] is None else v[2], 1.0) + 0.015, f"{v[0]:.2f}",
                     ha="center", va="bottom", fontsize=5.5, rotation=90)
     ax.set_xticks(x)
@@ -213,11 +230,15 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
+    return greyed
 
 
-def _cell(block, name):
-    v = _value_ci(block, name)
-    return None if v[0] is None else v
+def _cell(block, name) -> Bar | None:
+    v, lo, hi = _value_ci(block, name)
+    if v is None:
+        return None
+    m = cell(block, name) or {}
+    return v, lo, hi, m.get("status") == "descriptive"
 
 
 def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
@@ -231,6 +252,7 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
     labels = [f"{fam}\n({scope})" for scope, fam in keys]
     cols = _colors(len(data.judges))
     fig, axes = plt.subplots(2, 1, figsize=(max(7.5, 1.3 * len(keys) + 3), 7.2), sharex=True)
+    greyed = False
     for ax, metric, name in (
         (axes[0], "ns", "NS (agreement with baseline)"),
         (axes[1], "jcr", "JCR (groups never flipping)"),
@@ -239,10 +261,10 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
         for e in data.judges:
             fbs = {(s, f): fb for s, f, fb in family_blocks(e, world)}
             series.append((e.label, [_cell(fbs.get(k), metric) for k in keys]))
-        _bars(ax, labels, series, cols, name, f"{metric.upper()} {title}")
+        greyed = _bars(ax, labels, series, cols, name, f"{metric.upper()} {title}") or greyed
     axes[0].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     axes[1].set_xlabel("probe family (scope)")
-    return _save(fig, path, CI_NOTE)
+    return _save(fig, path, CI_NOTE + (DESCRIPTIVE_NOTE if greyed else ""))
 
 
 def _panels(data: ReportData, path: Path, value, panels, suptitle: str, sharey: bool) -> Path:

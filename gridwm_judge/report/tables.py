@@ -22,6 +22,7 @@ from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import causal_scopes
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
 from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
 from gridwm_judge.task_table import task_spec, world_of
@@ -314,9 +315,9 @@ def stability(data: ReportData, world: str = "minigrid",
     )
 
 
-def min_family(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
-               world: str = "minigrid") -> float | None:
+def least_stable(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
+                 world: str = "minigrid") -> MetricResult | None:
     """The least ``metric`` (NS, JCR) over the probe families of ``scopes`` in ``world``."""
-    vals = [value(fb, metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
-    vals = [v for v in vals if v is not None]
-    return min(vals) if vals else None
+    found = [fb.metric(metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
+    found = [r for r in found if r is not None and r.value is not None]
+    return min(found, key=lambda r: r.value or 0.0) if found else None

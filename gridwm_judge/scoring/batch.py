@@ -4,7 +4,8 @@ environment map) instead of one per figure.
 
 A recipe adds figures (:meth:`Batch.figures`: ratios of group sums whose CIs the batch
 computes), counts, tests and other results (:meth:`Batch.add`), each with its scope, and
-returns :meth:`Batch.results`.
+returns :meth:`Batch.results`, where the reporting rule sets each result's status
+(:func:`~gridwm_judge.results.reporting_status`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.results import MetricResult, Results, reporting_status
 from gridwm_judge.scoring._arrays import GroupRatio
 from gridwm_judge.scoring.bootstrap import (
     BOOTSTRAP_SEED,
@@ -107,7 +108,7 @@ class Batch:
         if self.settings.intervals:
             self._bootstrap()
         self._pending.clear()
-        return Results(self._out)
+        return Results(reporting_status(r) for r in self._out)
 
     def _bootstrap(self) -> None:
         s = self.settings

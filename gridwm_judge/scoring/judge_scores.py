@@ -47,10 +47,12 @@ def _evidence(results: Results, world: str = "minigrid"):
         ))
         for f in c.probes():
             fit = f.les
+            ns = f.metric("ns")
             fams.append(FamilyEvidence(
                 c.label, f.label, f.value("ns"), f.value("jcr"), f.value("flip"),
                 None if fit is None else fit.value, None if fit is None else fit.p_value,
-                None if fit is None else fit.method,
+                None if fit is None else fit.method, None if ns is None else ns.groups,
+                f.descriptive,
             ))
     for spec in ALL_TASKS:
         if spec.name not in results.tasks or world_of(spec.name) != world:
@@ -74,7 +76,8 @@ def failure_modes(results: Results, *, reads_gold: bool = False
             continue
         fams, vccs, action, causal = _evidence(results, world)
         for m in diagnose(families=fams, vcc=vccs, action=action, causal=causal):
-            status = {True: "flagged", False: "clear", None: "not assessed"}[m.flagged]
+            status = ("suggested" if m.suggested
+                      else {True: "flagged", False: "clear", None: "not assessed"}[m.flagged])
             evidence = tuple(m.evidence)
             if reads_gold and m.name in ORACLE_NOT_APPLICABLE and m.flagged is not None:
                 status, evidence = "not applicable", (ORACLE_NOT_APPLICABLE[m.name], *evidence)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.records import PREVIOUS_SCORES_FORMAT, SCORES_FORMAT, ScoresRecord
-from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.results import MetricResult, Results, reporting_status
 from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
 from gridwm_judge.scoring.comparisons import SCOPE as COMPARISON_SCOPE
 from gridwm_judge.scoring.scopes import IDR_COND_STATUS
@@ -210,10 +210,10 @@ FLATTEN: dict[str, Callable[[dict[str, Any], Block], Out]] = {
 
 
 def flatten(task: str, block: Block) -> Results:
-    """The results of one task's metric blocks."""
+    """The results of one task's metric blocks, under today's reporting rule."""
     spec = task_spec(task)
-    return Results(FLATTEN[spec.recipe]({"task": spec.name, "world": world_of(spec.name)},
-                                        block))
+    return Results(reporting_status(r) for r in FLATTEN[spec.recipe](
+        {"task": spec.name, "world": world_of(spec.name)}, block))
 
 
 def flatten_tasks(tasks: Mapping[str, Block]) -> Results:

@@ -89,7 +89,8 @@ def test_expected_diagnoses(qs):
     yes, no, oracle = (_entry(data, j) for j in ("always-yes", "always-no", "oracle"))
     assert _status(yes)["success_biased"] == "flagged"
     assert _status(no)["all_fail"] == "flagged"
-    assert _status(no)["stability_trap"] == "flagged"
+    # its stable probe families hold 10 groups: descriptive, so the trap is suggested only
+    assert _status(no)["stability_trap"] == "suggested"
     assert not [m.name for m in summarize(oracle) if m.flagged]
     for rep in ("composite", "split"):
         c = causal_scope(oracle.results, "C", representation=rep)
@@ -100,6 +101,15 @@ def test_expected_diagnoses(qs):
     assert any("p_active (C/composite) = 1.000 (10/10)" in x for x in ev)
     failure_md = (qs.report / "failure_modes.md").read_text()
     assert "**flagged**" in failure_md and "## baseline:oracle" in failure_md
+    assert "| stability trap | suggested | NS_" in failure_md
+    # the headline shows each figure's interval and groups, and marks descriptive ones
+    head = (qs.report / "tables" / "headline.md").read_text()
+    assert "| baseline:always-no | 10 | 0.00 [0.00, 0.00] | 0.00 (0/10) [0.00, 0.00] |" in head
+    assert "stability-trap (suggested)" in head and "leakage (suggested)" in head
+    stab = (qs.report / "tables" / "stability.md").read_text()  # D's probes: 12 groups
+    assert "]†" in stab and "† Descriptive" in stab
+    stab_json = json.loads((qs.report / "tables" / "stability.json").read_text())
+    assert stab_json["rows"][0]["NS"]["status"] == "descriptive"
 
 
 def test_plots_are_valid_pngs(qs):

@@ -113,7 +113,12 @@ def test_always_yes_is_flagged_and_missing_rows_are_not_scored(scored):
     assert acc_full.value == 1.0 and acc_full.denominator == 4
     assert res.value(task="A", name="acc_a1") == 0.0
     modes = {m["name"]: m for m in j["failure_modes"]}
-    assert modes["stability_trap"]["flagged"] and modes["causal_misgrounding"]["flagged"]
+    assert modes["causal_misgrounding"]["flagged"]
+    # its stable probe families hold 4 groups: descriptive, so the trap is only suggested
+    assert modes["stability_trap"]["status"] == "suggested"
+    assert not modes["stability_trap"]["flagged"]
+    ns = res.one(task="C", representation="composite", probe="framing", name="ns")
+    assert ns.status == "descriptive" and ns.groups == 4 and ns.ci is not None
     comparisons = ScoresRecord.from_json(doc).comparisons
     where = {"task": "C", "representation": "split", "baseline": "composite",
              "condition": "idr_raw"}
