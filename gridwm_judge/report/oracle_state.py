@@ -91,9 +91,9 @@ def chance(data: ReportData) -> dict[str, Mapping[str, Any]]:
 def _level(stage: Mapping[str, Any], kind: str) -> dict[str, Any]:
     """A chance level as a metric cell: the best constant with its count of rows."""
     value, n = stage[kind], stage.get("n_rows")
-    count = kind == "best_constant" and value is not None and n
-    return {"value": value, "num": round(value * n) if count else None,
-            "den": n if count else None, "ci": None}
+    if kind == "best_constant" and value is not None and n:
+        return {"value": value, "num": round(value * n), "den": n, "ci": None}
+    return {"value": value, "num": None, "den": None, "ci": None}
 
 
 def _chance_notes(data: ReportData, levels: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:

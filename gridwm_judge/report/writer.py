@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, replace_dir
@@ -64,7 +65,7 @@ def _not_run(data: ReportData) -> list[str]:
     return [line, ""]
 
 
-def _bootstrap_text(b: dict) -> str:
+def _bootstrap_text(b: Mapping[str, Any]) -> str:
     if not b:
         return "unknown"
     level = b.get("level")

@@ -37,11 +37,11 @@ from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring._arrays import FAILURE, INVALID, SUCCESS, GroupRatio
 from gridwm_judge.scoring.batch import Batch, Settings, Where, interval
 from gridwm_judge.scoring.causal import causal_metrics
-from gridwm_judge.scoring.grading import Grade, GradedRow
+from gridwm_judge.scoring.grading import Grade, GradedRow, verdicts
 from gridwm_judge.scoring.invariance import vcc, vcc_oracle
 from gridwm_judge.scoring.paired import paired_difference
 from gridwm_judge.scoring.significance import TestResult, mcnemar_paired
-from gridwm_judge.scoring.task_scores import causal_results, everything
+from gridwm_judge.scoring.task_scores import causal_results, everything, protocol_of
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES, TaskSpec
 
 STAGES = ("task_type", "objective", "verdict")
@@ -88,7 +88,7 @@ def verdict_code(text: Any) -> int:
         return INVALID
     read = parse_verdict(text, {"Success": "success", "Fail": "failure",
                                 "Failure": "failure"}).value
-    return {"success": SUCCESS, "failure": FAILURE}.get(read, INVALID)
+    return {"success": SUCCESS, "failure": FAILURE}.get(str(read), INVALID)
 
 
 def stage_hits(answer: Any, gold: Mapping[str, str]) -> dict[str, bool]:
@@ -179,7 +179,7 @@ def arm_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio
     """Joint accuracy and IDR_raw of one arm's rows, as group ratios."""
     joint = stage_accuracies([stage_hits(r.parsed, r.gold) for r in rows],
                              [r.group_id for r in rows])["joint"]
-    causal = causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+    causal = causal_metrics(verdicts(rows), [r.group_id for r in rows],
                             [r.variant for r in rows], protocol=protocol)
     return {"joint": joint, "idr_raw": causal.ratios["idr_raw"]}
 
@@ -268,7 +268,7 @@ def _agreement(rows: Sequence[GradedRow], other: str, name: str, s: Batch, where
     sub = [r for r in rows if r.evidence in (BASE_ARM, other)]
     if {r.evidence for r in sub} != {BASE_ARM, other}:
         return
-    args = ([r.verdict for r in sub], [r.group_id for r in sub], [r.evidence for r in sub])
+    args = (verdicts(sub), [r.group_id for r in sub], [r.evidence for r in sub])
     pair_ids = [r.item_id for r in sub]
     protocol = str(where["protocol"])
     res = (vcc_oracle(*args, pair_ids=pair_ids, protocol=protocol) if other == "state"
@@ -291,7 +291,7 @@ def score_oracle_state(rows: Sequence[GradedRow], spec: TaskSpec, settings: Sett
     """Per arm its rows, stage accuracies (group and environment CIs), chance levels and
     causal block; the paired arm differences; VCC_oracle and Pixel+State's agreement."""
     s = Batch(settings, spec.name)
-    protocol = spec.protocol or "all_groups"
+    protocol = protocol_of(spec)
     where = {"protocol": protocol}
     envs = {r.group_id: r.env_id or r.family for r in rows}
     for arm in (a for a in EVIDENCE if any(r.evidence == a for r in rows)):

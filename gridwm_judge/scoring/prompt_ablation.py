@@ -28,10 +28,10 @@ from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.scoring._arrays import GroupRatio
 from gridwm_judge.scoring.batch import Batch, Settings, Where, interval
 from gridwm_judge.scoring.causal import causal_metrics
-from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.grading import GradedRow, verdicts
 from gridwm_judge.scoring.paired import paired_difference
 from gridwm_judge.scoring.significance import holm, mcnemar
-from gridwm_judge.scoring.task_scores import causal_results, everything
+from gridwm_judge.scoring.task_scores import causal_results, everything, protocol_of
 from gridwm_judge.task_table import TaskSpec
 
 PAIRS: tuple[tuple[str, str], ...] = (
@@ -55,7 +55,7 @@ def matched_groups(rows: Sequence[GradedRow], styles: Sequence[str] = PROMPT_STY
 
 
 def _style_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio]:
-    res = causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+    res = causal_metrics(verdicts(rows), [r.group_id for r in rows],
                          [r.variant for r in rows], protocol=protocol)
     return res.ratios
 
@@ -102,7 +102,7 @@ def score_prompt_ablation(rows: Sequence[GradedRow], spec: TaskSpec, settings: S
     """Per prompt style Task D's causal block (group and environment CIs) with its answered,
     invalid and strict counts, then the paired comparisons between styles."""
     s = Batch(settings, spec.name)
-    protocol = spec.protocol or "all_groups"
+    protocol = protocol_of(spec)
     envs: Mapping[str, str] = {r.group_id: r.env_id or r.family for r in rows}
     for st in PROMPT_STYLES:
         sub = [r for r in rows if r.prompt_style == st]

@@ -28,14 +28,14 @@ from gridwm_judge.scoring.controls import (
     task_b_metrics,
     task_e_metrics,
 )
-from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.grading import GradedRow, verdicts
 from gridwm_judge.scoring.invariance import jcr, ns, vcc
 from gridwm_judge.scoring.leakage import les
 from gridwm_judge.scoring.scopes import IDR_COND_STATUS
 from gridwm_judge.scoring.significance import mcnemar, mcnemar_paired
 from gridwm_judge.task_table import TaskSpec
 
-__all__ = ["Settings", "accuracy_name", "canonical_rows", "causal_results",
+__all__ = ["Settings", "accuracy_name", "canonical_rows", "causal_results", "protocol_of",
            "probe_results", "score_task_a", "score_task_b", "score_task_c", "score_task_d",
            "score_task_e"]
 
@@ -76,6 +76,11 @@ def _is_phi0(r: GradedRow) -> bool:
     return r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral"
 
 
+def protocol_of(spec: TaskSpec) -> str:
+    """How a verdict task's rows count (its entry's protocol; all groups when it names none)."""
+    return spec.protocol or "all_groups"
+
+
 def everything(r: GradedRow) -> bool:
     """Every row: the controlled analyses' causal block reads its rows as they are."""
     return True
@@ -95,7 +100,7 @@ def canonical_rows(rows: Sequence[GradedRow], select: Callable[[GradedRow], bool
 
 
 def _causal(rows: Sequence[GradedRow], protocol: str) -> CausalResult:
-    return causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+    return causal_metrics(verdicts(rows), [r.group_id for r in rows],
                           [r.variant for r in rows], protocol=protocol)
 
 
@@ -129,7 +134,7 @@ def probe_results(rows: Sequence[GradedRow], fam: ProbeFamily, protocol: str, s:
     """A probe family's stability at ``where``: NS, JCR, Flip over the Full rows it keeps,
     its rows and presentation levels, and (``Settings.with_les``) the leakage model's fit."""
     sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
-    y = [r.verdict for r in sel]
+    y = verdicts(sel)
     g = [r.group_id for r in sel]
     p = [getattr(r, fam.axis) for r in sel]
     j, flip = jcr(y, g, p, protocol=protocol)
@@ -157,7 +162,7 @@ def score_task_c(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings) 
     """Per representation its causal block and probe families; composite vs split agreement
     (VCC_rep and McNemar on correctness) when both were asked."""
     s = Batch(settings, spec.name)
-    protocol = spec.protocol
+    protocol = protocol_of(spec)
     where = {"protocol": protocol}
     reps = sorted({r.representation for r in rows})
     for rep in reps:
@@ -167,7 +172,7 @@ def score_task_c(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings) 
             probe_results(sub, f, protocol, s, {"representation": rep})
     if "composite" in reps and len(reps) == 2:
         key = [f"{r.item_id}|{r.probe_family}|{r.temporal}|{r.visual}|{r.framing}" for r in rows]
-        res = vcc([r.verdict for r in rows], [r.group_id for r in rows],
+        res = vcc(verdicts(rows), [r.group_id for r in rows],
                   [r.representation for r in rows], pair_ids=key, protocol=protocol)
         s.figures({"vcc_rep": res.vcc, "vcc_given_success": res.given_success,
                    "vcc_given_failure": res.given_failure}, where)
@@ -185,7 +190,7 @@ def score_task_d(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings) 
     """The causal block (group and environment CIs), the same per presentation condition,
     and the framing / visual probe families."""
     s = Batch(settings, spec.name)
-    protocol = spec.protocol
+    protocol = protocol_of(spec)
     envs = {r.group_id: r.env_id or r.family for r in rows}  # environment = registered env id
     causal_results(rows, protocol, s, {}, clusters=envs)
     for vis, fr in sorted({(r.visual, r.framing) for r in rows}):
