@@ -299,7 +299,7 @@ class TaskCoverage:
                    dict(obj["statuses"]), tuple(obj.get("unanswered_head", ())))
 
 
-MODE_STATUSES = ("flagged", "clear", "not assessed", "not applicable")
+MODE_STATUSES = ("flagged", "suggested", "clear", "not assessed", "not applicable")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,13 @@ def scores_schema() -> dict[str, Any]:
     return json.loads(SCORES_SCHEMA.read_text(encoding="utf-8"))
 
 STATUSES = ("ok", "undefined", "descriptive")
-"""``ok``: a figure; ``undefined``: its set is empty (value None); ``descriptive``: shown, with
-no interval, and by the scorer's reporting rule not to be read as a stable figure (IDR_cond
-below 10 active groups)."""
+"""``ok``: a figure; ``undefined``: its set is empty (value None); ``descriptive``: shown, but
+by a reporting rule not to be read as a stable figure, and it drives no diagnosis alone:
+IDR_cond below 10 active groups (shown with no interval), and a per-family or per-probe figure
+over fewer than :data:`MIN_GROUPS` groups (:func:`reporting_status`)."""
+MIN_GROUPS = 30
+"""Below this many trajectory groups a per-family or per-probe figure is descriptive: its
+interval is too wide to rank or diagnose on (at p = 0.5, +-0.18 at 30 groups)."""
 
 SCOPE_FIELDS = ("representation", "family", "probe", "arm", "style", "condition", "baseline",
                 "protocol")
@@ -108,11 +112,14 @@ class MetricResult:
         return self.name in FIGURE_NAMES
 
     def cell(self) -> dict[str, Any]:
-        """The metric as a report cell: ``{"value", "ci", "num", "den"[, "ci_env"]}``."""
+        """The metric as a report cell: ``{"value", "ci", "num", "den"[, "ci_env"][,
+        "status": "descriptive"]}`` (the status only for a descriptive figure)."""
         out: dict[str, Any] = {"value": self.value, "ci": _list(self.ci),
                                "num": self.numerator, "den": self.denominator}
         if self.env_level:
             out["ci_env"] = _list(self.ci_env)
+        if self.status == "descriptive" and self.name != "idr_cond":
+            out["status"] = self.status
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -137,6 +144,15 @@ class MetricResult:
             if kw.get(key) is not None:
                 kw[key] = (float(kw[key][0]), float(kw[key][1]))
         return cls(**kw)
+
+
+def reporting_status(r: MetricResult) -> MetricResult:
+    """``r`` under the reporting rule: a figure of one environment family or one probe
+    family over fewer than :data:`MIN_GROUPS` groups is ``descriptive`` (else unchanged)."""
+    if (r.status == "ok" and r.is_figure and (r.family is not None or r.probe is not None)
+            and r.groups is not None and r.groups < MIN_GROUPS):
+        return replace(r, status="descriptive")
+    return r
 
 
 def _list(ci: tuple[float, float] | None) -> list[float] | None:

@@ -93,3 +93,25 @@ def test_the_shipped_schema_matches_the_record():
         validator.validate(r.to_json())
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({**RESULTS[0].to_json(), "name": "idr"})
+
+
+def test_a_family_or_probe_figure_under_min_groups_is_descriptive():
+    """The reporting rule: a per-family or per-probe figure over fewer than MIN_GROUPS groups
+    is descriptive; the whole scope's figure, a count, and a figure of MIN_GROUPS are not."""
+    from gridwm_judge.results import MIN_GROUPS, reporting_status
+
+    def fig(groups, **scope):
+        return MetricResult(task="C", world="minigrid", name="idr_raw", value=0.5,
+                            groups=groups, **scope)
+
+    assert reporting_status(fig(MIN_GROUPS - 1, family="doorkey")).status == "descriptive"
+    assert reporting_status(fig(MIN_GROUPS - 1, probe="visual")).status == "descriptive"
+    assert reporting_status(fig(MIN_GROUPS, probe="visual")).status == "ok"
+    assert reporting_status(fig(3)).status == "ok"  # the headline scope: CI and groups shown
+    count = MetricResult(task="C", world="minigrid", name="n_pairs", value=3.0, family="x")
+    assert reporting_status(count).status == "ok"
+    undefined = MetricResult(task="C", world="minigrid", name="ns", value=None, groups=0,
+                             probe="visual", status="undefined")
+    assert reporting_status(undefined).status == "undefined"
+    cell = reporting_status(fig(5, family="doorkey")).cell()
+    assert cell["status"] == "descriptive" and "status" not in fig(40, family="d").cell()

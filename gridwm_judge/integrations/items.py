@@ -20,11 +20,11 @@ from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import ACTION_CONDITIONS, REPRESENTATIONS
-from gridwm_judge.scoring.flat import flatten
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.grading import GradedRow, graded_row
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.scoring.task_scores import Batch, Settings, accuracy_name
+from gridwm_judge.scoring.task_scores import accuracy_name
 from gridwm_judge.task_table import TaskSpec, task_spec
 
 if TYPE_CHECKING:
@@ -122,8 +122,7 @@ def task_results(rows: Sequence[GradedRow]) -> Results:
     if len(tasks) > 1:
         raise ValueError(f"task_figures takes the rows of one task; got {', '.join(tasks)}")
     spec = task_spec(tasks[0])
-    return flatten(spec.name, recipe_for(spec).score(list(rows), Batch(Settings(with_les=False)),
-                                                     spec))
+    return recipe_for(spec).score(list(rows), spec, Settings(with_les=False, intervals=False))
 
 
 def figure_name(r: MetricResult) -> str:

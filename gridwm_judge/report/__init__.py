@@ -6,10 +6,10 @@ arranges and draws.
 """
 
 from gridwm_judge.report.failures import MODES, ModeStatus, flags, summarize
+from gridwm_judge.report.headline import headline
 from gridwm_judge.report.inputs import JudgeEntry, ReportData, RunInput, collect, load_run
 from gridwm_judge.report.sections import all_tables
 from gridwm_judge.report.table import Table
-from gridwm_judge.report.tables import headline
 from gridwm_judge.report.writer import ReportResult, write_report
 
 __all__ = [

@@ -46,7 +46,7 @@ DEGENERATE = ("all_fail", "success_biased", "low_activation")
 @dataclass(frozen=True)
 class ModeStatus:
     name: str
-    status: str  # "flagged" | "clear" | "not assessed" | "not applicable"
+    status: str  # "flagged" | "suggested" | "clear" | "not assessed" | "not applicable"
     evidence: tuple[str, ...]
 
     @property
@@ -104,8 +104,11 @@ def summarize(entry: JudgeEntry, world: str = "minigrid") -> tuple[ModeStatus, .
 
 
 def flags(entry: JudgeEntry, world: str = "minigrid") -> tuple[str, ...]:
-    """Short names of the flagged modes in ``world`` (for one-line summaries)."""
-    return tuple(SHORT[m.name] for m in summarize(entry, world) if m.flagged)
+    """Short names of the flagged modes in ``world`` (for one-line summaries), then the
+    suggested ones (resting on descriptive figures only) marked as such."""
+    modes = summarize(entry, world)
+    return (*(SHORT[m.name] for m in modes if m.flagged),
+            *(f"{SHORT[m.name]} (suggested)" for m in modes if m.status == "suggested"))
 
 
 def _mode_table(entry: JudgeEntry, world: str) -> list[str]:
@@ -122,7 +125,9 @@ def markdown(entries: tuple[JudgeEntry, ...]) -> str:
     lines.append(
         "Each judge's modes as the scorer decided them (thresholds in "
         "`gridwm_judge/scoring/diagnosis.py` and `causal.py`), with the numbers that "
-        "triggered them. *not assessed*: the metrics it needs are missing or near chance."
+        "triggered them. *not assessed*: the metrics it needs are missing or near chance; "
+        "*suggested*: its evidence rests only on descriptive figures (a probe family of too "
+        "few groups), so it is not raised."
     )
     for e in entries:
         lines += ["", f"## {e.label}", ""]

@@ -16,6 +16,7 @@ from typing import Any
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table
+from gridwm_judge.report.tables import cell
 from gridwm_judge.scoring.scopes import Scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -29,21 +30,17 @@ def asked(data: ReportData) -> bool:
 
 
 def _scope(entry: JudgeEntry, task: str, family: str) -> Scope | None:
-    blk = shortcuts.scope_block(entry, task)
+    blk = shortcuts.ceiling_scope(entry, task)
     if blk is None or family == "all":
         return blk
     return blk.family(family)
-
-
-def _m(scope: Scope | None, name: str) -> dict | None:
-    return None if scope is None else scope.cell(name)
 
 
 def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
     fams: set[str] = set()
     for e in data.judges:
         for t in tasks:
-            blk = shortcuts.scope_block(e, t)
+            blk = shortcuts.ceiling_scope(e, t)
             fams |= set(blk.families() if blk is not None else ())
     return ["all", *sorted(fams)]
 
@@ -66,7 +63,7 @@ def table(data: ReportData) -> Table:
                 cells: list[Any] = [e.label, f"{paper} / {hard}", fam]
                 for task in (paper, hard):
                     blk = _scope(e, task, fam)
-                    cells += [_m(blk, m) for m in METRICS]
+                    cells += [cell(blk, m) for m in METRICS]
                     cells.append(_best(data, task, fam))
                 rows.append(tuple(cells))
     cols = ("judge", "configs", "family",

@@ -9,7 +9,7 @@ by the scoring package, over the union of the runs shown.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gridwm_judge.records import (
@@ -21,10 +21,11 @@ from gridwm_judge.records import (
     ScoresRecord,
 )
 from gridwm_judge.results import Results
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.comparisons import compare_judges
-from gridwm_judge.scoring.flat import read_scores
 from gridwm_judge.scoring.score import score
-from gridwm_judge.scoring.task_scores import Settings
+from gridwm_judge.scoring.scores_file import read_scores
+from gridwm_judge.task_table import ALL_TASKS
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,11 @@ class JudgeEntry:
         return self.scores.results
 
     def asked(self, tasks: Sequence[str]) -> bool:
-        """Whether this judge was asked any of ``tasks`` (task names, e.g. "C", "MC")."""
-        return any((cov := self.scores.coverage.get(t)) is not None and cov.asked
-                   for t in tasks)
+        """Whether this judge was asked any of ``tasks`` (task names, e.g. "C", "MC"): at
+        least one of its requests was sent (answered or errored). A task of the dataset the
+        run never requested is not asked, though its coverage counts its rows."""
+        return any((cov := self.scores.coverage.get(t)) is not None
+                   and cov.answered + cov.errored > 0 for t in tasks)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,19 @@ class ReportData:
         """Whether any judge of the report was asked any of ``tasks``: a section is drawn
         only then, so a report shows what was run."""
         return any(e.asked(tasks) for e in self.judges)
+
+    def only(self, tasks: Sequence[str]) -> ReportData:
+        """This report with only the judges asked any of ``tasks`` (a figure of those tasks
+        shows them, not other judges as bars of "not run")."""
+        return replace(self, judges=tuple(e for e in self.judges if e.asked(tasks)))
+
+    def run(self) -> tuple[str, ...]:
+        """The tasks some judge was asked, in task-table order."""
+        return tuple(t.name for t in ALL_TASKS if self.asked((t.name,)))
+
+    def not_run(self) -> tuple[str, ...]:
+        """The task table's tasks no judge was asked (their sections are left out)."""
+        return tuple(t.name for t in ALL_TASKS if not self.asked((t.name,)))
 
 
 def resolve_dataset(dataset: str, run_dir: Path) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fnum
-from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.scopes import CausalScope
 
@@ -91,9 +91,9 @@ def chance(data: ReportData) -> dict[str, Mapping[str, Any]]:
 def _level(stage: Mapping[str, Any], kind: str) -> dict[str, Any]:
     """A chance level as a metric cell: the best constant with its count of rows."""
     value, n = stage[kind], stage.get("n_rows")
-    count = kind == "best_constant" and value is not None and n
-    return {"value": value, "num": round(value * n) if count else None,
-            "den": n if count else None, "ci": None}
+    if kind == "best_constant" and value is not None and n:
+        return {"value": value, "num": round(value * n), "den": n, "ci": None}
+    return {"value": value, "num": None, "den": None, "ci": None}
 
 
 def _chance_notes(data: ReportData, levels: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
@@ -126,7 +126,7 @@ def stages(data: ReportData) -> Table:
             if blk is None:
                 continue
             rows.append((e.label, ARM_LABEL[arm],
-                         *(_m(blk, k) for k, _ in STAGE_COLUMNS),
+                         *(cell(blk, k) for k, _ in STAGE_COLUMNS),
                          f"{blk.count('n_invalid')}/{blk.count('n_rows')}"))
     levels = chance(data)
     for kind, label in CHANCE:
@@ -151,8 +151,8 @@ def idr(data: ReportData) -> Table:
         for arm, c in ((a, _arms(e).get(a)) for a in EVIDENCE):
             if c is None:
                 continue
-            rows.append((e.label, ARM_LABEL[arm], _m(c, "p_active"), c.g_active,
-                         _m(c, "idr_raw"), _idr_cond(c),
+            rows.append((e.label, ARM_LABEL[arm], cell(c, "p_active"), c.g_active,
+                         cell(c, "idr_raw"), _idr_cond(c),
                          vcc.get(arm, DASH),
                          "+".join(c.degenerate_flags) or "ok"))
     return Table(

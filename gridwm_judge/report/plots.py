@@ -10,9 +10,8 @@
 
 MiniWorld (3D) gets the same figures of its own (``miniworld_*.png``: MC in the activation
 plane and its composite -> split shift, NS / JCR of MC and MD probe families, and IDR_raw of
-MC and MD beside MA's Acc_A1 and its deltas), drawn only when a judge was asked a MiniWorld
-task (:func:`gridwm_judge.report.sections.all_figures`), over those judges only, and never
-pooled with MiniGrid's.
+MC and MD beside MA's Acc_A1 and its deltas), never pooled with MiniGrid's. Which figures a
+report draws, and over which judges, is :mod:`gridwm_judge.report.sections`'s registry.
 
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
 point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
@@ -22,12 +21,12 @@ as a zero bar.
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.miniworld_tables import miniworld_judges
-from gridwm_judge.report.tables import REPS, _control, _m, c_causal, family_blocks
+from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
+from gridwm_judge.results import MIN_GROUPS
 from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import task_spec, world_task
 
@@ -63,7 +62,7 @@ def _inside(v: float, offset: float) -> float:
 
 def _value_ci(block, name: str) -> tuple[float | None, float | None, float | None]:
     """(value, low, high) of a metric; the interval is None where the scores give none."""
-    m = _m(block, name)
+    m = cell(block, name)
     if m is None or m.get("value") is None:
         return None, None, None
     ci = m.get("ci") or (None, None)
@@ -157,13 +156,17 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
                 for c in (c_causal(e, "composite", task), c_causal(e, "split", task))]
-        if any(x[0] is None or y[0] is None for x, y in ends):
+        points = [(x[0], y[0]) for x, y in ends]
+        if any(x is None or y is None for x, y in points):
             continue
         j = _jitter(i, len(data.judges))
-        (x0, y0), (x1, y1) = [(_inside(x[0], j), _inside(y[0], j)) for x, y in ends]
-        for (x, y), (px, py) in zip(ends, ((x0, y0), (x1, y1)), strict=True):
-            ax.errorbar(px, py, xerr=_err(*x), yerr=_err(*y), fmt="none", ecolor=cols[i],
-                        elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
+        (x0, y0), (x1, y1) = [(_inside(x or 0.0, j), _inside(y or 0.0, j)) for x, y in points]
+        for ((xv, xlo, xhi), (yv, ylo, yhi)), (px, py) in zip(ends, ((x0, y0), (x1, y1)),
+                                                               strict=True):
+            if xv is None or yv is None:
+                continue
+            ax.errorbar(px, py, xerr=_err(xv, xlo, xhi), yerr=_err(yv, ylo, yhi), fmt="none",
+                        ecolor=cols[i], elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
         ax.scatter(
             [x0], [y0], s=70, marker="o", color=cols[i], edgecolor="k", zorder=3, label=f"{e.label}"
         )
@@ -186,12 +189,20 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
     return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards).")
 
 
-def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
-    """Grouped bars: ``series`` = [(judge, [(value, low, high) or None per label])]. Each bar
-    carries its value (so 0 is visible) and its CI whisker; a missing value says "not run".
-    ``ylim`` below 0 makes room for signed values (e.g. Task A's deltas)."""
+Bar = tuple[float, float | None, float | None, bool]
+"""A bar: value, CI low, CI high, descriptive (drawn grey and hatched)."""
+DESCRIPTIVE_NOTE = (f" Grey hatched bars: descriptive (a probe or environment family of fewer "
+                    f"than {MIN_GROUPS} groups).")
+
+
+def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
+    """Grouped bars: ``series`` = [(judge, [Bar or None per label])]. Each bar carries its
+    value (so 0 is visible) and its CI whisker; a missing value says "not run"; a descriptive
+    one is grey and hatched. ``ylim`` below 0 makes room for signed values (e.g. Task A's
+    deltas). Returns whether a bar was descriptive."""
     import numpy as np
 
+    greyed = False
     n = len(series)
     width = 0.8 / max(n, 1)
     x = np.arange(len(labels))
@@ -205,8 +216,12 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
                 ax.text(cx, 0.02, "not run", ha="center", va="bottom", fontsize=6, rotation=90,
                         color="0.35")
                 continue
-            ax.errorbar(cx, v[0], yerr=_err(*v), fmt="none", ecolor="0.2", elinewidth=0.8,
-                        capsize=1.5)
+            if v[3]:
+                rect.set_facecolor("0.82")
+                rect.set_hatch("///")
+                greyed = True
+            ax.errorbar(cx, v[0], yerr=_err(v[0], v[1], v[2]), fmt="none", ecolor="0.2",
+                        elinewidth=0.8, capsize=1.5)
             ax.text(cx, min(v[0] if v[2] is None else v[2], 1.0) + 0.015, f"{v[0]:.2f}",
                     ha="center", va="bottom", fontsize=5.5, rotation=90)
     ax.set_xticks(x)
@@ -215,11 +230,15 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)):
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
+    return greyed
 
 
-def _cell(block, name):
-    v = _value_ci(block, name)
-    return None if v[0] is None else v
+def _cell(block, name) -> Bar | None:
+    v, lo, hi = _value_ci(block, name)
+    if v is None:
+        return None
+    m = cell(block, name) or {}
+    return v, lo, hi, m.get("status") == "descriptive"
 
 
 def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
@@ -233,6 +252,7 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
     labels = [f"{fam}\n({scope})" for scope, fam in keys]
     cols = _colors(len(data.judges))
     fig, axes = plt.subplots(2, 1, figsize=(max(7.5, 1.3 * len(keys) + 3), 7.2), sharex=True)
+    greyed = False
     for ax, metric, name in (
         (axes[0], "ns", "NS (agreement with baseline)"),
         (axes[1], "jcr", "JCR (groups never flipping)"),
@@ -241,10 +261,10 @@ def fig_stability(data: ReportData, path: Path, world: str = "minigrid",
         for e in data.judges:
             fbs = {(s, f): fb for s, f, fb in family_blocks(e, world)}
             series.append((e.label, [_cell(fbs.get(k), metric) for k in keys]))
-        _bars(ax, labels, series, cols, name, f"{metric.upper()} {title}")
+        greyed = _bars(ax, labels, series, cols, name, f"{metric.upper()} {title}") or greyed
     axes[0].legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     axes[1].set_xlabel("probe family (scope)")
-    return _save(fig, path, CI_NOTE)
+    return _save(fig, path, CI_NOTE + (DESCRIPTIVE_NOTE if greyed else ""))
 
 
 def _panels(data: ReportData, path: Path, value, panels, suptitle: str, sharey: bool) -> Path:
@@ -284,7 +304,7 @@ def _value(e, key: str, metric: str):
         return _cell(c_causal(e, rep, task), metric)
     if task_spec(task).recipe == "reference_aided":
         return _cell(causal_scope(e.results, task), metric)
-    return _cell(_control(e, task), metric)
+    return _cell(control(e, task), metric)
 
 
 def _world_tasks(world: str) -> tuple[str, str, str]:
@@ -327,41 +347,8 @@ def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
     ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 
-FIGURES = {
-    "fig3a_activation_idr.png": fig_activation,
-    "fig3b_composite_split.png": fig_shift,
-    "fig4_stability.png": fig_stability,
-    "fig5_controls.png": fig_controls,
-}
-
-
-def _miniworld(fn):
-    """``fn`` drawn over the judges that were asked a MiniWorld task only (a MiniGrid-only
-    judge of the same report is not shown as rows of "not run")."""
-    def draw(data: ReportData, path: Path) -> Path:
-        return fn(miniworld_judges(data), path)
-
-    return draw
-
-
-_MC, _MD = _world_tasks("miniworld")[1:]
-MINIWORLD_FIGURES = {
-    "miniworld_fig3a_activation_idr.png": _miniworld(partial(
-        fig_activation, task=_MC, title=f"MiniWorld (3D) {_MC}: activation vs raw intervention "
-        "detection\n(Fig. 3a counterpart)")),
-    "miniworld_fig3b_composite_split.png": _miniworld(partial(
-        fig_shift, task=_MC, title=f"MiniWorld (3D) {_MC}: composite -> split shift per judge\n"
-        "(Fig. 3b counterpart)")),
-    "miniworld_fig4_stability.png": _miniworld(partial(
-        fig_stability, world="miniworld",
-        title=f"by probe family, MiniWorld (3D) {_MC} and {_MD} (Fig. 4 counterpart)")),
-    "miniworld_fig5_idr_actions.png": _miniworld(fig_miniworld_controls),
-}
-"""MiniWorld's figures, added by ``sections.all_figures`` when a judge was asked a MiniWorld
-task."""
-
-
-def write_figures(data: ReportData, out: Path, figures=None) -> list[Path]:
-    """Write ``figures`` (file name -> function; default :data:`FIGURES`) into ``out``."""
+def write_figures(data: ReportData, out: Path,
+                  figures: Mapping[str, Callable[[ReportData, Path], Path]]) -> list[Path]:
+    """Write ``figures`` (file name -> function) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    return [fn(data, out / name) for name, fn in (figures or FIGURES).items()]
+    return [fn(data, out / name) for name, fn in figures.items()]

@@ -12,7 +12,7 @@ from pathlib import Path
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table
-from gridwm_judge.report.tables import _idr_cond, _m, coverage_note
+from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.scoring.scopes import Scope, causal_scope
@@ -32,7 +32,7 @@ def asked(data: ReportData) -> bool:
 
 
 def _pair_label(test: MetricResult) -> str:
-    return f"{STYLE_NAMES[test.style]} - {STYLE_NAMES[test.baseline]}"
+    return f"{STYLE_NAMES[str(test.style)]} - {STYLE_NAMES[str(test.baseline)]}"
 
 
 def _invalid(scope: Scope) -> str:
@@ -56,8 +56,8 @@ def prompt_ablation(data: ReportData) -> Table:
             c = causal_scope(e.results, TASK, style=style)
             if c is None:
                 continue
-            rows.append((e.label, STYLE_NAMES[style], _m(c, "acc_full"), _m(c, "acc_cf"),
-                         _m(c, "idr_raw"), _idr_cond(c), _invalid(c)))
+            rows.append((e.label, STYLE_NAMES[style], cell(c, "acc_full"), cell(c, "acc_cf"),
+                         cell(c, "idr_raw"), _idr_cond(c), _invalid(c)))
     return Table(
         "prompt_ablation",
         "Paired Task-D prompt ablation (paper Table 20; config prompt_ablation)",
@@ -123,7 +123,7 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
     plt = _plt()
     judges = [(e, pair_tests(e)) for e in data.judges]
     judges = [(e, p) for e, p in judges if p]
-    pairs = [(t.style, t.baseline) for _e, p in judges[:1] for t in p]
+    pairs = [(str(t.style), str(t.baseline)) for _e, p in judges[:1] for t in p]
     fig, ax = plt.subplots(figsize=(8.5, 1.2 + 1.1 * max(len(pairs), 1) + 0.15 * len(judges)))
     cols = _colors(len(judges))
     n = len(judges)
@@ -136,11 +136,12 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
             y = k + (i - (n - 1) / 2) * (0.6 / max(n, 1))
             v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]
             reach = max([reach, abs(v)] + [abs(x) for x in (*ci, *env) if x is not None])
-            if env[0] is not None:
-                ax.plot(env, [y + 0.07, y + 0.07], color=cols[i], lw=1, alpha=0.8,
-                        marker="|", markersize=6)
-            if ci[0] is not None:
-                ax.plot(ci, [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
+            (env_lo, env_hi), (lo, hi) = env, ci
+            if env_lo is not None and env_hi is not None:
+                ax.plot([env_lo, env_hi], [y + 0.07, y + 0.07], color=cols[i], lw=1,
+                        alpha=0.8, marker="|", markersize=6)
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
             ax.scatter([v], [y], s=55, color=cols[i], edgecolor="k", zorder=3,
                        label=e.label if k == 0 else None)
             ax.annotate(f"{v:+.3f}", (v, y), textcoords="offset points", xytext=(0, 6),

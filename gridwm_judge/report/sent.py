@@ -26,7 +26,8 @@ def decoding_section(runs) -> list[str]:
         if not isinstance(sent, Mapping):
             lines.append(f"| `{r.path}` | {judge} | not recorded | | | | | |")
             continue
-        greedy = {True: "yes", False: "**no**", None: "–"}.get(sent.get("greedy"), "–")
+        said = sent.get("greedy")
+        greedy = ("yes" if said else "**no**") if isinstance(said, bool) else "–"
         fields = ", ".join(f"{k}={_short(v)}" for k, v in (sent.get("fields") or {}).items())
         usage = (run.usage if run else None) or {}
         tokens = " / ".join(str(usage.get(k, "–")) for k in

@@ -56,7 +56,7 @@ def _name(entry: JudgeEntry) -> str:
     return entry.judge.split(":", 1)[1]
 
 
-def scope_block(entry: JudgeEntry, task: str, rep: str = "composite") -> Scope | None:
+def ceiling_scope(entry: JudgeEntry, task: str, rep: str = "composite") -> Scope | None:
     """The scope a ceiling reads for ``task`` (None when the judge has none); ``rep`` names
     the representation of a Task C-style config."""
     spec = next(t for t in ALL_TASKS if t.name == task)
@@ -93,7 +93,7 @@ def best_shortcut(data: ReportData, task: str, family: str | None = None,
     for e in data.judges:
         if not is_shortcut(e):
             continue
-        blk = scope_block(e, task, rep)
+        blk = ceiling_scope(e, task, rep)
         if family is not None and blk is not None:
             blk = blk.family(family)
         m = _metric(blk, metric)
@@ -117,7 +117,7 @@ def ceiling(data: ReportData) -> Table:
     for task in _tasks(data):
         metric = _headline_metric(task)
         for e in (e for e in data.judges if is_shortcut(e)):
-            blk = scope_block(e, task)
+            blk = ceiling_scope(e, task)
             if not blk:
                 continue
             scopes: Sequence[tuple[str, Scope]] = [("all", blk),
@@ -166,7 +166,7 @@ def beside_judges(data: ReportData) -> Table:
         for e in data.judges:
             if is_shortcut(e):
                 continue
-            m = _metric(scope_block(e, task), metric)
+            m = _metric(ceiling_scope(e, task), metric)
             if not m:
                 continue
             gap = (DASH if best is None or m.get("value") is None

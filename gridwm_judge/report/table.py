@@ -1,10 +1,11 @@
 """One report table and its three renderings (Markdown, CSV, JSON).
 
 A cell is plain (str / int / float / None) or a metric ``M`` of scores.json
-(``{"value", "num", "den", "ci"[, "ci_env"]}``). Markdown shows a metric as
+(``{"value", "num", "den", "ci"[, "ci_env"][, "status"]}``). Markdown shows a metric as
 ``value (num/den) [lo, hi]`` so every number carries its denominator and CI; CSV spreads it
 over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_env_ci_*``);
-JSON keeps the metric object as it is.
+JSON keeps the metric object as it is. A descriptive figure (too few groups to rank or
+diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself.
 """
 
 from __future__ import annotations
@@ -16,11 +17,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gridwm_judge.results import MIN_GROUPS
+
 DASH = "–"
+DESCRIPTIVE = "†"
+DESCRIPTIVE_NOTE = (f"{DESCRIPTIVE} Descriptive: a per-family or per-probe figure over fewer than "
+                    f"{MIN_GROUPS} groups; its interval is too wide to rank judges or raise a "
+                    "failure mode on (a mode resting on such figures alone is 'suggested').")
 
 
 def is_metric(cell: Any) -> bool:
     return isinstance(cell, Mapping) and "value" in cell and "den" in cell
+
+
+def is_descriptive(cell: Any) -> bool:
+    return is_metric(cell) and cell.get("status") == "descriptive"
 
 
 def fnum(x: float | None, digits: int = 3) -> str:
@@ -48,7 +59,7 @@ def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True)
         text += " " + fci(m["ci"])
         if m.get("ci_env"):
             text = text[:-1] + f"; env {m['ci_env'][0]:.2f}, {m['ci_env'][1]:.2f}]"
-    return text
+    return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
 
 
 def fcell(cell: Any) -> str:
@@ -69,6 +80,12 @@ class Table:
     rows: tuple[tuple[Any, ...], ...]
     notes: tuple[str, ...] = ()
 
+    @property
+    def all_notes(self) -> tuple[str, ...]:
+        """Its notes, and the descriptive footnote when a cell is marked."""
+        marked = any(is_descriptive(c) for r in self.rows for c in r)
+        return (*self.notes, DESCRIPTIVE_NOTE) if marked else self.notes
+
     def markdown(self) -> str:
         esc = [c.replace("|", "\\|") for c in self.columns]
         lines = [f"### {self.title}", "", "| " + " | ".join(esc) + " |"]
@@ -77,7 +94,7 @@ class Table:
             lines.append("| " + " | ".join(fcell(c).replace("|", "\\|") for c in row) + " |")
         if not self.rows:
             lines.append("| " + " | ".join(DASH for _ in self.columns) + " |")
-        for n in self.notes:
+        for n in self.all_notes:
             lines += ["", f"_{n}_"]
         return "\n".join(lines).rstrip() + "\n"
 
@@ -119,7 +136,7 @@ class Table:
             "title": self.title,
             "columns": list(self.columns),
             "rows": [dict(zip(self.columns, r, strict=True)) for r in self.rows],
-            "notes": list(self.notes),
+            "notes": list(self.all_notes),
         }
 
     def json(self) -> str:

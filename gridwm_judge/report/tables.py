@@ -1,16 +1,16 @@
-"""The report's tables in the paper's shapes, built from scores.json blocks only.
+"""The causal and stability tables in the paper's shapes, for any world's task of the recipe,
+read from the judges' results only (which tables a report holds: :mod:`.sections`).
 
-- ``task_c`` (paper Table 2): per judge x representation, JAcc_neu, p_active, G_active,
-  IDR_raw, IDR_cond, VCC_rep, degenerate status (composite/split), invalid outputs.
+- ``task_c`` (paper Table 2) of a Task C-style config (C, MC): per judge x representation,
+  JAcc_neu, p_active, G_active, IDR_raw, IDR_cond, VCC_rep, degenerate status, invalid outputs.
 - ``composite_split`` (Table 3): composite -> split shifts per judge and the Wilcoxon
   signed-rank tests across judges (Holm-adjusted).
-- ``controls`` (Table 4): B_Acc@0.90, B_MeanScore, E_Acc, Acc_A1, Delta_shuffle, Delta_mask.
-- ``task_d`` (Table 13): reference-aided Task D, group- and environment-bootstrap CIs.
-- ``stability`` (Figure 4): NS, JCR, Flip and LES per probe family and scope.
-- ``headline``: the one-screen summary the quickstart prints.
-- ``miniworld_a`` / ``_c`` / ``_d`` / ``_stability``: Task A, Tables 2 and 13 and Figure 4's
-  table for MiniWorld's configs, only when a judge was asked them; MiniWorld is never pooled
-  into the MiniGrid tables (the headline is MiniGrid's).
+- ``task_d`` (Table 13) of a reference-aided config (D, MD): group- and environment-bootstrap
+  CIs.
+- ``stability`` (Figure 4) of a world: NS, JCR, Flip and LES per probe family and scope.
+
+Also the cells and notes every table module shares (coverage, "not run", invalid answers).
+A world other than MiniGrid is never pooled into MiniGrid's tables.
 """
 
 from __future__ import annotations
@@ -19,16 +19,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from gridwm_judge.report import shortcuts
-from gridwm_judge.report.failures import SHORT, causal_scopes, flags
+from gridwm_judge.report.failures import causal_scopes
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fmetric, fnum
+from gridwm_judge.report.table import DASH, Table, fnum
 from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
 from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
+from gridwm_judge.task_table import task_spec, world_of
 
 REPS = REPRESENTATIONS
 NOT_RUN = "not run"
 MINIWORLD_NOTE = "MiniWorld (3D): reported on its own, never pooled with MiniGrid's tables."
+WORLD_NOTES: dict[str, tuple[str, ...]] = {"minigrid": (), "miniworld": (MINIWORLD_NOTE,)}
+"""The note a world's own tables open with (MiniGrid's are the paper's: none)."""
 ABBR = {"all_fail": "AF", "success_biased": "SB", "low_activation": "LA"}
 DEGENERATE_NOTE = (
     "Degenerate: AF all-fail (p_active < 0.1), SB success-biased (p_active > 0.9 and "
@@ -36,13 +39,18 @@ DEGENERATE_NOTE = (
 )
 
 
-def _m(scope: Scope | None, name: str) -> dict | None:
+def cell(scope: Scope | None, name: str) -> dict[str, Any] | None:
     """The metric ``name`` of ``scope`` as a table cell (None where there is none)."""
     return None if scope is None else scope.cell(name)
 
 
-def _v(scope: Scope | None, name: str) -> float | None:
+def value(scope: Scope | None, name: str) -> float | None:
     return None if scope is None else scope.value(name)
+
+
+def control(entry: JudgeEntry, task: str) -> Scope | None:
+    """A task's unscoped figures (A, B, E; MiniWorld's MA), None when it was not scored."""
+    return Scope(task, {"task": task}, entry.results) if task in entry.results.tasks else None
 
 
 def invalid(entry: JudgeEntry, task: str) -> str:
@@ -106,10 +114,10 @@ def _idr_cond(c: CausalScope | None) -> str:
     return text + (" unstable" if c.idr_cond_status == "unstable" else "")
 
 
-def task_c(data: ReportData, task: str = "C", key: str = "task_c",
+def task_c(data: ReportData, task: str = "C",
            title: str = "Task C: correctness and causal sensitivity (paper Table 2)") -> Table:
     """Paper Table 2 for ``task`` (MiniGrid's C, or another world's config of the same recipe,
-    e.g. MiniWorld's MC, in a table of its own)."""
+    e.g. MiniWorld's MC, in a table of its own named by its config)."""
     rows = []
     for e in data.judges:
         vcc = e.results.cell(task=task, name="vcc_rep")
@@ -121,10 +129,10 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
                 (
                     e.label,
                     rep,
-                    _m(c, "jacc_neu"),
-                    _m(c, "p_active"),
+                    cell(c, "jacc_neu"),
+                    cell(c, "p_active"),
                     c.g_active,
-                    _m(c, "idr_raw"),
+                    cell(c, "idr_raw"),
                     _idr_cond(c),
                     vcc,
                     deg_cs(e, task),
@@ -132,7 +140,7 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
                 )
             )
     return Table(
-        key,
+        task_spec(task).config,
         title,
         (
             "judge",
@@ -148,6 +156,7 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
         ),
         tuple(rows),
         (
+            *WORLD_NOTES[world_of(task)],
             "Eligible-pairs protocol: p_active and IDR use groups whose Full and CF verdicts both "
             "parse; JAcc_neu uses every group (invalid = incorrect). Brackets: 95% group "
             "bootstrap CI.",
@@ -158,9 +167,9 @@ def task_c(data: ReportData, task: str = "C", key: str = "task_c",
 
 
 def _shift(e: JudgeEntry, name: str) -> tuple[Any, Any, float | None]:
-    a, b = _v(c_causal(e, "composite"), name), _v(c_causal(e, "split"), name)
+    a, b = value(c_causal(e, "composite"), name), value(c_causal(e, "split"), name)
     delta = None if a is None or b is None else b - a
-    return _m(c_causal(e, "composite"), name), _m(c_causal(e, "split"), name), delta
+    return cell(c_causal(e, "composite"), name), cell(c_causal(e, "split"), name), delta
 
 
 METRIC_LABEL = {"jacc_neu": "JAcc_neu", "p_active": "p_active", "idr_raw": "IDR_raw"}
@@ -206,64 +215,10 @@ def composite_split(data: ReportData) -> Table:
     )
 
 
-def _with_p(m: dict | None, test: MetricResult | None) -> str:
-    text = fmetric(m)
-    if test is not None and test.p_value is not None:
-        text += f", McNemar p = {test.p_value:.3g} (n = {test.denominator})"
-    return text
-
-
-def _test(entry: JudgeEntry, task: str, condition: str) -> MetricResult | None:
-    return entry.results.one(task=task, name="mcnemar", condition=condition)
-
-
-def _control(entry: JudgeEntry, task: str) -> Scope | None:
-    """A control task's figures (A, B, E; MiniWorld's MA), None when it was not scored."""
-    return Scope(task, {"task": task}, entry.results) if task in entry.results.tasks else None
-
-
-def controls(data: ReportData) -> Table:
-    rows = []
-    for e in data.judges:
-        a, b, ee = (_control(e, t) for t in ("A", "B", "E"))
-        rows.append(
-            (
-                e.label,
-                _m(b, "b_acc_090") if b else NOT_RUN,
-                _m(b, "b_mean_score") if b else NOT_RUN,
-                _m(ee, "e_acc") if ee else NOT_RUN,
-                _m(a, "acc_a1") if a else NOT_RUN,
-                _with_p(_m(a, "delta_shuffle"), _test(e, "A", "shuffle")) if a else NOT_RUN,
-                _with_p(_m(a, "delta_mask"), _test(e, "A", "mask")) if a else NOT_RUN,
-                f"A {invalid(e, 'A')}, B {invalid(e, 'B')}, E {invalid(e, 'E')}",
-            )
-        )
-    return Table(
-        "controls",
-        "Local controls: perception, state tracking, action use (paper Table 4)",
-        (
-            "judge",
-            "B_Acc@0.90",
-            "B_MeanScore",
-            "E_Acc",
-            "Acc_A1",
-            "Delta_shuffle",
-            "Delta_mask",
-            "invalid",
-        ),
-        tuple(rows),
-        (
-            "Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired by question; "
-            "invalid answers count as incorrect (B score 0); 'not run': the judge was not asked "
-            "this task.",
-            *coverage_note(data, ("A", "B", "E")),
-        ),
-    )
-
-
-def task_d(data: ReportData, task: str = "D", key: str = "task_d",
+def task_d(data: ReportData, task: str = "D",
            title: str = "Reference-aided Task D (paper Table 13)") -> Table:
-    """Paper Table 13 for ``task`` (MiniGrid's D, or e.g. MiniWorld's MD in its own table)."""
+    """Paper Table 13 for ``task`` (MiniGrid's D, or e.g. MiniWorld's MD in its own table named
+    by its config)."""
     rows = []
     for e in data.judges:
         d = causal_scope(e.results, task)
@@ -272,18 +227,18 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
         rows.append(
             (
                 e.label,
-                _m(d, "jacc_neu"),
-                _m(d, "acc_cf"),
-                _m(d, "p_active"),
+                cell(d, "jacc_neu"),
+                cell(d, "acc_cf"),
+                cell(d, "p_active"),
                 d.g_active,
-                _m(d, "idr_raw"),
+                cell(d, "idr_raw"),
                 _idr_cond(d),
                 "+".join(ABBR[f] for f in d.degenerate_flags) or "ok",
                 invalid(e, task),
             )
         )
     return Table(
-        key,
+        task_spec(task).config,
         title,
         (
             "judge",
@@ -298,6 +253,7 @@ def task_d(data: ReportData, task: str = "D", key: str = "task_d",
         ),
         tuple(rows),
         (
+            *WORLD_NOTES[world_of(task)],
             "All-groups protocol (invalid = incorrect), clean-neutral presentation. Brackets: "
             "95% group-bootstrap CI; env: environment-level bootstrap (registered env id).",
             DEGENERATE_NOTE,
@@ -324,7 +280,10 @@ def _les(fb: ProbeScope) -> str:
     return f"{les.value:.2f} ({les.detail}{ptext}; {les.method})"
 
 
-def stability(data: ReportData, world: str = "minigrid") -> Table:
+def stability(data: ReportData, world: str = "minigrid",
+              title: str = "Presentation stability per probe family (paper Figure 4)") -> Table:
+    """Figure 4's table for ``world``'s causal scopes (C per representation and D; MiniWorld:
+    MC and MD), one row per judge, scope and probe family with two or more levels."""
     rows = []
     for e in data.judges:
         for scope, fam, fb in family_blocks(e, world):
@@ -335,79 +294,30 @@ def stability(data: ReportData, world: str = "minigrid") -> Table:
                     e.label,
                     scope,
                     fam,
-                    _m(fb, "ns"),
-                    _m(fb, "jcr"),
-                    _m(fb, "flip"),
+                    cell(fb, "ns"),
+                    cell(fb, "jcr"),
+                    cell(fb, "flip"),
                     _les(fb),
                     fb.count("n_rows"),
                 )
             )
     return Table(
         "stability" if world == "minigrid" else f"{world}_stability",
-        "Presentation stability per probe family (paper Figure 4)" if world == "minigrid"
-        else "MiniWorld (3D) presentation stability per probe family (MC, MD)",
+        title,
         ("judge", "scope", "family", "NS", "JCR", "Flip", "LES (level, p; fit)", "rows"),
         tuple(rows),
         (
             "NS: agreement with the family baseline over (group, presentation) pairs; JCR: share "
             "of groups whose verdict never changes in the family. Full variant only. LES: largest "
             "|beta| of the mixed-effects logistic leakage model (logit scale).",
-            *((MINIWORLD_NOTE,) if world == "miniworld" else ()),
+            *WORLD_NOTES[world],
         ),
     )
 
 
-def min_family(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
-               world: str = "minigrid") -> float | None:
+def least_stable(e: JudgeEntry, metric: str, scopes: Sequence[str | None],
+                 world: str = "minigrid") -> MetricResult | None:
     """The least ``metric`` (NS, JCR) over the probe families of ``scopes`` in ``world``."""
-    vals = [_v(fb, metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
-    vals = [v for v in vals if v is not None]
-    return min(vals) if vals else None
-
-
-def headline(data: ReportData) -> Table:
-    """Task C composite: correctness, causal sensitivity, stability and every flag."""
-    rows = []
-    for e in data.judges:
-        c = c_causal(e, "composite") or c_causal(e, "split")
-        rep = "C/composite" if c_causal(e, "composite") else "C/split"
-        if c is None:
-            scope = {s.label: s for s in causal_scopes(e)}
-            c, rep = scope.get("D"), "D"
-        if c is None:
-            errored = sum(cov.errored for cov in e.scores.coverage.values())
-            if errored:  # a judge that never answered is shown as such, never diagnosed
-                rows.append((e.label, *[DASH] * 7, f"no answers ({errored} requests errored)"))
-            continue
-        p = _m(c, "p_active")
-        task, _, form = rep.partition("/")
-        best = (None if shortcuts.is_shortcut(e)
-                else shortcuts.best_shortcut(data, task, rep=form or "composite"))
-        rows.append(
-            (
-                e.label if rep == "C/composite" else f"{e.label} ({rep})",
-                fnum(_v(c, "jacc_neu"), 2),
-                f"{fnum(p['value'], 2)} ({int(p['num'])}/{int(p['den'])})",
-                fnum(_v(c, "idr_raw"), 2),
-                fnum(_v(c, "acc_cf"), 2),
-                fnum(min_family(e, "ns", (rep,)), 2),
-                fnum(min_family(e, "jcr", (rep,)), 2),
-                DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
-                ", ".join(flags(e)) or "none",
-            )
-        )
-    return Table(
-        "headline",
-        "Headline: does the judge change its verdict for the right reason?",
-        ("judge", "JAcc_neu", "p_active", "IDR_raw", "Acc_cf", "NS_min", "JCR_min",
-         "shortcut IDR", "flags"),
-        tuple(rows),
-        (
-            "Task C composite (eligible pairs; for a judge without it, the scope in brackets). "
-            "NS_min / JCR_min: the least stable probe family. Shortcut IDR: the best shortcut "
-            "judge's IDR_raw on the same config (a rule that ignores the trajectory; see "
-            "shortcut_ceiling). "
-            "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",
-            *coverage_note(data, ("C", "D")),
-        ),
-    )
+    found = [fb.metric(metric) for s, _f, fb in family_blocks(e, world) if s in scopes]
+    found = [r for r in found if r is not None and r.value is not None]
+    return min(found, key=lambda r: r.value or 0.0) if found else None

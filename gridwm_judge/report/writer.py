@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, new_folder, replace_dir
@@ -56,7 +57,18 @@ def _runs_section(data: ReportData) -> list[str]:
     return lines
 
 
-def _bootstrap_text(b: dict) -> str:
+def _not_run(data: ReportData) -> list[str]:
+    """Which tasks the judges were asked, and which none was (their tables and figures are
+    left out)."""
+    run, missing = data.run(), data.not_run()
+    line = f"Tasks run: {', '.join(run) or 'none'}."
+    if missing:
+        line += f" Not run by any judge (their tables and figures are left out): " \
+                f"{', '.join(missing)}."
+    return [line, ""]
+
+
+def _bootstrap_text(b: Mapping[str, Any]) -> str:
     if not b:
         return "unknown"
     level = b.get("level")
@@ -93,6 +105,7 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
         "",
         *_runs_section(data),
         "",
+        *_not_run(data),
         "Oracle runs read the gold answer: an upper-bound sanity check of the scorer, "
         "never a model result.",
         "",

@@ -10,11 +10,13 @@ degenerate flags, IDR_cond rule), ``invariance`` (NS_F, JCR_F, Flip_F, VCC_rep, 
 ``controls`` (Task A/B/E; the Task B weights ``B_WEIGHTS``), ``leakage`` (mixed-effects
 logistic LES_F), ``bootstrap``, ``significance`` (McNemar, Wilcoxon, Holm), ``diagnosis``
 (failure modes with evidence). Scoring a run: ``grading`` (one row against its gold),
-``join`` (predictions to rows by uid; coverage), ``task_scores`` (per-task metric blocks),
-``recipes`` (which grader and scorer a task's entry names), ``oracle_state`` (the
-Oracle-State staged grader and scorer; paired arm differences through ``paired``),
-``judge_scores`` (a judge's results and failure modes), ``comparisons`` (across judges),
-``score`` (the whole ``score`` command as a function; ``commands`` is its CLI).
+``join`` (predictions to rows by uid; coverage), ``batch`` (one task's results in order, their
+intervals bootstrapped together), ``task_scores`` (the scorers of Tasks A-E and the shared
+causal block and probe families), ``recipes`` (which grader and scorer a task's entry names),
+``oracle_state`` and ``prompt_ablation`` (the controlled analyses' graders and scorers;
+paired differences through ``paired``), ``judge_scores`` (a judge's results and failure
+modes), ``comparisons`` (across judges), ``score`` (the whole ``score`` command as a function;
+``commands`` is its CLI), ``scores_file`` (read scores.json, this format or the previous one).
 
 scores.json is :class:`gridwm_judge.records.ScoresRecord` (``format``
 "gridwm-judge-scores/3", JSON Schema ``gridwm_judge/schemas/scores.schema.json``): what was
@@ -22,9 +24,9 @@ scored against what and how (dataset, fingerprint, predictions, runs, parser, bo
 overrides), the across-judge ``comparisons`` (results too), and per judge its ``coverage``
 per task, its ``failure_modes`` and its ``results``: a flat list of
 :class:`gridwm_judge.results.MetricResult` (task, world, scope fields, name, value, CI and
-environment-level CI, numerator, denominator, groups, status). ``flat`` turns a recipe's
-blocks into results (and reads a scores.json of format 2); ``scopes`` names a causal block or
-a probe family among them. Read a figure by its fields::
+environment-level CI, numerator, denominator, groups, status), as each task's recipe emits
+them; ``scopes`` names a causal block or a probe family among them. Read a figure by its
+fields::
 
     scores.judges[j].results.value(task="C", representation="composite", name="idr_raw")
 
@@ -73,9 +75,9 @@ from gridwm_judge.scoring.diagnosis import (
     FamilyEvidence,
     diagnose,
 )
-from gridwm_judge.scoring.flat import read_scores
 from gridwm_judge.scoring.invariance import VCCResult, jcr, ns, vcc, vcc_oracle
 from gridwm_judge.scoring.leakage import LESResult, les
+from gridwm_judge.scoring.scores_file import read_scores
 from gridwm_judge.scoring.significance import TestResult, holm, mcnemar, mcnemar_paired, wilcoxon
 
 __all__ = [

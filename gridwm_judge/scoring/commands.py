@@ -8,9 +8,9 @@ from pathlib import Path
 from gridwm_judge.command_line import add_command
 from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import SCORES_FILE, TaskCoverage
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
 from gridwm_judge.scoring.score import score
-from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import parse_task_list
 
 

@@ -157,7 +157,8 @@ def b_components(pred: dict | None, gold: dict) -> dict[str, float]:
     """
     if not isinstance(pred, dict):
         return dict.fromkeys(B_WEIGHTS, 0.0)
-    pa = pred.get("agent") if isinstance(pred.get("agent"), dict) else {}
+    agent = pred.get("agent")
+    pa: dict[str, Any] = agent if isinstance(agent, dict) else {}
     ga = gold["agent"]
     pf = pred.get("front_cell") if isinstance(pred.get("front_cell"), dict) else None
     gf = gold["front_cell"]

@@ -4,7 +4,9 @@ fragility, action-ignorant heuristic, causal misgrounding, stability trap.
 Each mode is decided from the metrics with the thresholds below (the paper gives the
 direction, not numbers: these are ours, kept in one place) and carries the evidence
 sentences that triggered it, so a report can show why. A mode is ``None`` (not assessed)
-when none of its metrics is available.
+when none of its metrics is available. A probe family's figures over fewer groups than the
+reporting rule allows are descriptive (:data:`gridwm_judge.results.MIN_GROUPS`): a mode whose
+evidence rests on them alone is *suggested*, not raised.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ class FamilyEvidence:
     les: float | None = None
     les_p: float | None = None
     les_status: str | None = None
+    groups: int | None = None
+    descriptive: bool = False  # its figures are descriptive (too few groups): suggest only
+
+    def mark(self, sentence: str) -> str:
+        """An evidence sentence, marked when it rests on descriptive figures."""
+        return f"{sentence} (descriptive: {self.groups} groups)" if self.descriptive else sentence
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class FailureMode:
     name: str
     flagged: bool | None  # None: not assessed (no metric available)
     evidence: tuple[str, ...]
+    suggested: bool = False  # not raised: its evidence rests on descriptive figures only
 
 
 def _f(x: float | None) -> str:
@@ -81,21 +90,25 @@ def _f(x: float | None) -> str:
 
 
 def _leakage(fams: Sequence[FamilyEvidence]) -> FailureMode:
-    ev, seen = [], False
+    ev: list[str] = []
+    weak: list[str] = []
+    seen = False
     for f in fams:
+        found = weak if f.descriptive else ev
         if f.ns is not None:
             seen = True
             if f.ns < NS_LOW:
-                ev.append(f"NS_{f.family} ({f.scope}) = {_f(f.ns)} < {NS_LOW}")
+                found.append(f.mark(f"NS_{f.family} ({f.scope}) = {_f(f.ns)} < {NS_LOW}"))
         if f.flip is not None:
             seen = True
             if f.flip >= FLIP_HIGH:
-                ev.append(f"Flip_{f.family} ({f.scope}) = {_f(f.flip)} >= {FLIP_HIGH}")
+                found.append(f.mark(f"Flip_{f.family} ({f.scope}) = {_f(f.flip)} >= {FLIP_HIGH}"))
         if f.les is not None and f.les_p is not None and f.les >= LES_MIN and f.les_p < ALPHA:
-            ev.append(
+            found.append(f.mark(
                 f"LES_{f.family} ({f.scope}) = {_f(f.les)} (p = {f.les_p:.3g}, fit {f.les_status})"
-            )
-    return FailureMode("presentation_leakage", bool(ev) if seen else None, tuple(ev))
+            ))
+    return FailureMode("presentation_leakage", bool(ev) if seen else None, tuple(ev + weak),
+                       suggested=not ev and bool(weak))
 
 
 def _fragility(vcc: Sequence[tuple[str, float | None]]) -> FailureMode:
@@ -139,13 +152,12 @@ def _misgrounding(causal: Sequence[CausalEvidence]) -> FailureMode:
 
 
 def _trap(fams: Sequence[FamilyEvidence], causal: Sequence[CausalEvidence]) -> FailureMode:
-    stable = [
-        f"{'NS' if f.ns is not None and f.ns >= STABLE_HIGH else 'JCR'}_{f.family} ({f.scope}) = "
-        f"{_f(f.ns if f.ns is not None and f.ns >= STABLE_HIGH else f.jcr)}"
-        for f in fams
-        if (f.ns is not None and f.ns >= STABLE_HIGH)
-        or (f.jcr is not None and f.jcr >= STABLE_HIGH)
-    ]
+    stable: list[tuple[str, bool]] = []
+    for f in fams:
+        if f.ns is not None and f.ns >= STABLE_HIGH:
+            stable.append((f.mark(f"NS_{f.family} ({f.scope}) = {_f(f.ns)}"), f.descriptive))
+        elif f.jcr is not None and f.jcr >= STABLE_HIGH:
+            stable.append((f.mark(f"JCR_{f.family} ({f.scope}) = {_f(f.jcr)}"), f.descriptive))
     weak = []
     for c in causal:
         if c.jacc_neu is not None and c.jacc_neu < CORRECT_LOW:
@@ -156,9 +168,10 @@ def _trap(fams: Sequence[FamilyEvidence], causal: Sequence[CausalEvidence]) -> F
             weak.append(f"degenerate ({c.scope}): {c.degenerate}")
     if not fams or not causal:
         return FailureMode("stability_trap", None, ())
-    flagged = bool(stable) and bool(weak)
-    ev = tuple(stable + weak) if flagged else ()
-    return FailureMode("stability_trap", flagged, ev)
+    raised = any(not d for _s, d in stable) and bool(weak)
+    suggested = not raised and bool(stable) and bool(weak)
+    ev = tuple([s for s, _d in stable] + weak) if raised or suggested else ()
+    return FailureMode("stability_trap", raised, ev, suggested=suggested)
 
 
 def diagnose(

@@ -6,7 +6,7 @@ state label). Which grader a task uses is named by its recipe (:mod:`.recipes`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -129,3 +129,9 @@ def graded_row(judge: str, row: Mapping[str, Any], status: str, parse_mode: str,
         correct=bool(g.correct),
         score=g.score,
     )
+
+
+def verdicts(rows: Sequence[GradedRow]) -> list[int]:
+    """The rows' verdicts as the metric functions read them (1 / 0 / -1); a row graded
+    without a verdict counts as an invalid one."""
+    return [INVALID if r.verdict is None else r.verdict for r in rows]

@@ -31,9 +31,9 @@ import numpy as np
 from gridwm_judge.scoring import power
 from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
 from gridwm_judge.scoring.causal import causal_metrics
-from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.grading import GradedRow, verdicts
 from gridwm_judge.scoring.significance import holm, mcnemar
-from gridwm_judge.scoring.task_scores import canonical_rows
+from gridwm_judge.scoring.task_scores import canonical_rows, protocol_of
 from gridwm_judge.task_table import ALL_TASKS, task_spec
 
 PAIRED_RECIPES = ("presentation_invariance",)
@@ -103,8 +103,8 @@ def discrimination(rows: Sequence[GradedRow], task: str, representation: str
                           and r.representation == representation])
     if not sel:
         return {}
-    res = causal_metrics([r.verdict for r in sel], [r.group_id for r in sel],
-                         [r.variant for r in sel], protocol=task_spec(task).protocol)
+    res = causal_metrics(verdicts(sel), [r.group_id for r in sel],
+                         [r.variant for r in sel], protocol=protocol_of(task_spec(task)))
     idr = res.ratios["idr_raw"]
     return {str(g): bool(n) for g, n, d in zip(idr.groups, idr.num, idr.den, strict=True) if d}
 

@@ -11,12 +11,11 @@ from collections.abc import Sequence
 
 from gridwm_judge.records import FailureModeRecord
 from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
-from gridwm_judge.scoring.flat import flatten
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.scopes import causal_scopes
-from gridwm_judge.scoring.task_scores import Batch, Settings
 from gridwm_judge.task_table import ALL_TASKS, WORLDS, task_spec, world_of
 
 ORACLE_NOT_APPLICABLE = {
@@ -48,10 +47,12 @@ def _evidence(results: Results, world: str = "minigrid"):
         ))
         for f in c.probes():
             fit = f.les
+            ns = f.metric("ns")
             fams.append(FamilyEvidence(
                 c.label, f.label, f.value("ns"), f.value("jcr"), f.value("flip"),
                 None if fit is None else fit.value, None if fit is None else fit.p_value,
-                None if fit is None else fit.method,
+                None if fit is None else fit.method, None if ns is None else ns.groups,
+                f.descriptive,
             ))
     for spec in ALL_TASKS:
         if spec.name not in results.tasks or world_of(spec.name) != world:
@@ -75,7 +76,8 @@ def failure_modes(results: Results, *, reads_gold: bool = False
             continue
         fams, vccs, action, causal = _evidence(results, world)
         for m in diagnose(families=fams, vcc=vccs, action=action, causal=causal):
-            status = {True: "flagged", False: "clear", None: "not assessed"}[m.flagged]
+            status = ("suggested" if m.suggested
+                      else {True: "flagged", False: "clear", None: "not assessed"}[m.flagged])
             evidence = tuple(m.evidence)
             if reads_gold and m.name in ORACLE_NOT_APPLICABLE and m.flagged is not None:
                 status, evidence = "not applicable", (ORACLE_NOT_APPLICABLE[m.name], *evidence)
@@ -84,13 +86,9 @@ def failure_modes(results: Results, *, reads_gold: bool = False
 
 
 def score_tasks(graded: Sequence[GradedRow], settings: Settings) -> Results:
-    """The results of every task among ``graded``, task by task (one bootstrap batch per
-    task)."""
+    """The results of every task among ``graded``, task by task, each by its recipe."""
     out: list[MetricResult] = []
     for task in sorted({g.task for g in graded}):
         spec = task_spec(task)
-        batch = Batch(settings)
-        block = recipe_for(spec).score([g for g in graded if g.task == task], batch, spec)
-        batch.flush()
-        out.extend(flatten(spec.name, block))
+        out.extend(recipe_for(spec).score([g for g in graded if g.task == task], spec, settings))
     return Results(out)

@@ -26,19 +26,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gridwm_judge.parsing import parse_verdict
+from gridwm_judge.results import Results
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring._arrays import FAILURE, INVALID, SUCCESS, GroupRatio
+from gridwm_judge.scoring.batch import Batch, Settings, Where, interval
 from gridwm_judge.scoring.causal import causal_metrics
-from gridwm_judge.scoring.grading import Grade, GradedRow
+from gridwm_judge.scoring.grading import Grade, GradedRow, verdicts
 from gridwm_judge.scoring.invariance import vcc, vcc_oracle
 from gridwm_judge.scoring.paired import paired_difference
-from gridwm_judge.scoring.significance import mcnemar_paired
-from gridwm_judge.scoring.task_scores import Batch, _causal_block
+from gridwm_judge.scoring.significance import TestResult, mcnemar_paired
+from gridwm_judge.scoring.task_scores import causal_results, everything, protocol_of
 from gridwm_judge.task_table import OS_COLORS, OS_OBJECT_TYPES, OS_TASK_TYPES, TaskSpec
 
 STAGES = ("task_type", "objective", "verdict")
@@ -85,7 +88,7 @@ def verdict_code(text: Any) -> int:
         return INVALID
     read = parse_verdict(text, {"Success": "success", "Fail": "failure",
                                 "Failure": "failure"}).value
-    return {"success": SUCCESS, "failure": FAILURE}.get(read, INVALID)
+    return {"success": SUCCESS, "failure": FAILURE}.get(str(read), INVALID)
 
 
 def stage_hits(answer: Any, gold: Mapping[str, str]) -> dict[str, bool]:
@@ -176,7 +179,7 @@ def arm_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio
     """Joint accuracy and IDR_raw of one arm's rows, as group ratios."""
     joint = stage_accuracies([stage_hits(r.parsed, r.gold) for r in rows],
                              [r.group_id for r in rows])["joint"]
-    causal = causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+    causal = causal_metrics(verdicts(rows), [r.group_id for r in rows],
                             [r.variant for r in rows], protocol=protocol)
     return {"joint": joint, "idr_raw": causal.ratios["idr_raw"]}
 
@@ -218,83 +221,108 @@ def _discriminates(rows: Sequence[GradedRow]) -> dict[str, bool]:
             for g, v in by.items() if "full" in v and "cf" in v}
 
 
+@dataclass(frozen=True)
+class ArmDifference:
+    """metric(arm) - metric(baseline) on the items answered in both, per metric of
+    :data:`DIFFERENCE_METRICS`: (value, group CI, environment CI, groups); and McNemar's test
+    on per-group discrimination."""
+
+    arm: str
+    baseline: str
+    n_items: int
+    metrics: Mapping[str, tuple[float | None, tuple[float, float] | None,
+                                tuple[float, float] | None, int]]
+    mcnemar_idr: TestResult
+
+
 def arm_differences(rows: Sequence[GradedRow], envs: Mapping[str, str], *, protocol: str,
-                    n_resamples: int, seed: int, level: float) -> dict[str, dict]:
-    """``{"state-pixel": {"joint": {...}, "idr_raw": {...}, "mcnemar_idr": {...}}, ...}``:
-    metric(arm) - metric(pixel) on the items answered in both, with paired percentile CIs
-    resampling groups (``ci``) and environments (``ci_env``)."""
-    out = {}
+                    n_resamples: int, seed: int, level: float) -> list[ArmDifference]:
+    """State - Pixel and Pixel+State - Pixel (those of :data:`DIFFERENCES` whose arms were
+    both answered), with paired percentile CIs resampling groups and environments."""
+    out = []
     arms = {r.evidence for r in rows}
+    kw = {"n_resamples": n_resamples, "seed": seed, "level": level}
     for arm, base in DIFFERENCES:
         if arm not in arms or base not in arms:
             continue
         a_rows, b_rows = matched(rows, arm, base)
         ra, rb = arm_ratios(a_rows, protocol), arm_ratios(b_rows, protocol)
-        block: dict[str, Any] = {"arm": arm, "baseline": base, "n_items": len(a_rows)}
+        metrics = {}
         for metric in DIFFERENCE_METRICS:
             a, b = _aligned(ra[metric], rb[metric])
-            kw = {"n_resamples": n_resamples, "seed": seed, "level": level}
             group = paired_difference(a, b, **kw)
             env = paired_difference(a, b, clusters={g: envs[g] for g in a.groups}, **kw)
-            block[metric] = {"value": group.value, "num": None, "den": None,
-                             "ci": group.ci.as_list(), "ci_env": env.ci.as_list(),
-                             "n_groups": len(a.groups)}
+            metrics[metric] = (group.value, interval(group.ci), interval(env.ci), len(a.groups))
         da, db = _discriminates(a_rows), _discriminates(b_rows)
         both = sorted(set(da) & set(db))
         test = mcnemar_paired([da[g] for g in both], [db[g] for g in both])
-        block["mcnemar_idr"] = {"statistic": test.statistic, "p_value": test.p_value,
-                                  "method": test.method, "n": test.n}
-        out[f"{arm}-{base}"] = block
+        out.append(ArmDifference(arm, base, len(a_rows), metrics, test))
     return out
 
 
-def _agreement(rows: Sequence[GradedRow], other: str, name: str, s: Batch,
-               protocol: str) -> dict | None:
-    """VCC of ``other``'s verdicts against the pixel arm's, paired by item; its metrics are
-    ``name`` and ``name``_given_success / _given_failure (one name per block, so the two
-    blocks' figures never share a name)."""
+def _agreement(rows: Sequence[GradedRow], other: str, name: str, s: Batch, where: Where
+               ) -> None:
+    """VCC of ``other``'s verdicts against the pixel arm's, paired by item: ``name`` and
+    ``name``_given_success / _given_failure (one name per arm, so the two arms' figures never
+    share a name); nothing when either arm was not answered."""
     sub = [r for r in rows if r.evidence in (BASE_ARM, other)]
     if {r.evidence for r in sub} != {BASE_ARM, other}:
-        return None
-    args = ([r.verdict for r in sub], [r.group_id for r in sub], [r.evidence for r in sub])
+        return
+    args = (verdicts(sub), [r.group_id for r in sub], [r.evidence for r in sub])
     pair_ids = [r.item_id for r in sub]
+    protocol = str(where["protocol"])
     res = (vcc_oracle(*args, pair_ids=pair_ids, protocol=protocol) if other == "state"
            else vcc(*args, reference_representation=BASE_ARM, pair_ids=pair_ids,
                     protocol=protocol))
-    return {"reference": BASE_ARM, "other": other, "metrics": s.block(
-        {name: res.vcc, f"{name}_given_success": res.given_success,
-         f"{name}_given_failure": res.given_failure})}
+    s.figures({name: res.vcc, f"{name}_given_success": res.given_success,
+               f"{name}_given_failure": res.given_failure}, where)
 
 
-def score_oracle_state(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
-    """The ``OS`` block of scores.json (see the module doc)."""
-    protocol = spec.protocol or "all_groups"
+def _chance_answer(answer: Any) -> str | None:
+    """A best constant answer as a result's ``detail``: the label, or for ``joint`` the
+    triple as a JSON object."""
+    if answer is None or isinstance(answer, str):
+        return answer
+    return json.dumps(answer)
+
+
+def score_oracle_state(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings
+                       ) -> Results:
+    """Per arm its rows, stage accuracies (group and environment CIs), chance levels and
+    causal block; the paired arm differences; VCC_oracle and Pixel+State's agreement."""
+    s = Batch(settings, spec.name)
+    protocol = protocol_of(spec)
+    where = {"protocol": protocol}
     envs = {r.group_id: r.env_id or r.family for r in rows}
-    out: dict[str, Any] = {"protocol": protocol, "arms": {}}
     for arm in (a for a in EVIDENCE if any(r.evidence == a for r in rows)):
         sub = [r for r in rows if r.evidence == arm]
-        ratios = stage_accuracies([stage_hits(r.parsed, r.gold) for r in sub],
-                                  [r.group_id for r in sub])
-        out["arms"][arm] = {
-            "n_rows": len(sub),
-            "n_invalid": sum(r.parse_mode == "invalid" for r in sub),
-            "stages": {"metrics": s.block(ratios, clusters=envs)},
-            "chance": chance_levels([r.gold for r in sub]),
-            "causal": _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True),
-        }
+        at = {**where, "arm": arm}
+        s.count("n_rows", len(sub), at)
+        s.count("n_invalid", sum(r.parse_mode == "invalid" for r in sub), at)
+        s.figures(stage_accuracies([stage_hits(r.parsed, r.gold) for r in sub],
+                                   [r.group_id for r in sub]), at, clusters=envs)
+        for stage, ch in chance_levels([r.gold for r in sub]).items():
+            cw = {**at, "condition": stage}
+            s.add("chance_uniform", ch["uniform"], cw, denominator=ch["n_rows"], status="ok")
+            s.add("chance_best_constant", ch["best_constant"], cw, denominator=ch["n_rows"],
+                  detail=_chance_answer(ch["best_constant_answer"]))
+        causal_results(sub, protocol, s, {"arm": arm}, clusters=envs, select=everything)
     st = s.settings
-    out["differences"] = arm_differences(rows, envs, protocol=protocol,
-                                         n_resamples=st.n_resamples, seed=st.seed,
-                                         level=st.level)
-    for other, key in (("state", "vcc_oracle"), ("pixel_state", "vcc_pixel_state")):
-        block = _agreement(rows, other, key, s, protocol)
-        if block is not None:
-            out[key] = block
-    return out
+    for d in arm_differences(rows, envs, protocol=protocol, n_resamples=st.n_resamples,
+                             seed=st.seed, level=st.level):
+        dw = {**where, "arm": d.arm, "baseline": d.baseline}
+        s.count("n_items", d.n_items, dw)
+        for name, (value, ci, ci_env, groups) in d.metrics.items():
+            s.add(name, value, dw, ci=ci, ci_env=ci_env, groups=groups, env_level=True)
+        s.test("mcnemar_idr", d.mcnemar_idr, dw)
+    _agreement(rows, "state", "vcc_oracle", s, where)
+    _agreement(rows, "pixel_state", "vcc_pixel_state", s, where)
+    return s.results()
 
 
 __all__ = [
     "DIFFERENCES",
+    "ArmDifference",
     "STAGES",
     "UNIFORM_CHANCE",
     "arm_differences",

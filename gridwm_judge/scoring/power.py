@@ -21,6 +21,8 @@ A profile's resolution is read the other way: the 95% CI half-width of one propo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import cast
 
 from scipy.optimize import brentq
 from scipy.stats import norm
@@ -56,6 +58,11 @@ def cohen_h(p1: float, p2: float) -> float:
     return abs(2 * math.asin(math.sqrt(p2)) - 2 * math.asin(math.sqrt(p1)))
 
 
+def _root(f: Callable[[float], float], low: float, high: float) -> float:
+    """The root of ``f`` between ``low`` and ``high`` (Brent's method)."""
+    return float(cast(float, brentq(f, low, high)))
+
+
 def _unpaired_power(n: float, h: float, alpha: float) -> float:
     z = norm.ppf(1 - alpha / 2)
     shift = h * math.sqrt(n / 2)
@@ -67,7 +74,7 @@ def unpaired_n(mde: float, *, alpha: float = 0.05, power: float = 0.8,
     """Units per judge for two independent proportions ``mde`` apart (see the module)."""
     _check(alpha, power)
     h = cohen_h(base_rate, other_rate(base_rate, mde))
-    exact = brentq(lambda n: _unpaired_power(n, h, alpha) - power, 1e-6, 1e9)
+    exact = _root(lambda n: _unpaired_power(n, h, alpha) - power, 1e-6, 1e9)
     return math.ceil(exact)
 
 
@@ -114,7 +121,7 @@ def paired_mde(n: int, *, alpha: float = 0.05, power: float = 0.8,
     _check(alpha, power)
     if n < 1:
         raise ValueError(f"need at least one group, got {n}")
-    za, zb = norm.ppf(1 - alpha / 2), norm.ppf(power)
+    za, zb = float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
 
     def gap(delta: float) -> float:
         need = (za * math.sqrt(discordance)
@@ -123,7 +130,7 @@ def paired_mde(n: int, *, alpha: float = 0.05, power: float = 0.8,
 
     if gap(discordance) > 0:
         return None
-    return float(brentq(gap, 1e-6, discordance))
+    return _root(gap, 1e-6, discordance)
 
 
 def unpaired_mde(n: int, *, alpha: float = 0.05, power: float = 0.8,
@@ -139,4 +146,4 @@ def unpaired_mde(n: int, *, alpha: float = 0.05, power: float = 0.8,
 
     if gap(top - 1e-9) < 0:
         return None
-    return float(brentq(gap, 1e-6, top - 1e-9))
+    return _root(gap, 1e-6, top - 1e-9)

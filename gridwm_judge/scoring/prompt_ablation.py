@@ -23,14 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
+from gridwm_judge.results import Results
 from gridwm_judge.schema import PROMPT_STYLES
+from gridwm_judge.scoring._arrays import GroupRatio
+from gridwm_judge.scoring.batch import Batch, Settings, Where, interval
 from gridwm_judge.scoring.causal import causal_metrics
-from gridwm_judge.scoring.grading import GradedRow
+from gridwm_judge.scoring.grading import GradedRow, verdicts
 from gridwm_judge.scoring.paired import paired_difference
 from gridwm_judge.scoring.significance import holm, mcnemar
-from gridwm_judge.scoring.task_scores import Batch, _causal_block
+from gridwm_judge.scoring.task_scores import causal_results, everything, protocol_of
 from gridwm_judge.task_table import TaskSpec
 
 PAIRS: tuple[tuple[str, str], ...] = (
@@ -43,10 +44,6 @@ PAIRED_METRICS = ("idr_raw", "acc_full", "acc_cf")
 """Metrics whose paired difference is reported (IDR_raw also at the environment level)."""
 
 
-def pair_key(a: str, b: str) -> str:
-    return f"{a}-{b}"
-
-
 def matched_groups(rows: Sequence[GradedRow], styles: Sequence[str] = PROMPT_STYLES
                    ) -> tuple[str, ...]:
     """Groups whose Full and CF rows were answered in every style (sorted)."""
@@ -57,73 +54,68 @@ def matched_groups(rows: Sequence[GradedRow], styles: Sequence[str] = PROMPT_STY
     return tuple(sorted(g for g, have in seen.items() if need <= have))
 
 
-def _style_ratios(rows: Sequence[GradedRow], protocol: str):
-    res = causal_metrics([r.verdict for r in rows], [r.group_id for r in rows],
+def _style_ratios(rows: Sequence[GradedRow], protocol: str) -> dict[str, GroupRatio]:
+    res = causal_metrics(verdicts(rows), [r.group_id for r in rows],
                          [r.variant for r in rows], protocol=protocol)
     return res.ratios
 
 
-def _test_json(t, n10: int, n01: int) -> dict:
-    return {"statistic": t.statistic, "p_value": t.p_value, "method": t.method, "n": t.n,
-            "n10": n10, "n01": n01}
-
-
-def paired_block(rows: Sequence[GradedRow], protocol: str, *, n_resamples: int, seed: int,
-                 level: float) -> dict:
-    """The paired comparisons of every pair in :data:`PAIRS` over the matched groups."""
+def paired_results(rows: Sequence[GradedRow], protocol: str, s: Batch, where: Where) -> None:
+    """The paired comparisons of every pair in :data:`PAIRS` over the matched groups: the
+    matched and left-out groups, then per pair (``style`` a, ``baseline`` b) the differences
+    with their paired CIs and McNemar's test with its Holm-adjusted p."""
     groups = matched_groups(rows)
     keep = set(groups)
-    envs = {r.group_id: r.env_id or r.family for r in rows}
-    ratios = {s: _style_ratios([r for r in rows if r.prompt_style == s and r.group_id in keep
-                                and r.variant in ("full", "cf")], protocol)
-              for s in PROMPT_STYLES} if groups else {}
-    out: dict = {"n_groups": len(groups),
-                 "groups_left_out": len({r.group_id for r in rows}) - len(groups),
-                 "holm_family": [pair_key(a, b) for a, b in PAIRS], "pairs": {}}
+    s.count("n_groups", len(groups), where)
+    s.count("groups_left_out", len({r.group_id for r in rows}) - len(groups), where)
     if not groups:
-        return out
-    kw = {"n_resamples": n_resamples, "seed": seed, "level": level}
-    tests = []
+        return
+    envs = {r.group_id: r.env_id or r.family for r in rows}
+    ratios = {st: _style_ratios([r for r in rows if r.prompt_style == st and r.group_id in keep
+                                 and r.variant in ("full", "cf")], protocol)
+              for st in PROMPT_STYLES}
+    cfg = s.settings
+    kw = {"n_resamples": cfg.n_resamples, "seed": cfg.seed, "level": cfg.level}
+    found = []
     for a, b in PAIRS:
-        metrics = {}
+        diffs = []
         for name in PAIRED_METRICS:
             ra, rb = ratios[a][name], ratios[b][name]
             d = paired_difference(ra, rb, **kw)
-            m = {"value": d.value, "ci": d.ci.as_list(), "a": ra.value, "b": rb.value}
-            if name == "idr_raw":
-                m["ci_env"] = paired_difference(ra, rb, clusters=envs, **kw).ci.as_list()
-            metrics[name] = m
+            env = (interval(paired_difference(ra, rb, clusters=envs, **kw).ci)
+                   if name == "idr_raw" else None)
+            diffs.append((name, d.value, interval(d.ci), env))
         disc_a = ratios[a]["idr_raw"].num > 0
         disc_b = ratios[b]["idr_raw"].num > 0
         n10, n01 = int((disc_a & ~disc_b).sum()), int((~disc_a & disc_b).sum())
-        test = mcnemar(n01, n10)
-        tests.append(test.p_value)
-        out["pairs"][pair_key(a, b)] = {"a": a, "b": b, "metrics": metrics,
-                                        "mcnemar": _test_json(test, n10, n01)}
-    for key, p in zip(out["pairs"], holm(np.asarray(tests)), strict=True):
-        out["pairs"][key]["mcnemar"]["p_holm"] = float(p)
-    return out
+        found.append((a, b, diffs, n10, mcnemar(n01, n10)))
+    adjusted = holm([t.p_value for *_rest, t in found])
+    for (a, b, diffs, n10, test), p in zip(found, adjusted, strict=True):
+        pw = {**where, "style": a, "baseline": b}
+        for name, value, ci, env in diffs:
+            s.add(name, value, pw, ci=ci, ci_env=env, env_level=name == "idr_raw")
+        s.test("mcnemar_idr", test, pw, numerator=n10, p_holm=float(p))
 
 
-def score_prompt_ablation(rows: Sequence[GradedRow], s: Batch, spec: TaskSpec) -> dict:
-    """The ``PA`` block of scores.json (shape in :mod:`gridwm_judge.scoring`)."""
-    protocol = spec.protocol or "all_groups"
+def score_prompt_ablation(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings
+                          ) -> Results:
+    """Per prompt style Task D's causal block (group and environment CIs) with its answered,
+    invalid and strict counts, then the paired comparisons between styles."""
+    s = Batch(settings, spec.name)
+    protocol = protocol_of(spec)
     envs: Mapping[str, str] = {r.group_id: r.env_id or r.family for r in rows}
-    styles = {}
     for st in PROMPT_STYLES:
         sub = [r for r in rows if r.prompt_style == st]
         if sub:
-            styles[st] = _causal_block(sub, protocol, s, clusters=envs, select=lambda r: True)
-            styles[st].update(answered=len(sub),
-                              invalid=sum(r.parse_mode == "invalid" for r in sub),
-                              strict=sum(r.parse_mode == "strict" for r in sub))
-    cfg = s.settings
-    return {
-        "protocol": protocol,
-        "styles": styles,
-        "paired": paired_block(rows, protocol, n_resamples=cfg.n_resamples, seed=cfg.seed,
-                               level=cfg.level),
-    }
+            at = {"style": st}
+            causal_results(sub, protocol, s, at, clusters=envs, select=everything)
+            s.count("answered", len(sub), {**at, "protocol": protocol})
+            s.count("invalid", sum(r.parse_mode == "invalid" for r in sub),
+                    {**at, "protocol": protocol})
+            s.count("strict", sum(r.parse_mode == "strict" for r in sub),
+                    {**at, "protocol": protocol})
+    paired_results(rows, protocol, s, {"protocol": protocol})
+    return s.results()
 
 
-__all__ = ["PAIRS", "matched_groups", "paired_block", "score_prompt_ablation"]
+__all__ = ["PAIRS", "matched_groups", "paired_results", "score_prompt_ablation"]

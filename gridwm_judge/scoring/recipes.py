@@ -2,7 +2,8 @@
 
 A task's entry in :mod:`gridwm_judge.task_table` names its recipe; a new config that asks the
 same kind of question (e.g. a second world's storyboards) reuses a recipe, a new kind of
-question adds one here.
+question adds one here. A scorer returns the task's flat results
+(:class:`~gridwm_judge.results.MetricResult`), each with its scope.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from gridwm_judge.results import Results
 from gridwm_judge.scoring import task_scores
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.grading import (
     GradedRow,
     Grader,
@@ -23,7 +26,8 @@ from gridwm_judge.scoring.oracle_state import grade_staged, score_oracle_state
 from gridwm_judge.scoring.prompt_ablation import score_prompt_ablation
 from gridwm_judge.task_table import TaskSpec
 
-TaskScorer = Callable[[Sequence[GradedRow], task_scores.Batch, TaskSpec], dict]
+TaskScorer = Callable[[Sequence[GradedRow], TaskSpec, Settings], Results]
+"""One task's graded rows (one judge) -> its results."""
 
 
 @dataclass(frozen=True)

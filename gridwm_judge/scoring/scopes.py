@@ -19,6 +19,10 @@ from gridwm_judge.task_table import ALL_TASKS, world_of
 
 IDR_COND_RULE = {"undefined": "undefined", "descriptive": "unstable", "ok": "ok"}
 """An IDR_cond result's status as the reporting rule names it."""
+_NARROWER = ("family", "probe", "condition", "baseline")
+"""Scope fields that narrow a scope further (its own figures have them unset)."""
+IDR_COND_STATUS = {rule: status for status, rule in IDR_COND_RULE.items()}
+"""The reporting rule's name (:func:`.causal.idr_cond_status`) as an IDR_cond result's status."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,13 @@ class Scope:
         """The environment families of its per-family rows, sorted."""
         fams = self.results.select(**self.where).values_of("family")
         return tuple(sorted(f for f in fams if f is not None))
+
+    @property
+    def descriptive(self) -> bool:
+        """Whether its figures are descriptive by the reporting rule (too few groups)."""
+        return any(r.status == "descriptive" and r.is_figure
+                   for r in self.results.select(**self.where)
+                   if all(getattr(r, k) is None for k in _NARROWER if k not in self.where))
 
     def family(self, fam: str) -> Scope:
         """Its row for one environment family (its figures are None where there is none)."""

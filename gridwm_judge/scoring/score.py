@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gridwm_judge import __version__
 from gridwm_judge.atomic import write_text
@@ -36,11 +36,14 @@ from gridwm_judge.records import (
     ScoresRecord,
     read_prediction_file,
 )
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.comparisons import compare_judges
 from gridwm_judge.scoring.join import join_judge, write_rows
 from gridwm_judge.scoring.judge_scores import failure_modes, score_tasks
-from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import CONFIGS, is_task, task_spec
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ROW_COLUMNS = ("uid", "task", "family", "env_id", "group_id", "item_id", "label", "answer",
                "variant", "temporal", "visual", "framing", "representation", "probe_family",
@@ -85,7 +88,7 @@ def load_rows(dataset: str, tasks: Sequence[str] | None = None) -> list[dict[str
         items = ds.select_columns(["uid", "prompt", "images"]).with_format("arrow")
         digests = []
         for batch in items.iter(batch_size=_BATCH):
-            for item in batch.to_pylist():
+            for item in cast("pa.Table", batch).to_pylist():
                 images = [stored_image_bytes(im, item["uid"]) for im in item["images"] or ()]
                 digests.append(item_digest(task_spec(config).name, item["prompt"], images))
         for row, digest in zip(audit, digests, strict=True):

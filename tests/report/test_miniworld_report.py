@@ -18,14 +18,16 @@ pytest.importorskip("pyglet", reason="needs the 3d extra")
 from gridwm_judge.cli import main  # noqa: E402
 from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.report import collect  # noqa: E402
-from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
-from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
+from gridwm_judge.report.plots import write_figures  # noqa: E402
+from gridwm_judge.report.sections import FIGURES as SECTIONS  # noqa: E402
 from gridwm_judge.report.sections import all_figures, all_tables  # noqa: E402
 from gridwm_judge.results import Results  # noqa: E402
 from gridwm_judge.scoring.judge_scores import failure_modes  # noqa: E402
 from gridwm_judge.task_table import MINIWORLD_TASKS  # noqa: E402
 
 ORACLE, YES = "baseline:oracle", "baseline:always-yes"
+MINIWORLD_FIGURES = [s.name for s in SECTIONS if s.name.startswith("miniworld_")]
+FIGURES = [s.name for s in SECTIONS if s.name.startswith("fig")]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -141,9 +143,13 @@ def test_miniworld_headline_beside_minigrid_and_printed(scored):
     assert set(head) == {ORACLE, YES}
     oracle, yes = head[ORACLE], head[YES]
     assert oracle["scope"] == yes["scope"] == "MC/composite"
-    assert (oracle["IDR_raw"], oracle["IDR_raw MD"], oracle["Acc_A1 MA"]) == ("1.00",) * 3
-    assert (yes["IDR_raw"], yes["Acc_cf"], yes["IDR_raw MD"]) == ("0.00",) * 3
-    assert yes["p_active"] == "1.00 (2/2)"  # 2 MC groups in the smoke build
+    # the scope's figures carry their interval, and the groups they rest on
+    assert (oracle["IDR_raw"], oracle["IDR_raw MD"], oracle["Acc_A1 MA"]) == (
+        "1.00 [1.00, 1.00]", "1.00", "1.00")
+    assert (yes["IDR_raw"], yes["Acc_cf"], yes["IDR_raw MD"]) == (
+        "0.00 [0.00, 0.00]", "0.00 [0.00, 0.00]", "0.00")
+    assert yes["p_active"] == "1.00 (2/2) [1.00, 1.00]"  # 2 MC groups in the smoke build
+    assert yes["groups"] == oracle["groups"] == "2"
     assert "success-biased" in yes["flags"] and "misgrounded" in yes["flags"]
     assert oracle["flags"] == "low-activation"
     index = (report / "index.md").read_text()
@@ -172,10 +178,17 @@ def test_miniworld_figures_are_drawn_and_listed(scored):
     assert all(name.startswith("miniworld_") for name in MINIWORLD_FIGURES)
 
 
-def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path):
-    """The same judges with their MiniWorld blocks taken away: no MiniWorld table, headline or
-    figure is written, so a MiniGrid report stays as it was."""
+def test_a_miniworld_report_has_only_what_was_run(scored, tmp_path):
+    """Judges asked MiniWorld's A, C and D: MiniWorld's tables and figures, none of MiniGrid's,
+    and no hard-counterfactual table (the build holds miniworld_c_hard, no judge was asked
+    it); MiniWorld's figures draw only the judges asked MiniWorld's tasks."""
     data = collect([scored.score_dir], work_dir=tmp_path / "w")
+    keys = [t.key for t in all_tables(data)]
+    assert keys == ["miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d",
+                    "miniworld_stability", "shortcut_ceiling", "shortcut_vs_judges",
+                    "judge_pairs"]  # MC's judges are compared pairwise
+    assert "MCH" in data.not_run() and data.run() == ("MA", "MC", "MD")
+    assert list(all_figures(data)) == MINIWORLD_FIGURES
     mw = {t.name for t in MINIWORLD_TASKS}
 
     def strip(e):
@@ -184,27 +197,10 @@ def test_a_report_without_miniworld_tasks_has_no_miniworld_part(scored, tmp_path
             results=Results(r for r in e.scores.results if r.task not in mw))
         return dataclasses.replace(e, scores=sc)
 
-    grid = dataclasses.replace(data, judges=tuple(strip(e) for e in data.judges))
-    full_keys = [t.key for t in all_tables(data)]
-    keys = [t.key for t in all_tables(grid)]
-    assert keys == ["headline", "task_c", "composite_split", "controls", "task_d", "stability",
-                    "shortcut_ceiling", "shortcut_vs_judges"]
-    assert full_keys[0] == "miniworld_headline"  # no MiniGrid task asked: no MiniGrid tables
-    # the smoke build holds miniworld_c_hard: its rows count as asked (missing) beside MC's
-    assert [k for k in full_keys if k not in keys] == [
-        "miniworld_headline", "miniworld_a", "miniworld_c", "miniworld_d", "miniworld_stability",
-        "hard_counterfactuals", "judge_pairs"]  # MC's judges are compared pairwise
-    assert all_figures(grid).keys() == FIGURES.keys()
-    written = write_figures(grid, tmp_path / "figs", all_figures(grid))
-    assert [p.name for p in written] == list(FIGURES)
-    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == sorted(FIGURES)
-
-    # a report of a judge asked nothing of MiniWorld beside MiniWorld ones: MiniWorld's figures
-    # draw only the judges asked a MiniWorld task (and no MiniGrid task was asked: no MiniGrid
-    # figure)
+    # beside a judge asked nothing of MiniWorld, MiniWorld's figures draw the oracle only
     grid_yes, oracle = strip(data.judges[0]), data.judges[1]
     mixed = dataclasses.replace(data, judges=(grid_yes, oracle))
-    assert [e.label for e in miniworld_judges(mixed).judges] == [oracle.label]
-    assert list(all_figures(mixed)) == list(MINIWORLD_FIGURES)
+    assert [e.label for e in mixed.only(("MA", "MC", "MD")).judges] == [oracle.label]
+    assert list(all_figures(mixed)) == MINIWORLD_FIGURES
     written = write_figures(mixed, tmp_path / "mixed", all_figures(mixed))
-    assert [p.name for p in written] == list(MINIWORLD_FIGURES)
+    assert [p.name for p in written] == MINIWORLD_FIGURES

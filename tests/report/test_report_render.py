@@ -20,10 +20,13 @@ from gridwm_judge.dataset.profiles import quickstart_profile
 from gridwm_judge.quickstart import run_quickstart
 from gridwm_judge.records import SCORES_FILE as SCORES
 from gridwm_judge.report import Table, collect, summarize, write_report
-from gridwm_judge.report.plots import FIGURES
+from gridwm_judge.report.sections import FIGURES as FIGURE_SECTIONS
+from gridwm_judge.report.sections import TABLES
 from gridwm_judge.scoring.scopes import causal_scope
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FIGURES = ("fig3a_activation_idr.png", "fig3b_composite_split.png", "fig4_stability.png",
+           "fig5_controls.png")
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +68,16 @@ def test_report_renders_every_table_and_index(qs):
         assert len(rows) == len(doc["rows"]) > 0, key
     for judge in ("always-yes", "always-no", "random", "pixel-heuristic", "oracle"):
         assert f"baseline:{judge}" in qs.headline
+    # every table written is a section of the registry under its own name; the sections of
+    # tasks not run (MiniWorld's, the controlled analyses') are left out and named
+    written = {p.stem for p in (rep / "tables").iterdir()}
+    assert written == {s.name for s in TABLES if s.name in written}
+    assert not any(k.startswith(("miniworld", "oracle_state", "prompt_ablation")) for k in written)
+    assert {p.name for p in (rep / "figures").iterdir()} == set(FIGURES)
+    assert set(FIGURES) <= {s.name for s in FIGURE_SECTIONS}
+    [line] = [x for x in index.splitlines() if x.startswith("Tasks run:")]
+    assert line.startswith("Tasks run: A, B, C, D, E, CH. Not run by any judge")
+    assert "PA, OS" in line and "MC" in line
     # numbers carry their denominators (p_active of 10 Task C groups) and CIs
     task_c = (rep / "tables" / "task_c.md").read_text()
     assert "(10/10)" in task_c and "[" in task_c
@@ -76,7 +89,8 @@ def test_expected_diagnoses(qs):
     yes, no, oracle = (_entry(data, j) for j in ("always-yes", "always-no", "oracle"))
     assert _status(yes)["success_biased"] == "flagged"
     assert _status(no)["all_fail"] == "flagged"
-    assert _status(no)["stability_trap"] == "flagged"
+    # its stable probe families hold 10 groups: descriptive, so the trap is suggested only
+    assert _status(no)["stability_trap"] == "suggested"
     assert not [m.name for m in summarize(oracle) if m.flagged]
     for rep in ("composite", "split"):
         c = causal_scope(oracle.results, "C", representation=rep)
@@ -87,6 +101,15 @@ def test_expected_diagnoses(qs):
     assert any("p_active (C/composite) = 1.000 (10/10)" in x for x in ev)
     failure_md = (qs.report / "failure_modes.md").read_text()
     assert "**flagged**" in failure_md and "## baseline:oracle" in failure_md
+    assert "| stability trap | suggested | NS_" in failure_md
+    # the headline shows each figure's interval and groups, and marks descriptive ones
+    head = (qs.report / "tables" / "headline.md").read_text()
+    assert "| baseline:always-no | 10 | 0.00 [0.00, 0.00] | 0.00 (0/10) [0.00, 0.00] |" in head
+    assert "stability-trap (suggested)" in head and "leakage (suggested)" in head
+    stab = (qs.report / "tables" / "stability.md").read_text()  # D's probes: 12 groups
+    assert "]†" in stab and "† Descriptive" in stab
+    stab_json = json.loads((qs.report / "tables" / "stability.json").read_text())
+    assert stab_json["rows"][0]["NS"]["status"] == "descriptive"
 
 
 def test_plots_are_valid_pngs(qs):

@@ -11,6 +11,7 @@ import pytest
 
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.scoring._arrays import GroupRatio
+from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.grading import graded_row
 from gridwm_judge.scoring.oracle_state import (
     chance_levels,
@@ -23,7 +24,6 @@ from gridwm_judge.scoring.oracle_state import (
     verdict_code,
 )
 from gridwm_judge.scoring.paired import paired_difference
-from gridwm_judge.scoring.task_scores import Batch, Settings
 from gridwm_judge.task_table import OS_TASK_TYPES, task_spec
 
 TT = OS_TASK_TYPES[0]
@@ -65,84 +65,98 @@ def _rows(arms=(("pixel", PIXEL), ("state", STATE))):
 
 
 def _score(rows):
-    batch = Batch(Settings(n_resamples=N))
-    out = score_oracle_state(rows, batch, task_spec("OS"))
-    batch.flush()
-    return out
+    return score_oracle_state(rows, task_spec("OS"), Settings(n_resamples=N))
+
+
+def _m(res, name, **where):
+    return res.one(task="OS", name=name, **where)
+
+
+def _nd(m):
+    return (m.numerator, m.denominator)
 
 
 def test_stage_accuracies_joint_and_idr_by_hand():
-    out = _score(_rows())
-    pixel, state = out["arms"]["pixel"], out["arms"]["state"]
-    m = pixel["stages"]["metrics"]
+    res = _score(_rows())
+    px, st = {"arm": "pixel"}, {"arm": "state"}
     # pixel: verdicts right on g1.full, g2.cf, g3.full, g3.cf = 4/6; task type wrong once
-    assert (m["verdict"]["num"], m["verdict"]["den"]) == (4, 6)
-    assert (m["task_type"]["num"], m["objective"]["num"]) == (5, 6)
-    assert (m["joint"]["num"], m["joint"]["den"]) == (3, 6)  # g1.full, g3.full, g3.cf
-    s = state["stages"]["metrics"]
-    assert (s["verdict"]["num"], s["objective"]["num"], s["joint"]["num"]) == (6, 5, 5)
-    pc, sc = pixel["causal"]["metrics"], state["causal"]["metrics"]
-    assert pc["p_active"]["value"] == pytest.approx(2 / 3)  # g1, g3 Full accepted
-    assert pc["idr_raw"]["value"] == pytest.approx(1 / 3)  # only g3 also rejects its CF
-    assert pc["idr_cond"]["value"] == pytest.approx(1 / 2)
-    assert (sc["p_active"]["value"], sc["idr_raw"]["value"]) == (1.0, 1.0)
-    assert pixel["causal"]["g_active"] == 2 and pixel["n_invalid"] == 0
-    lo, hi = m["joint"]["ci"]
-    assert 0 <= lo <= 0.5 <= hi <= 1 and m["joint"]["ci_env"] is not None
+    assert _nd(_m(res, "verdict", **px)) == (4, 6)
+    assert (_m(res, "task_type", **px).numerator, _m(res, "objective", **px).numerator) == (5, 6)
+    assert _nd(_m(res, "joint", **px)) == (3, 6)  # g1.full, g3.full, g3.cf
+    assert tuple(_m(res, k, **st).numerator for k in ("verdict", "objective", "joint")) == (
+        6, 5, 5)
+    assert _m(res, "p_active", **px).value == pytest.approx(2 / 3)  # g1, g3 Full accepted
+    assert _m(res, "idr_raw", **px).value == pytest.approx(1 / 3)  # only g3 rejects its CF
+    assert _m(res, "idr_cond", **px).value == pytest.approx(1 / 2)
+    assert (_m(res, "p_active", **st).value, _m(res, "idr_raw", **st).value) == (1.0, 1.0)
+    assert _m(res, "g_active", **px).value == 2 and _m(res, "n_invalid", **px).value == 0
+    joint = _m(res, "joint", **px)
+    lo, hi = joint.ci
+    assert 0 <= lo <= 0.5 <= hi <= 1 and joint.ci_env is not None and joint.env_level
 
 
 def test_paired_differences_by_hand():
-    out = _score(_rows())
-    d = out["differences"]["state-pixel"]
-    assert d["n_items"] == 6 and d["joint"]["n_groups"] == 3
-    assert d["joint"]["value"] == pytest.approx(5 / 6 - 3 / 6)
-    assert d["idr_raw"]["value"] == pytest.approx(1 - 1 / 3)
+    res = _score(_rows())
+    where = {"arm": "state", "baseline": "pixel"}
+    joint, idr_raw = _m(res, "joint", **where), _m(res, "idr_raw", **where)
+    assert _m(res, "n_items", **where).value == 6 and joint.groups == 3
+    assert joint.value == pytest.approx(5 / 6 - 3 / 6)
+    assert idr_raw.value == pytest.approx(1 - 1 / 3)
     # the same interval from hand-written per-group sums: joint right per group / rows
     groups = ("g1", "g2", "g3")
     state = GroupRatio(groups, np.array([2.0, 1.0, 2.0]), np.array([2.0, 2.0, 2.0]))
     pixel = GroupRatio(groups, np.array([1.0, 0.0, 2.0]), np.array([2.0, 2.0, 2.0]))
     hand = paired_difference(state, pixel, n_resamples=N)
-    assert d["joint"]["ci"] == hand.ci.as_list()
+    assert list(joint.ci) == hand.ci.as_list()
     env = paired_difference(state, pixel, n_resamples=N, clusters=ENV)
-    assert d["joint"]["ci_env"] == env.ci.as_list()
+    assert list(joint.ci_env) == env.ci.as_list()
     # env level: e1 holds g1+g2 (diff 2/4), e2 holds g3 (diff 0): every draw lies in [0, 1/2]
     assert 0.0 <= env.ci.low <= env.ci.high <= 0.5
     # IDR_raw per group: state 1,1,1 of 1; pixel 0,0,1 of 1
     idr = paired_difference(GroupRatio(groups, np.ones(3), np.ones(3)),
                             GroupRatio(groups, np.array([0.0, 0.0, 1.0]), np.ones(3)),
                             n_resamples=N)
-    assert d["idr_raw"]["ci"] == idr.ci.as_list()
+    assert list(idr_raw.ci) == idr.ci.as_list()
     # McNemar per group on discrimination: state discriminates on g1, g2 where pixel does not
-    assert d["mcnemar_idr"]["n"] == 2 and d["mcnemar_idr"]["p_value"] == pytest.approx(0.5)
-    assert "pixel_state-pixel" not in out["differences"]
+    test = _m(res, "mcnemar_idr", **where)
+    assert test.denominator == 2 and test.p_value == pytest.approx(0.5)
+    assert not res.select(arm="pixel_state", baseline="pixel")
 
 
 def test_identical_arms_differ_by_zero_with_a_zero_interval():
-    out = _score(_rows((("pixel", PIXEL), ("pixel_state", PIXEL))))
-    d = out["differences"]["pixel_state-pixel"]
+    res = _score(_rows((("pixel", PIXEL), ("pixel_state", PIXEL))))
     for metric in ("joint", "idr_raw"):
-        assert d[metric]["value"] == 0.0
-        assert d[metric]["ci"] == [0.0, 0.0] and d[metric]["ci_env"] == [0.0, 0.0]
-    assert out["vcc_pixel_state"]["metrics"]["vcc_pixel_state"]["value"] == 1.0
-    assert "vcc_oracle" not in out  # no state arm
+        d = _m(res, metric, arm="pixel_state", baseline="pixel")
+        assert d.value == 0.0 and d.ci == (0.0, 0.0) and d.ci_env == (0.0, 0.0)
+    assert _m(res, "vcc_pixel_state").value == 1.0
+    assert not res.select(name="vcc_oracle")  # no state arm
 
 
 def test_vcc_oracle_by_hand():
-    v = _score(_rows())["vcc_oracle"]
-    assert (v["reference"], v["other"]) == ("pixel", "state")
-    m = v["metrics"]
+    res = _score(_rows())
     # agree: g1.full, g2.cf, g3.full, g3.cf; disagree: g1.cf (S/F), g2.full (F/S)
-    assert (m["vcc_oracle"]["num"], m["vcc_oracle"]["den"]) == (4, 6)
-    assert (m["vcc_oracle_given_success"]["num"], m["vcc_oracle_given_success"]["den"]) == (2, 3)
-    assert (m["vcc_oracle_given_failure"]["num"], m["vcc_oracle_given_failure"]["den"]) == (2, 3)
+    assert _nd(_m(res, "vcc_oracle")) == (4, 6)
+    assert _nd(_m(res, "vcc_oracle_given_success")) == (2, 3)
+    assert _nd(_m(res, "vcc_oracle_given_failure")) == (2, 3)
 
 
 def test_differences_pair_only_items_answered_in_both_arms():
     rows = [r for r in _rows() if not (r.evidence == "state" and r.item_id == "OS.g2.full")]
-    d = _score(rows)["differences"]["state-pixel"]
-    assert d["n_items"] == 5
+    res = _score(rows)
+    where = {"arm": "state", "baseline": "pixel"}
+    assert _m(res, "n_items", **where).value == 5
     # joint on the 5 shared items (g2.full out): state 4/5 (g2.cf wrong), pixel 3/5
-    assert d["joint"]["value"] == pytest.approx(4 / 5 - 3 / 5)
+    assert _m(res, "joint", **where).value == pytest.approx(4 / 5 - 3 / 5)
+
+
+def test_chance_levels_are_results_of_each_arm():
+    res = _score(_rows())
+    for arm in ("pixel", "state"):
+        verdict = _m(res, "chance_best_constant", arm=arm, condition="verdict")
+        assert (verdict.value, verdict.denominator) == (0.5, 6)
+        joint = _m(res, "chance_best_constant", arm=arm, condition="joint")
+        assert json.loads(joint.detail) == GOLD["full"]  # the first of two tied triples
+        assert _m(res, "chance_uniform", arm=arm, condition="verdict").value == 0.5
 
 
 def test_normalisation_rules():

@@ -61,3 +61,28 @@ def test_leakage_from_ns_or_les():
     assert len(modes["presentation_leakage"].evidence) == 2
     chance = _by_name(diagnose(action=ActionEvidence(0.26, 0.0, 0.0)))
     assert chance["action_ignorant_heuristic"].flagged is None
+
+
+def test_a_mode_resting_only_on_descriptive_figures_is_suggested():
+    """Leakage seen only in probe families of too few groups is suggested, not raised; one
+    family of enough groups raises it. The stability trap likewise needs a stable family of
+    enough groups (its weak side is the whole scope's)."""
+    from gridwm_judge.scoring.diagnosis import CausalEvidence, FamilyEvidence, diagnose
+
+    few = FamilyEvidence("C/composite", "visual", 0.5, 0.4, 0.6, groups=12, descriptive=True)
+    many = FamilyEvidence("C/split", "visual", 0.5, 0.4, 0.6, groups=40)
+    weak = CausalEvidence("C/composite", 0.2, 0.2, 2, 0.1, None, "unstable", None)
+    leak = diagnose(families=[few])[0]
+    assert (leak.flagged, leak.suggested) == (False, True)
+    assert all("(descriptive: 12 groups)" in e for e in leak.evidence) and leak.evidence
+    leak = diagnose(families=[few, many])[0]
+    assert (leak.flagged, leak.suggested) == (True, False)
+    stable_few = FamilyEvidence("C/composite", "framing", 1.0, 1.0, 0.0, groups=12,
+                                descriptive=True)
+    trap = diagnose(families=[stable_few], causal=[weak])[4]
+    assert (trap.name, trap.flagged, trap.suggested) == ("stability_trap", False, True)
+    stable_many = FamilyEvidence("C/split", "framing", 1.0, 1.0, 0.0, groups=40)
+    trap = diagnose(families=[stable_few, stable_many], causal=[weak])[4]
+    assert (trap.flagged, trap.suggested) == (True, False)
+    clear = diagnose(families=[stable_few], causal=[])[4]
+    assert clear.flagged is None and not clear.suggested

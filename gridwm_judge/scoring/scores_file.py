@@ -1,9 +1,9 @@
-"""A recipe's metric blocks as flat :class:`~gridwm_judge.results.MetricResult` records.
+"""Read scores.json: this format, or the previous one ("gridwm-judge-scores/2"), whose judges
+held each task's figures as nested blocks (``tasks``) instead of results.
 
-The recipes compute a task's figures as nested blocks (the shapes their bootstrap batch fills
-in); this module is the one place that knows those shapes and turns them into the flat,
-typed results every reader uses. It also reads the blocks of a scores.json written in the
-previous format ("gridwm-judge-scores/2"), whose ``tasks`` were these blocks.
+This module is the one place that still knows those blocks' shapes: :func:`upgrade` turns
+them into the flat :class:`~gridwm_judge.results.MetricResult` records the recipes emit now
+(the same figures, nothing recomputed), so ``report`` reads an old scores.json as a new one.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.records import PREVIOUS_SCORES_FORMAT, SCORES_FORMAT, ScoresRecord
-from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.results import MetricResult, Results, reporting_status
 from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
 from gridwm_judge.scoring.comparisons import SCOPE as COMPARISON_SCOPE
-from gridwm_judge.scoring.scopes import IDR_COND_RULE
+from gridwm_judge.scoring.scopes import IDR_COND_STATUS
 from gridwm_judge.task_table import task_spec, world_of
 
 Block = Mapping[str, Any]
 Out = Iterator[MetricResult]
-IDR_COND_STATUS = {rule: status for status, rule in IDR_COND_RULE.items()}
-"""The IDR_cond reporting rule's status (:func:`..causal.idr_cond_status`) as a result's."""
 
 
 def _ci(v: Any) -> tuple[float, float] | None:
@@ -181,10 +179,11 @@ def _oracle_state(base: dict[str, Any], blk: Block) -> Out:
             cbase = {**abase, "condition": stage}
             yield MetricResult(**cbase, name="chance_uniform", value=ch.get("uniform"),
                                denominator=ch.get("n_rows"))
-            best = ch.get("best_constant")
+            best, answer = ch.get("best_constant"), ch.get("best_constant_answer")
             yield MetricResult(**cbase, name="chance_best_constant", value=best,
                                denominator=ch.get("n_rows"),
-                               detail=ch.get("best_constant_answer"),
+                               detail=answer if answer is None or isinstance(answer, str)
+                               else json.dumps(answer),
                                status="undefined" if best is None else "ok")
         yield from _causal(abase, ab.get("causal"))
     for d in blk.get("differences", {}).values():
@@ -207,14 +206,14 @@ FLATTEN: dict[str, Callable[[dict[str, Any], Block], Out]] = {
     "prompt_ablation": _prompt_ablation,
     "oracle_state": _oracle_state,
 }
-"""Recipe -> how its blocks become results (a recipe added in :mod:`.recipes` adds one)."""
+"""Recipe -> how its format-2 blocks become results."""
 
 
 def flatten(task: str, block: Block) -> Results:
-    """The results of one task's metric blocks."""
+    """The results of one task's metric blocks, under today's reporting rule."""
     spec = task_spec(task)
-    return Results(FLATTEN[spec.recipe]({"task": spec.name, "world": world_of(spec.name)},
-                                        block))
+    return Results(reporting_status(r) for r in FLATTEN[spec.recipe](
+        {"task": spec.name, "world": world_of(spec.name)}, block))
 
 
 def flatten_tasks(tasks: Mapping[str, Block]) -> Results:
