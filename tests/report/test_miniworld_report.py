@@ -16,7 +16,6 @@ from PIL import Image
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.report import collect  # noqa: E402
 from gridwm_judge.report.miniworld_tables import miniworld_judges  # noqa: E402
 from gridwm_judge.report.plots import FIGURES, MINIWORLD_FIGURES, write_figures  # noqa: E402
@@ -37,10 +36,9 @@ class Scored(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory):
+def scored(tmp_path_factory, miniworld_smoke):
     root = tmp_path_factory.mktemp("mwreport")
-    out = root / "smoke"
-    build_dataset(out, "miniworld_smoke", num_proc=2)
+    out = miniworld_smoke.out
     runs = []
     for judge in ("oracle", "always-yes"):
         run = root / judge
