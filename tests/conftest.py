@@ -2,7 +2,10 @@
 ``tmp_path`` folders included), removed when the session passes: the suite never writes into
 the user's ``~/.cache/huggingface`` nor leaves files in the system temp folder. A failed session
 keeps the folder and says where. Set here, before any test module imports ``datasets``, and
-inherited by the commands tests run as subprocesses."""
+inherited by the commands tests run as subprocesses.
+
+Builds that several modules read are made once per session here; they are read-only: a test
+that writes must write elsewhere (its own ``tmp_path``)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
 
 SESSION_ROOT = Path(tempfile.mkdtemp(prefix="gwj-tests-"))
 for _name, _sub in (("HF_HOME", "hf"), ("HF_DATASETS_CACHE", "hf/datasets"), ("TMPDIR", "tmp")):
@@ -23,3 +29,32 @@ def pytest_sessionfinish(session, exitstatus):
         shutil.rmtree(SESSION_ROOT, ignore_errors=True)
     else:
         print(f"\ntest caches and temporary folders kept for a look: {SESSION_ROOT}")
+
+
+@pytest.fixture(scope="session")
+def miniworld_smoke(tmp_path_factory):
+    """The ``miniworld_smoke`` build (every MiniWorld config, 2 processes): the suite's
+    slowest small build (real MiniWorld, headless), read by the dataset, report and
+    integration modules. Returns the build's report (``.out`` is the folder)."""
+    pytest.importorskip("pyglet", reason="needs the 3d extra")
+    from gridwm_judge.dataset.export import build_dataset
+
+    return build_dataset(tmp_path_factory.mktemp("mw") / "smoke", "miniworld_smoke", num_proc=2)
+
+
+class SmokeBuild(NamedTuple):
+    out: Path
+    report: Any  # the build's BuildReport
+    png_encodes: int  # images PNG-encoded while it ran (PngCache.encodes, this process)
+
+
+@pytest.fixture(scope="session")
+def smoke_build(tmp_path_factory) -> SmokeBuild:
+    """The ``smoke`` build (every config, one process, so every encode is counted here), read
+    by the round-trip and encode-once modules."""
+    from gridwm_judge.dataset.builder import PngCache
+    from gridwm_judge.dataset.export import build_dataset
+
+    before = PngCache.encodes
+    report = build_dataset(tmp_path_factory.mktemp("build") / "gwj", "smoke", num_proc=1)
+    return SmokeBuild(report.out, report, PngCache.encodes - before)

@@ -28,12 +28,15 @@ TINY: dict[str, tuple[list[str], tuple[str, ...], str | None]] = {
                        "MB in all;"), None),
     "bench_judges.py": (["--n-hf", "2", "--n-http", "4", "--max-tokens", "2"],
                         ("(a) hf tiny model, 2 requests", "(b) openai backend"), "transformers"),
-    "bench_ray.py": (["--tasks", "c", "--judge", "baseline:always-no"],
+    "bench_ray.py": (["--dataset", "{smoke}", "--tasks", "c", "--judge", "baseline:always-no"],
                      ("Ray start-up", "records equal (but latency): True"), "ray"),
     "bench_miniworld.py": (["--n", "1", "--families", "tmaze"],
                            ("first env (OpenGL context)", "tmaze        1 valid"), "pyglet"),
 }
-"""Script -> (tiny arguments, lines its output must hold, optional module it needs)."""
+"""Script -> (tiny arguments, lines its output must hold, optional module it needs).
+
+``{smoke}`` stands for the hand-written smoke dataset (tests/judges/smoke_data.py): written in
+this process it costs a fraction of a `build` subprocess (bench_build.py runs the builder)."""
 
 
 def _load(name: str):
@@ -49,10 +52,15 @@ def test_every_benchmark_script_has_a_tiny_run():
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
-def test_benchmark_runs_at_a_tiny_size(name, capsys):
+def test_benchmark_runs_at_a_tiny_size(name, capsys, tmp_path):
     argv, expected, needs = TINY[name]
     if needs:
         pytest.importorskip(needs, reason=f"{name} needs {needs}")
+    if "{smoke}" in argv:
+        from judges.smoke_data import write_smoke_dataset
+
+        smoke = write_smoke_dataset(tmp_path / "smoke", configs=("task_c",))
+        argv = [str(smoke) if a == "{smoke}" else a for a in argv]
     result = _load(name).main(argv)
     out = capsys.readouterr().out
     for text in expected:

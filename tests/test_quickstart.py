@@ -10,7 +10,8 @@ from gridwm_judge.dataset import profiles
 
 def test_quickstart_cli_end_to_end(tmp_path, monkeypatch, capsys):
     tiny = profiles.quickstart_profile(
-        3, 1, c_probe_sets=("baseline",), d_conditions=("clean-neutral",), n_controls=2
+        3, 1, c_probe_sets=("baseline",), d_conditions=("clean-neutral",), n_controls=2,
+        n_hard_per_family=1,
     )
     monkeypatch.setitem(profiles.PROFILES, "quickstart", tiny)
     monkeypatch.setattr(quickstart, "BASELINES", ("always-yes", "oracle"))

@@ -18,10 +18,8 @@ from gridwm_judge.task_table import CONFIGS
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("build") / "gwj"
-    report = build_dataset(out, "smoke", num_proc=1)
-    return out, report
+def built(smoke_build):
+    return smoke_build.out, smoke_build.report
 
 
 def row_hashes(folder):

@@ -11,15 +11,12 @@ import pyarrow.parquet as pq
 from PIL import Image
 
 from gridwm_judge.dataset.builder import PngCache
-from gridwm_judge.dataset.export import build_dataset
 
 
-def test_a_smoke_build_encodes_each_distinct_image_once(tmp_path):
-    before = PngCache.encodes
-    report = build_dataset(tmp_path / "gwj", "smoke", num_proc=1, quiet=True)
-    encodes = PngCache.encodes - before
+def test_a_smoke_build_encodes_each_distinct_image_once(smoke_build):
+    encodes = smoke_build.png_encodes   # counted while the session's smoke build ran
     written, distinct = 0, {}
-    for f in sorted((report.out / "data").rglob("test-*.parquet")):
+    for f in sorted((smoke_build.out / "data").rglob("test-*.parquet")):
         for images in pq.read_table(f, columns=["images"]).column("images").to_pylist():
             for im in images:
                 written += 1
@@ -28,7 +25,7 @@ def test_a_smoke_build_encodes_each_distinct_image_once(tmp_path):
     fresh = PngCache()
     for data in distinct.values():   # byte for byte what encoding the pixels again gives
         assert fresh.encode(Image.open(io.BytesIO(data))) == data
-    assert not (report.out / ".png").exists()
+    assert not (smoke_build.out / ".png").exists()
 
 
 def test_the_store_is_shared_between_caches(tmp_path):

@@ -20,10 +20,8 @@ from gridwm_judge.records import ScoresRecord  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mw") / "smoke"
-    report = build_dataset(out, "miniworld_smoke", num_proc=2)
-    return out, report
+def smoke(miniworld_smoke):
+    return miniworld_smoke.out, miniworld_smoke
 
 
 def test_profiles_name_only_miniworld_configs():

@@ -14,7 +14,6 @@ pytest.importorskip("pyglet", reason="needs the 3d extra")
 from datasets import load_dataset  # noqa: E402
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.dataset.profiles import get_profile  # noqa: E402
 from gridwm_judge.report.writer import write_report  # noqa: E402
 from gridwm_judge.scoring.score import score  # noqa: E402
@@ -25,10 +24,8 @@ from gridwm_judge.worlds.miniworld.cards import FAMILIES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("mw") / "smoke"
-    build_dataset(out, "miniworld_smoke", configs=["miniworld_c", "miniworld_c_hard"])
-    return out
+def smoke(miniworld_smoke) -> Path:
+    return miniworld_smoke.out
 
 
 def test_profiles_plan_miniworld_c_s_group_count_per_family():

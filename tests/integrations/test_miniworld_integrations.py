@@ -11,7 +11,7 @@ import math
 
 import datasets
 import pytest
-from bridge_helpers import built, lmms_yaml, mock_model, score_judge, write_predictions
+from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
 
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
@@ -24,8 +24,8 @@ CONFIGS = [t.config for t in MINIWORLD_TASKS]
 
 
 @pytest.fixture(scope="module")
-def mw_build(tmp_path_factory):
-    return built(tmp_path_factory, "mwbridge", "--profile", "miniworld_smoke")
+def mw_build(miniworld_smoke):
+    return miniworld_smoke.out
 
 
 def mw_answer(uid: str, audit) -> str:

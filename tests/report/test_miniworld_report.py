@@ -16,7 +16,6 @@ from PIL import Image
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.dataset.export import build_dataset  # noqa: E402
 from gridwm_judge.report import collect  # noqa: E402
 from gridwm_judge.report.plots import write_figures  # noqa: E402
 from gridwm_judge.report.sections import FIGURES as SECTIONS  # noqa: E402
@@ -39,10 +38,9 @@ class Scored(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory):
+def scored(tmp_path_factory, miniworld_smoke):
     root = tmp_path_factory.mktemp("mwreport")
-    out = root / "smoke"
-    build_dataset(out, "miniworld_smoke", num_proc=2)
+    out = miniworld_smoke.out
     runs = []
     for judge in ("oracle", "always-yes"):
         run = root / judge
