@@ -24,8 +24,11 @@ def test_rps_spaces_starts_across_threads():
     for t in threads:
         t.join()
     starts.sort()
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert len(starts) == 9 and min(gaps) > 0.04   # 20 per second: 0.05 s apart
+    # 20 per second: 9 starts span 8 slots of 0.05 s. Measured over the whole span, not gap by
+    # gap: a thread descheduled between its wait and its append (a loaded machine) records
+    # its start late, which shortens the next gap but never the span (unless it is the first
+    # start, hence the 0.05 s margin).
+    assert len(starts) == 9 and starts[-1] - starts[0] > 8 * 0.05 - 0.05
 
 
 def test_a_hold_stops_every_thread_and_unlimited_is_free():
