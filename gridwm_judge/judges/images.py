@@ -2,7 +2,7 @@
 
 Why: most reference judges (always-yes/no, random, oracle) never look at an image, and an
 HTTP judge can send the stored PNG as it is; decoding every image of every row for every judge
-used to cost more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
+costs more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
 images (what :class:`~gridwm_judge.judges.base.JudgeRequest` promises) that decodes an image on
 first access and keeps it, while :meth:`LazyImages.encoded` hands out the stored bytes.
 
@@ -30,7 +30,7 @@ _PNG_RGB8 = (8, 2)  # IHDR bit depth 8, colour type 2 (truecolour, no alpha)
 
 
 def decode_rgb(data: bytes):
-    """Encoded image bytes -> a fully loaded RGB PIL image (as the old eager path gave)."""
+    """Encoded image bytes -> a fully loaded RGB PIL image (what a judge reads)."""
     from PIL import Image
 
     im = Image.open(io.BytesIO(data))
