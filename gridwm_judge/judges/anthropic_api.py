@@ -32,8 +32,6 @@ from gridwm_judge.judges.http_judge import (
     Refusals,
     Reshape,
     SDKJudge,
-    check_effort,
-    check_image_count,
     malformed,
     sdk_failure,
     served,
@@ -54,14 +52,14 @@ TRUNCATED = ("max_tokens", "model_context_window_exceeded")
 
 class AnthropicJudge(SDKJudge):
     backend = "anthropic"
+    models, efforts = "Claude", EFFORTS
+    api, max_images = "Anthropic Messages", MAX_IMAGES
 
     def __init__(self, model: str, options: JudgeOptions, spec: str):
         anthropic = require("anthropic", "anthropic")
         if options.reasoning_budget and options.reasoning_budget < MIN_THINKING:
             raise ValueError(f"judge {spec!r}: --reasoning-budget must be 0 (no thinking) or at "
                              f"least {MIN_THINKING} tokens (Claude's smallest thinking budget)")
-        check_effort(spec, options.reasoning_effort, EFFORTS, "Claude")
-        check_image_count(spec, options.max_images, MAX_IMAGES, "Anthropic Messages")
         super().__init__(spec, model, options, key_env=KEY_ENV, default_url=DEFAULT_URL,
                          extra="anthropic")
         self.client = anthropic.Anthropic(

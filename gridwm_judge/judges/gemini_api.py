@@ -28,8 +28,6 @@ from gridwm_judge.judges.base import status_for as _status_for
 from gridwm_judge.judges.decoding import GREEDY
 from gridwm_judge.judges.http_judge import (
     SDKJudge,
-    check_effort,
-    check_image_count,
     malformed,
     sdk_failure,
     served,
@@ -47,13 +45,13 @@ TRUNCATED = ("MAX_TOKENS",)
 
 class GeminiJudge(SDKJudge):
     backend = "gemini"
+    models, efforts = "Gemini", LEVELS
+    api, max_images = "Gemini", MAX_IMAGES
 
     def __init__(self, model: str, options: JudgeOptions, spec: str):
         genai = require("google.genai", "gemini", "google-genai")
         from google.genai import types
 
-        check_effort(spec, options.reasoning_effort, LEVELS, "Gemini")
-        check_image_count(spec, options.max_images, MAX_IMAGES, "Gemini")
         super().__init__(spec, model, options, key_env=KEY_ENV, default_url=DEFAULT_URL,
                          extra="gemini")
         self.client = genai.Client(

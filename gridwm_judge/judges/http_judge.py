@@ -327,29 +327,6 @@ def malformed(exc: BaseException) -> Retryable:
     return Retryable(f"malformed response body: {type(exc).__name__}: {exc}")
 
 
-class SDKJudge(HTTPJudge):
-    """An HTTP judge whose requests a provider's SDK writes and reads.
-
-    The key comes from the environment; the SDK gets :attr:`http_client`, whose sockets keep
-    each attempt's deadline (:mod:`~.http_deadline`), and is built with its own retries off,
-    since :class:`HTTPJudge` retries.
-    """
-
-    def __init__(self, spec: str, model: str, options: JudgeOptions, *,
-                 key_env: tuple[str, ...], default_url: str, extra: str):
-        require("httpx2", extra)
-        import httpx2
-
-        self.api_key = key_from_env(key_env, spec)
-        super().__init__(spec, model, options, secrets=(self.api_key,))
-        self.url = (options.base_url or default_url).rstrip("/")
-        self.conn = Connections(self.url, max(1, options.workers))
-        self.http_client = httpx2.Client(transport=sdk_transport(self.conn, options.timeout_s))
-
-    def shutdown(self) -> None:
-        self.conn.close()
-
-
 def key_from_env(names: tuple[str, ...], spec: str) -> str:
     """The first of the environment variables ``names`` that is set, else one clear line."""
     import os
@@ -381,6 +358,38 @@ _REFUSED = re.compile(
 
 
 REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "unknown_parameter")
+
+
+class SDKJudge(HTTPJudge):
+    """An HTTP judge whose requests a provider's SDK writes and reads.
+
+    A subclass names its provider's limits, checked before anything is sent: the
+    ``--reasoning-effort`` levels ``efforts`` of the ``models`` it serves and the images per
+    request ``max_images`` of its ``api``. The key comes from the environment; the SDK gets
+    :attr:`http_client`, whose sockets keep each attempt's deadline (:mod:`~.http_deadline`),
+    and is built with its own retries off, since :class:`HTTPJudge` retries.
+    """
+
+    models = "the provider's models"
+    efforts: tuple[str, ...] = ()
+    api = "the provider's"
+    max_images = 0
+
+    def __init__(self, spec: str, model: str, options: JudgeOptions, *,
+                 key_env: tuple[str, ...], default_url: str, extra: str):
+        check_effort(spec, options.reasoning_effort, self.efforts, self.models)
+        check_image_count(spec, options.max_images, self.max_images, self.api)
+        require("httpx2", extra)
+        import httpx2
+
+        self.api_key = key_from_env(key_env, spec)
+        super().__init__(spec, model, options, secrets=(self.api_key,))
+        self.url = (options.base_url or default_url).rstrip("/")
+        self.conn = Connections(self.url, max(1, options.workers))
+        self.http_client = httpx2.Client(transport=sdk_transport(self.conn, options.timeout_s))
+
+    def shutdown(self) -> None:
+        self.conn.close()
 
 
 def refused_param(text: str) -> str | None:
