@@ -7,7 +7,7 @@ gate per family.
 
 ``--build``: builds a profile (default ``miniworld``) into a temporary folder, as
 ``gridwm-judge build`` does, and prints the generation time, each config's time, rows and
-images, the total time, the process's peak memory and each family's reject rate (issue 13's
+images, the total time, the process's peak memory and each family's reject rate (the
 target: under 90 s on the 2-core dev machine).
 
     python benchmarks/bench_miniworld.py [--n 12] [--seed 830000] [--families tmaze,sign]
@@ -70,7 +70,7 @@ def bench_build(profile: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=12, help="valid groups per family")
     parser.add_argument("--seed", type=int, default=830000)
     parser.add_argument("--build", action="store_true", help="time a profile's build instead")

@@ -1,8 +1,8 @@
 """Time to parse large and adversarial judge answers, per task, rule set and input size.
 
-Targets (issue 9): Task C/D answers of 100 KB parse in < 0.5 s, a 1 MB Task E answer in < 1 s;
-every parser is linear, so time grows with size, never with its square (before issue 9 a
-100 KB "yes ... no ..." answer took ~40 s under the keyword rules). Each figure is the best
+Targets: Task C/D answers of 100 KB parse in < 0.5 s, a 1 MB Task E answer in < 1 s; every
+parser is linear, so time grows with size, never with its square (a quadratic keyword rule
+takes ~40 s on a 100 KB "yes ... no ..." answer, which a judge can return). Each figure is the best
 of --repeat runs, wall clock. Usage: python benchmarks/bench_parse.py [--sizes 10000,100000]
 [--json-size 1000000] [--repeat 3]
 """
@@ -56,7 +56,7 @@ def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> dict[str, float]:
     from gridwm_judge.parsing import RULES, parse_answer
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--sizes", default="10000,100000", help="C/D and A sizes (characters)")
     p.add_argument("--json-size", type=int, default=1_000_000, help="B/E size (characters)")
     p.add_argument("--repeat", type=int, default=3)

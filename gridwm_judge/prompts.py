@@ -151,7 +151,7 @@ def _presentation_notes(reversed_order: bool, n_split: int) -> list[str]:
     return notes
 
 
-# --- MiniWorld (ours, issue 13): what the 3D images are; questions as in Tasks C and D -----
+# --- MiniWorld (ours): what the 3D images are; questions as in Tasks C and D -----
 MINIWORLD_C_PREAMBLE = (
     "Below is a storyboard from one MiniWorld trajectory: first-person 3D views seen by the "
     "agent as it moves through the environment."
@@ -196,7 +196,7 @@ MINIWORLD_A = (
 )
 
 
-# --- Prompt-structure ablation (ours, issue 14; the paper gives no wording) -----------------
+# --- Prompt-structure ablation (ours: the paper gives no wording) -----------------
 # The three styles ask Task D's clean-neutral question over the same images; they differ only
 # in the answer instruction, which replaces Task D's in the same place (``direct`` is Task D's
 # prompt exactly). Each style's instruction is its answer format's line (``task_table.PA_STYLES``).
@@ -212,7 +212,7 @@ def prompt_ablation_prompt(style: str) -> str:
     base = task_d_prompt("neutral")
     assert base.count(TASK_D_ANSWER) == 1  # the one sentence a style replaces
     return base.replace(TASK_D_ANSWER, PA_ANSWER[style])
-# --- Oracle-State (ours, issue 14; paper App. D.4 gives no wording): evidence arms ---------
+# --- Oracle-State (ours: paper App. D.4 gives no wording): evidence arms ---------
 OS_OPENING = (
     "Below are two trajectories from the same MiniGrid environment. "
     "Reference trajectory: This trajectory is a known successful example of completing the "

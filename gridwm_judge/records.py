@@ -238,12 +238,15 @@ class RunRecord:
 
     @classmethod
     def read(cls, path: str | Path) -> RunRecord:
-        path = Path(path)
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
-        return cls.from_json(obj, where=str(path))
+        return cls.from_json(_json_file(path), where=str(path))
+
+
+def _json_file(path: str | Path) -> Any:
+    """The JSON value in ``path``; a file that is not JSON is one ValueError naming it."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
 
 
 def _plain(value: Any) -> Any:
@@ -441,12 +444,7 @@ class ScoresRecord:
 
     @classmethod
     def read(cls, path: str | Path) -> ScoresRecord:
-        path = Path(path)
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
-        return cls.from_json(obj, where=str(path))
+        return cls.from_json(_json_file(path), where=str(path))
 
 
 def counts(values: Sequence[str]) -> dict[str, int]:

@@ -307,7 +307,7 @@ HARD_TASKS: tuple[TaskSpec, ...] = (
                          "along the way): Full / NoCue / CF at the neutral presentation, "
                          "composite and split (Yes/No)", paper="C"),
 )
-"""Hard-CF configs (issue 21): groups whose CF no static rule separates from Full, scored by
+"""Hard-CF configs: groups whose CF no static rule separates from Full, scored by
 Task C's recipe under their own names. Not in ``TASKS`` (the paper's benchmark, what
 ``--tasks all`` means); name them to use them. Each names its ``paper`` config. MiniWorld's
 ``miniworld_c_hard`` (``paper="MC"``) is in ``MINIWORLD_TASKS``, with every MiniWorld entry."""
@@ -335,8 +335,8 @@ MINIWORLD_TASKS: tuple[TaskSpec, ...] = (
                          "presentation, composite and split (Yes/No)",
              world="miniworld", paper="MC"),
 )
-"""MiniWorld (3D, issue 13): Tasks A, C and D on first-person views (and Task C on hard
-counterfactuals, issue 21), scored by the same recipes under their own names, so scores and
+"""MiniWorld (3D): Tasks A, C and D on first-person views (and Task C on hard
+counterfactuals), scored by the same recipes under their own names, so scores and
 reports never pool them with MiniGrid's. They are not in ``TASKS`` (the MiniGrid benchmark,
 what ``--tasks all`` means); name them to use them. The tuple gives their order; the entries'
 ``world`` says they are MiniWorld's."""
@@ -352,7 +352,7 @@ PA_STYLES: Mapping[str, Style] = {
             '{"rationale": "<one or two sentences>", "verdict": "<Success or Fail>"}.')),
         budget_factor=4),
 }
-"""The prompt ablation's styles (issue 14): Task D's bare word, a JSON verdict, and a JSON
+"""The prompt ablation's styles: Task D's bare word, a JSON verdict, and a JSON
 object with a short rationale first (4 x the budget: room for the rationale, so a cut-off
 answer is rare; one that is cut off before its verdict is invalid)."""
 
@@ -393,7 +393,7 @@ CONTROL_TASKS: tuple[TaskSpec, ...] = (
                          "state; no mission, objective, reward, outcome or intervention; or "
                          "both), answered as JSON task_type / objective / verdict"),
 )
-"""The controlled analyses (issue 14: Oracle-State evidence arms, prompt-structure ablation):
+"""The controlled analyses (Oracle-State evidence arms, prompt-structure ablation):
 Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""
 
 ALL_TASKS: tuple[TaskSpec, ...] = TASKS + HARD_TASKS + MINIWORLD_TASKS + CONTROL_TASKS

@@ -301,7 +301,7 @@ def quickstart_profile(
 
 PROFILES["quickstart"] = quickstart_profile()
 
-# --- standard (issue 23): sized to compare judges --------------------------------------------
+# --- standard: sized to compare judges --------------------------------------------
 STANDARD_GROUPS = 52
 """Groups per Task C family in ``standard``: 156 in all, a paired MDE of 0.1 on IDR_raw at 20%
 discordant groups (155 needed: ``gridwm-judge plan --paired``)."""
@@ -326,7 +326,7 @@ def _c_probed(config: str, families: tuple[tuple[str, int], ...], probed: int,
 
 PROFILES["standard"] = Profile(
     "standard",
-    f"sized to compare judges (issue 23): task_c and task_c_hard {3 * STANDARD_GROUPS} groups "
+    f"sized to compare judges: task_c and task_c_hard {3 * STANDARD_GROUPS} groups "
     f"each ({STANDARD_GROUPS} per family; paired MDE 0.1 on IDR_raw at 20% discordance), "
     f"task_c's first {_STANDARD_PROBED} per family under base's probes and the rest at the "
     f"neutral presentation; A {STANDARD_ITEMS} questions x 3 action conditions and E "
@@ -344,7 +344,7 @@ PROFILES["standard"] = Profile(
     ),
 )
 
-# --- MiniWorld (issue 13): its own profiles, never mixed with MiniGrid's configs --------------
+# --- MiniWorld: its own profiles, never mixed with MiniGrid's configs --------------
 # Sharded as MiniGrid's C and D; the builder builds MiniWorld's shards in the main process
 # (one OpenGL context per process), never in its workers.
 MINIWORLD_FAMILIES = MINIWORLD_WORLD_FAMILIES
@@ -403,7 +403,7 @@ _MW_STANDARD_GROUPS = 39
 """Groups per MiniWorld family in ``miniworld_standard``: 156 over four families."""
 PROFILES["miniworld_standard"] = Profile(
     "miniworld_standard",
-    f"MiniWorld sized to compare judges (issue 23): miniworld_c and miniworld_c_hard "
+    f"MiniWorld sized to compare judges: miniworld_c and miniworld_c_hard "
     f"{4 * _MW_STANDARD_GROUPS} groups each ({_MW_STANDARD_GROUPS} per family; paired MDE 0.1 "
     f"on IDR_raw at 20% discordance), miniworld_c's first {_MW_C_GROUPS} per family under the "
     f"miniworld profile's probes and the rest at the neutral presentation; miniworld_a "

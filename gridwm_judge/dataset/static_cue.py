@@ -1,4 +1,4 @@
-"""The static-cue gate of the hard-CF configs (issue 21), for any world.
+"""The static-cue gate of the hard-CF configs, for any world.
 
 A hard counterfactual must not be told from its Full twin by a rule that ignores what happens
 along the trajectory. The gate builds the group's canonical items exactly as its config does

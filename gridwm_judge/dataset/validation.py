@@ -155,7 +155,7 @@ def _listed_task_types(prompt: str) -> list[str]:
 
 
 def reference_spread(cols: dict[str, list]) -> dict[str, Any]:
-    """Per env: its queries, distinct references and the references' objectives (issue 21:
+    """Per env: its queries, distinct references and the references' objectives (so
     the task-type and objective stages are questions, not one reference repeated), and
     whether a query was ever its own reference."""
     queries: dict[str, set[str]] = defaultdict(set)

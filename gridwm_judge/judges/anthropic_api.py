@@ -27,16 +27,12 @@ import time
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, Usage, require
 from gridwm_judge.judges.base import status_for as _status_for
 from gridwm_judge.judges.decoding import GREEDY
-from gridwm_judge.judges.http_deadline import Connections, sdk_transport
 from gridwm_judge.judges.http_judge import (
     Fatal,
-    HTTPJudge,
     Refusals,
     Reshape,
-    Retryable,
-    check_effort,
-    check_image_count,
-    key_from_env,
+    SDKJudge,
+    malformed,
     sdk_failure,
     served,
 )
@@ -54,26 +50,21 @@ EFFORTS = ("low", "medium", "high", "xhigh", "max")
 TRUNCATED = ("max_tokens", "model_context_window_exceeded")
 
 
-class AnthropicJudge(HTTPJudge):
+class AnthropicJudge(SDKJudge):
     backend = "anthropic"
+    models, efforts = "Claude", EFFORTS
+    api, max_images = "Anthropic Messages", MAX_IMAGES
 
     def __init__(self, model: str, options: JudgeOptions, spec: str):
         anthropic = require("anthropic", "anthropic")
-        require("httpx2", "anthropic")
-        import httpx2
-
         if options.reasoning_budget and options.reasoning_budget < MIN_THINKING:
             raise ValueError(f"judge {spec!r}: --reasoning-budget must be 0 (no thinking) or at "
                              f"least {MIN_THINKING} tokens (Claude's smallest thinking budget)")
-        check_effort(spec, options.reasoning_effort, EFFORTS, "Claude")
-        check_image_count(spec, options.max_images, MAX_IMAGES, "Anthropic Messages")
-        key = key_from_env(KEY_ENV, spec)
-        super().__init__(spec, model, options, secrets=(key,))
-        url = (options.base_url or DEFAULT_URL).rstrip("/")
-        self.conn = Connections(url, max(1, options.workers))
+        super().__init__(spec, model, options, key_env=KEY_ENV, default_url=DEFAULT_URL,
+                         extra="anthropic")
         self.client = anthropic.Anthropic(
-            api_key=key, base_url=url, max_retries=0, timeout=options.timeout_s,
-            http_client=httpx2.Client(transport=sdk_transport(self.conn, options.timeout_s)),
+            api_key=self.api_key, base_url=self.url, max_retries=0, timeout=options.timeout_s,
+            http_client=self.http_client,
         )
         self.thinking = options.reasoning_budget > 0
         self.refused = Refusals(("temperature",))
@@ -133,14 +124,12 @@ class AnthropicJudge(HTTPJudge):
                     raise Reshape(change) from exc
             if failed is not None:
                 raise failed from exc
-            if isinstance(exc, ValueError):  # the SDK could not read the body
-                raise Retryable(f"malformed response body: {type(exc).__name__}: {exc}") from exc
             raise
         try:
             text, reasoning = read_content(msg.content)
             usage = msg.usage
         except (AttributeError, TypeError, ValueError) as exc:
-            raise Retryable(f"malformed response body: {type(exc).__name__}: {exc}") from exc
+            raise malformed(exc) from exc
         stop = getattr(msg, "stop_reason", None)
         details = getattr(usage, "output_tokens_details", None)
         sent = _sent(prepared)
@@ -151,10 +140,6 @@ class AnthropicJudge(HTTPJudge):
             reasoning=reasoning, sent=sent, served=served(getattr(msg, "model", None), None),
             finish_reason=stop,
         )
-
-    def shutdown(self) -> None:
-        self.conn.close()
-
 
 def _sent(kwargs: dict) -> dict:
     """The decoding fields of a create() call (``extra_body`` unfolded)."""

@@ -35,12 +35,12 @@ import json
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from typing import overload
 
 import numpy as np
 
 from gridwm_judge.judges import did_you_mean, pixels, prompt_only, shortcuts
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, error_response
+from gridwm_judge.lazy_sequence import LazySequence
 from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import (
     OS_COLORS,
@@ -287,8 +287,10 @@ def _in_time_order(prompt: str, frames: Sequence[np.ndarray]) -> list[np.ndarray
     return frames[::-1] if REVERSED_NOTE in prompt else frames
 
 
-class _Arrays(Sequence[np.ndarray]):
+class _Arrays(LazySequence[np.ndarray]):
     """``pixels.to_array`` of ``images[start:]``, computed per item when it is read."""
+
+    item_name = "frame"
 
     def __init__(self, images: Sequence, start: int):
         self.images, self.start = images, start
@@ -296,18 +298,8 @@ class _Arrays(Sequence[np.ndarray]):
     def __len__(self) -> int:
         return len(self.images) - self.start
 
-    @overload
-    def __getitem__(self, index: int) -> np.ndarray: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[np.ndarray]: ...
-
-    def __getitem__(self, index: int | slice) -> np.ndarray | list[np.ndarray]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
-            raise IndexError(f"frame index {index} out of range for {len(self)} frames")
-        return pixels.to_array(self.images[self.start + index % len(self)])
+    def _item(self, i: int) -> np.ndarray:
+        return pixels.to_array(self.images[self.start + i])
 
 
 def least_changed_candidate(images) -> str:

@@ -26,13 +26,9 @@ import time
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, Usage, require
 from gridwm_judge.judges.base import status_for as _status_for
 from gridwm_judge.judges.decoding import GREEDY
-from gridwm_judge.judges.http_deadline import Connections, sdk_transport
 from gridwm_judge.judges.http_judge import (
-    HTTPJudge,
-    Retryable,
-    check_effort,
-    check_image_count,
-    key_from_env,
+    SDKJudge,
+    malformed,
     sdk_failure,
     served,
 )
@@ -47,25 +43,21 @@ LEVELS = ("minimal", "low", "medium", "high", "xhigh")
 TRUNCATED = ("MAX_TOKENS",)
 
 
-class GeminiJudge(HTTPJudge):
+class GeminiJudge(SDKJudge):
     backend = "gemini"
+    models, efforts = "Gemini", LEVELS
+    api, max_images = "Gemini", MAX_IMAGES
 
     def __init__(self, model: str, options: JudgeOptions, spec: str):
         genai = require("google.genai", "gemini", "google-genai")
-        require("httpx2", "gemini")
-        import httpx2
         from google.genai import types
 
-        check_effort(spec, options.reasoning_effort, LEVELS, "Gemini")
-        check_image_count(spec, options.max_images, MAX_IMAGES, "Gemini")
-        key = key_from_env(KEY_ENV, spec)
-        super().__init__(spec, model, options, secrets=(key,))
-        url = (options.base_url or DEFAULT_URL).rstrip("/")
-        self.conn = Connections(url, max(1, options.workers))
-        self.client = genai.Client(api_key=key, vertexai=False, http_options=types.HttpOptions(
-            base_url=url + "/", timeout=int(options.timeout_s * 1000),
-            httpx_client=httpx2.Client(transport=sdk_transport(self.conn, options.timeout_s)),
-        ))
+        super().__init__(spec, model, options, key_env=KEY_ENV, default_url=DEFAULT_URL,
+                         extra="gemini")
+        self.client = genai.Client(
+            api_key=self.api_key, vertexai=False, http_options=types.HttpOptions(
+                base_url=self.url + "/", timeout=int(options.timeout_s * 1000),
+                httpx_client=self.http_client))
 
     def settings(self) -> dict:
         return {"backend": "gemini", "model": self.model, "structured": self.options.structured,
@@ -123,13 +115,11 @@ class GeminiJudge(HTTPJudge):
             failed = sdk_failure(exc)
             if failed is not None:
                 raise failed from exc
-            if isinstance(exc, ValueError):  # the SDK could not read the body
-                raise Retryable(f"malformed response body: {type(exc).__name__}: {exc}") from exc
             raise
         try:
             text, reasoning, finish = read_candidate(resp)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
-            raise Retryable(f"malformed response body: {type(exc).__name__}: {exc}") from exc
+            raise malformed(exc) from exc
         meta = getattr(resp, "usage_metadata", None)
         out_tokens = getattr(meta, "candidates_token_count", None)
         thoughts = getattr(meta, "thoughts_token_count", None)
@@ -141,10 +131,6 @@ class GeminiJudge(HTTPJudge):
             reasoning=reasoning, sent=dict(prepared["config"]),
             served=served(getattr(resp, "model_version", None), None), finish_reason=finish,
         )
-
-    def shutdown(self) -> None:
-        self.conn.close()
-
 
 def read_candidate(resp) -> tuple[str | None, str | None, str | None]:
     """(answer, thought summary, finish reason) of a generateContent reply; a blocked prompt

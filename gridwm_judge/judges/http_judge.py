@@ -27,7 +27,8 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
-from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse
+from gridwm_judge.judges.base import JudgeOptions, JudgeRequest, JudgeResponse, require
+from gridwm_judge.judges.http_deadline import Connections, sdk_transport
 from gridwm_judge.redact import redact
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -300,14 +301,15 @@ def served(model: Any, fingerprint: Any) -> dict[str, str] | None:
 
 def sdk_failure(exc: BaseException) -> Retryable | Fatal | None:
     """Retryable / Fatal for an exception a provider SDK raised (retries turned off there):
-    an HTTP status (``status_code`` or ``code``, with the response's headers and body), or a
-    timeout / broken connection of the shared transport; None for anything else."""
+    an HTTP status (``status_code`` or ``code``, with the response's headers and body), a
+    timeout / broken connection of the shared transport, or a body the SDK could not read (a
+    ``ValueError``); None for anything else."""
     failed = transport_failure(exc)
     if failed is not None:
         return failed
     status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
     if not isinstance(status, int) or status < 400:
-        return None
+        return malformed(exc) if isinstance(exc, ValueError) else None
     response = getattr(exc, "response", None)
     try:
         text = response.text if response is not None else str(exc)
@@ -318,6 +320,11 @@ def sdk_failure(exc: BaseException) -> Retryable | Fatal | None:
     except (Retryable, Fatal) as out:
         return out
     return None
+
+
+def malformed(exc: BaseException) -> Retryable:
+    """A reply whose body could not be read: asked again, as a server's hiccup."""
+    return Retryable(f"malformed response body: {type(exc).__name__}: {exc}")
 
 
 def key_from_env(names: tuple[str, ...], spec: str) -> str:
@@ -351,6 +358,38 @@ _REFUSED = re.compile(
 
 
 REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "unknown_parameter")
+
+
+class SDKJudge(HTTPJudge):
+    """An HTTP judge whose requests a provider's SDK writes and reads.
+
+    A subclass names its provider's limits, checked before anything is sent: the
+    ``--reasoning-effort`` levels ``efforts`` of the ``models`` it serves and the images per
+    request ``max_images`` of its ``api``. The key comes from the environment; the SDK gets
+    :attr:`http_client`, whose sockets keep each attempt's deadline (:mod:`~.http_deadline`),
+    and is built with its own retries off, since :class:`HTTPJudge` retries.
+    """
+
+    models = "the provider's models"
+    efforts: tuple[str, ...] = ()
+    api = "the provider's"
+    max_images = 0
+
+    def __init__(self, spec: str, model: str, options: JudgeOptions, *,
+                 key_env: tuple[str, ...], default_url: str, extra: str):
+        check_effort(spec, options.reasoning_effort, self.efforts, self.models)
+        check_image_count(spec, options.max_images, self.max_images, self.api)
+        require("httpx2", extra)
+        import httpx2
+
+        self.api_key = key_from_env(key_env, spec)
+        super().__init__(spec, model, options, secrets=(self.api_key,))
+        self.url = (options.base_url or default_url).rstrip("/")
+        self.conn = Connections(self.url, max(1, options.workers))
+        self.http_client = httpx2.Client(transport=sdk_transport(self.conn, options.timeout_s))
+
+    def shutdown(self) -> None:
+        self.conn.close()
 
 
 def refused_param(text: str) -> str | None:

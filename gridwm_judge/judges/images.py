@@ -2,7 +2,7 @@
 
 Why: most reference judges (always-yes/no, random, oracle) never look at an image, and an
 HTTP judge can send the stored PNG as it is; decoding every image of every row for every judge
-used to cost more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
+costs more than the judging. :class:`LazyImages` is a read-only sequence of RGB PIL
 images (what :class:`~gridwm_judge.judges.base.JudgeRequest` promises) that decodes an image on
 first access and keeps it, while :meth:`LazyImages.encoded` hands out the stored bytes.
 
@@ -18,7 +18,9 @@ import io
 import struct
 import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
+
+from gridwm_judge.lazy_sequence import LazySequence
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -28,7 +30,7 @@ _PNG_RGB8 = (8, 2)  # IHDR bit depth 8, colour type 2 (truecolour, no alpha)
 
 
 def decode_rgb(data: bytes):
-    """Encoded image bytes -> a fully loaded RGB PIL image (as the old eager path gave)."""
+    """Encoded image bytes -> a fully loaded RGB PIL image (what a judge reads)."""
     from PIL import Image
 
     im = Image.open(io.BytesIO(data))
@@ -58,11 +60,13 @@ def png_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-class LazyImages(Sequence["Image.Image"]):
+class LazyImages(LazySequence["Image.Image"]):
     """The images of one request, in order; ``images[i]`` decodes image i once (thread-safe).
 
     With ``max_pixels`` every image handed out is scaled by :func:`fit_pixels` first.
     """
+
+    item_name = "image"
 
     def __init__(self, encoded: Iterable[bytes], max_pixels: int | None = None):
         self._encoded = tuple(bytes(b) for b in encoded)
@@ -75,20 +79,7 @@ class LazyImages(Sequence["Image.Image"]):
     def __len__(self) -> int:
         return len(self._encoded)
 
-    @overload
-    def __getitem__(self, index: int) -> Image.Image: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Image.Image]: ...
-
-    def __getitem__(self, index: int | slice) -> Image.Image | list[Image.Image]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not isinstance(index, int):
-            raise TypeError(f"image index must be an int or slice, got {type(index).__name__}")
-        i = index + len(self) if index < 0 else index
-        if not 0 <= i < len(self):
-            raise IndexError(f"image index {index} out of range for {len(self)} images")
+    def _item(self, i: int) -> Image.Image:
         with self._lock:
             if self._decoded[i] is None:
                 full = decode_rgb(self._encoded[i])

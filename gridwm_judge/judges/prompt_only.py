@@ -1,4 +1,4 @@
-"""The prompt-only rule behind ``baseline:prompt-only`` (issue 21): what Oracle-State's staged
+"""The prompt-only rule behind ``baseline:prompt-only``: what Oracle-State's staged
 question gives to a reader of the prompt's text alone, with no image and no state table.
 
 It reads :func:`prompt_text` (the prompt with its state tables cut out: in the State arm the

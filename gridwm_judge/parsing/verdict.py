@@ -10,17 +10,9 @@ import functools
 import re
 from collections.abc import Mapping
 
+from gridwm_judge.parsing import commit
 from gridwm_judge.parsing.base import INVALID, VERDICTS, ParsedAnswer, guarded
-from gridwm_judge.parsing.commit import (
-    CLOSE,
-    MARK,
-    Candidate,
-    answer_text,
-    closing_candidates,
-    edge_lines,
-    label_values,
-    pick,
-)
+from gridwm_judge.parsing.commit import CLOSE, MARK
 
 COMPOUND_WINDOW = 15
 """Paper rules: characters between a success and a failure word that make a compound Fail."""
@@ -138,8 +130,8 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
         p = strict_words[word] if word in strict_words else _polarity(word)
         return ("failure" if p == "success" else "success") if m.group(1) else p
 
-    cands: list[Candidate] = []
-    for pos, start, stop, colon in label_values(text):
+    cands: list[commit.Candidate] = []
+    for pos, start, stop, colon in commit.label_values(text):
         v = res["value"].match(text, start, stop)
         nxt = _NEXT_WORD.match(text, v.end(), stop) if v else None
         if v and not (v.group(2).lower() == "no" and nxt and nxt.group(1).lower() in _NO_IDIOMS):
@@ -151,7 +143,7 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
             if p:
                 cands.append((1, pos, stop, p))
     cands += [(2, m.start(), m.end(2), pol(m)) for m in res["pure"].finditer(text)]
-    first, last = edge_lines(text)
+    first, last = commit.edge_lines(text)
     contradicted = False
     for tier, at in ((2, first), (3, last)):
         m = res["lead"].match(text, at)
@@ -160,8 +152,9 @@ def _committed(text: str, strict_words: Mapping[str, str], truncated: bool) -> P
                 contradicted = True
             else:
                 cands.append((tier, at, m.end(2), pol(m)))
-    cands += closing_candidates(text, res["closing"], res["tail"], lambda m: (m.end(2), pol(m)))
-    won = pick(cands, len(text), truncated)
+    cands += commit.closing_candidates(text, res["closing"], res["tail"],
+                                       lambda m: (m.end(2), pol(m)))
+    won = commit.pick(cands, len(text), truncated)
     if won:
         return ParsedAnswer(won, "recovered")
     sentence = None if truncated or contradicted else _plain_sentence(text)
@@ -212,4 +205,5 @@ def parse_verdict(
         raise ValueError(f"strict_words must map words to one of {VERDICTS}, got {bad!r}")
     if rules == "paper":
         return guarded(raw, rules, lambda text: _paper(text, words))
-    return guarded(raw, rules, lambda text: _committed(answer_text(text), words, bool(truncated)))
+    return guarded(raw, rules,
+                   lambda text: _committed(commit.answer_text(text), words, bool(truncated)))

@@ -1,4 +1,4 @@
-"""Hard counterfactuals beside the paper's (issue 21): per judge and family, IDR_raw, p_active
+"""Hard counterfactuals beside the paper's: per judge and family, IDR_raw, p_active
 and Acc_cf on a paper config and on its hard counterpart (``TaskSpec.paper``: C and CH; a
 MiniWorld pair the same way), each with its CI, and the best shortcut's IDR_raw on each.
 

@@ -1,4 +1,4 @@
-"""Which judges can be told apart at this size (issue 23): every pair of judges on the groups of
+"""Which judges can be told apart at this size: every pair of judges on the groups of
 a Task C-style config both answered, the paired difference in IDR_raw with its paired
 bootstrap CI, McNemar's p (Holm across the pairs) and, where they cannot be told apart, the
 groups ``gridwm-judge plan --paired`` says would be needed (the numbers are

@@ -1,10 +1,10 @@
-"""Oracle-State (issue 14) tables and figure: the report's section on the evidence arms.
+"""Oracle-State tables and figure: the report's section on the evidence arms.
 
 - ``oracle_state_stages`` (paper Table 16's shape): per judge and arm, the accuracy of each
   stage (task type, objective, verdict) and the joint accuracy, with group-bootstrap CIs;
   below the judges, each stage's chance level (a uniform guess, and the best constant
-  answer's rate) and a note on the prompt-only reference judge ``baseline:prompt-only``
-  (issue 21), whose rows stand among the judges when it was run.
+  answer's rate) and a note on the prompt-only reference judge ``baseline:prompt-only``,
+  whose rows stand among the judges when it was run.
 - ``oracle_state_idr`` (Table 17's shape): per judge and arm, p_active, G_active, IDR_raw with
   group and environment CIs, IDR_cond, and each arm's verdict agreement with Pixel (VCC_oracle
   for State).

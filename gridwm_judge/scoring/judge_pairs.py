@@ -1,4 +1,4 @@
-"""Can two judges be told apart? (issue 23)
+"""Can two judges be told apart?
 
 For each pair of judges scored on the same groups of a Task C-style config (C, CH, MC, MCH) and
 representation, the per-group discrimination indicator at the neutral presentation (Full

@@ -1,4 +1,4 @@
-"""Oracle-State scoring (issue 14; paper Appendix D.4, Tables 16-17, Eq. 29).
+"""Oracle-State scoring (paper Appendix D.4, Tables 16-17, Eq. 29).
 
 A staged answer ``{"task_type", "objective", "verdict"}`` is graded stage by stage against the
 gold (:func:`stage_hits`); ``joint`` is all three right, and an invalid answer (no object with
@@ -10,7 +10,7 @@ each with a paired group-bootstrap CI at group and environment level (the items 
 both arms), and VCC_oracle: agreement of the State arm's verdict with the Pixel arm's on the
 same query (Pixel+State vs Pixel beside it).
 
-Each arm also carries its stages' chance levels (:func:`chance_levels`, issue 21) over the rows
+Each arm also carries its stages' chance levels (:func:`chance_levels`) over the rows
 it scores: ``uniform`` (a uniform guess over the answer's label space: 1 / the task types the
 prompt lists, 1 / the type x colour labels it allows, 1/2, and their product for joint) and
 ``best_constant`` (the empirical rate of the best single answer: the most common gold task

@@ -1,5 +1,5 @@
 """``gridwm-judge plan``: the size a judge comparison needs, what it costs, what a profile
-resolves (issue 23). The statistics are :mod:`gridwm_judge.scoring.power`'s.
+resolves. The statistics are :mod:`gridwm_judge.scoring.power`'s.
 
 A metric is a proportion over units: groups for the causal metrics of the Task C-style
 configs (IDR_raw, p_active, Acc_cf), questions for Acc_A1, rows ("items") for the other

@@ -1,7 +1,7 @@
 """How many groups (or items) it takes to tell two judges apart, and what a size can resolve.
 
 Every headline figure here is a proportion over units (IDR_raw over groups, Acc_A1 over
-questions), so its uncertainty is set by the number of units. Two designs (issue 23):
+questions), so its uncertainty is set by the number of units. Two designs:
 
 - **unpaired**: two judges scored on independent sets of n units each, compared by the
   two-sided normal test on Cohen's arcsine effect size h = |2 asin sqrt(p2) - 2 asin sqrt(p1)|

@@ -1,5 +1,4 @@
-"""MiniWorld Task C with hard counterfactuals (config ``miniworld_c_hard``, task ``MCH``;
-issue 21).
+"""MiniWorld Task C with hard counterfactuals (config ``miniworld_c_hard``, task ``MCH``).
 
 The paper-style MiniWorld CF (``miniworld_c``) removes or hides the target before the walk, so
 in many groups the CF's storyboard never shows it: a static cue. Here each group's CF is a hard

@@ -11,19 +11,21 @@ masked entity hidden in the frames its mask lists), so the pixels are the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
+from gridwm_judge.lazy_sequence import LazySequence
 from gridwm_judge.worlds.miniworld.backend import reset_env, resets, without_observations
 from gridwm_judge.worlds.miniworld.cards import get_card
 from gridwm_judge.worlds.miniworld.render import MiniWorldView, first_person, top_down
 
 
-class LazyFrames(Sequence[np.ndarray]):
+class LazyFrames(LazySequence[np.ndarray]):
     """One frame per state of ``variant`` of ``group``, each rendered on first read."""
+
+    item_name = "frame"
 
     def __init__(self, group, variant: str, size: tuple[int, int],
                  top_size: tuple[int, int] | None = None):
@@ -56,18 +58,7 @@ class LazyFrames(Sequence[np.ndarray]):
             raise RuntimeError(f"{self.group.group_id} {self.variant}: replay left the recorded "
                                f"pose at frame {t}")
 
-    @overload
-    def __getitem__(self, index: int) -> np.ndarray: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[np.ndarray]: ...
-
-    def __getitem__(self, index: int | slice) -> np.ndarray | list[np.ndarray]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if not -len(self) <= index < len(self):
-            raise IndexError(f"frame {index} out of range for {len(self)} states")
-        t = index % len(self)
+    def _item(self, t: int, /) -> np.ndarray:
         if t not in self._cache:
             self._seek(t)
             hide = self.masked.get(t, ())

@@ -1,4 +1,4 @@
-"""Oracle-State (issue 14; paper Appendix D.4, Tables 16-17): Task D's items in three evidence
+"""Oracle-State (paper Appendix D.4, Tables 16-17): Task D's items in three evidence
 arms, with a staged answer.
 
 Each item is Task D's clean-neutral question: a successful Full reference from another seed of
@@ -9,7 +9,7 @@ per query), its objective (``<type>_<color>``, Task E's label form: the object o
 chain's last step in the reference's Full rollout, e.g. ``goal_green``, ``door_blue``,
 ``ball_purple``) and the query's verdict.
 
-So that the first two stages are questions and not a few answers repeated (issue 21):
+So that the first two stages are questions and not a few answers repeated:
 
 - **References** (:func:`draw_references`): an env batch's groups (its first group, drawn as
   a reference only, and its query groups) are put in one cycle in an order drawn with the

@@ -1,4 +1,4 @@
-"""Task C with hard counterfactuals (config ``task_c_hard``, task ``CH``; issue 21).
+"""Task C with hard counterfactuals (config ``task_c_hard``, task ``CH``).
 
 The paper's Task C counterfactuals are static: the target removed or walled off before the
 rollout, so a rule reading the first frame alone separates Full from CF. Here each group's CF

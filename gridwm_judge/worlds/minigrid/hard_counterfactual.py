@@ -1,4 +1,4 @@
-"""Hard counterfactuals (issue 21): a CF whose first frame holds Full's objects.
+"""Hard counterfactuals: a CF whose first frame holds Full's objects.
 
 The paper's CFs remove or wall off the target before the rollout, so a rule that reads the
 first frame alone separates Full from CF. A hard CF keeps every object type and colour of

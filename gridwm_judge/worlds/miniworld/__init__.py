@@ -1,5 +1,5 @@
 """MiniWorld (3D) world: cards, controller, Full / NoCue / CF variants, gates, rendering and
-audit records replayable with plain miniworld (issue 13). Needs the ``3d`` extra.
+audit records replayable with plain miniworld. Needs the ``3d`` extra.
 
 Importing this package imports neither miniworld nor gymnasium; the names below load their
 module on first use.

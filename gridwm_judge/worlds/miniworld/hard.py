@@ -1,4 +1,4 @@
-"""Hard counterfactuals of the MiniWorld families (issue 21): the target stays in the world and
+"""Hard counterfactuals of the MiniWorld families: the target stays in the world and
 is seen along the CF's walk, so no rule that reads a first frame or what never appears can
 tell the CF from Full; only where things are and what the agent does with them can.
 
