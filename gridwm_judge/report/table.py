@@ -48,6 +48,39 @@ def fci(ci) -> str:
     return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
+def fsigned(x: float | None, digits: int = 3) -> str:
+    """A signed figure (a difference) in the one format every table uses: ``+0.120``,
+    ``-0.135`` (ASCII hyphen-minus), ``0.000`` (zero carries no sign)."""
+    if x is None:
+        return DASH
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def fsigned_ci(ci, digits: int = 2) -> str:
+    """A difference's interval, its ends signed as :func:`fsigned`: ``[-0.21, +0.06]``."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return f"[{fsigned(ci[0], digits)}, {fsigned(ci[1], digits)}]"
+
+
+def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
+    """A paired difference of proportions with its CI, never as a count:
+    ``-0.135 [-0.21, -0.06], 104 paired questions`` (``unit`` names what the denominator
+    counts; the environment CI follows as ``; env lo, hi``)."""
+    if not m or m.get("value") is None:
+        return DASH
+    text = fsigned(m["value"])
+    ci, env = fsigned_ci(m.get("ci")), fsigned_ci(m.get("ci_env"))
+    if ci and env:
+        text += f" {ci[:-1]}; env {env[1:]}"
+    elif ci or env:
+        text += f" {ci or 'env ' + env}"
+    if unit and m.get("den") is not None:
+        text += f", {fcount(m['den'])} {unit}"
+    return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
+
+
 def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True) -> str:
     """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``."""
     if not m:

@@ -230,3 +230,10 @@ def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
 
     data = collect(runs, work_dir=tmp_path / "w")
     assert any("rerun `gridwm-judge score`" in n for n in table(data).notes)
+
+
+def test_differences_signed_and_bar_labels_clear(qs, monkeypatch):
+    from figure_checks import check_report  # tests/report/
+
+    signed, labels = check_report(collect(qs.run_dirs, work_dir=qs.out / "unused"), monkeypatch)
+    assert signed > 0 and labels > 0
