@@ -199,12 +199,18 @@ def tables(data: ReportData) -> tuple[Table, ...]:
     return (stages(data), idr(data), differences(data)) if asked(data) else ()
 
 
-def fitted_range(values: list[float], margin: float = 0.08) -> tuple[float, float]:
+def fitted_range(values: list[float], margin: float = 0.08,
+                 least: float = 0.2) -> tuple[float, float]:
     """An axis range around ``values`` (which hold 0) with a margin of ``margin`` of their
-    span (at least 0.02) each side, never wider than a difference of proportions can be."""
+    span (at least 0.02) each side, at least ``least`` wide (all zeros read as a difference
+    of nothing, not a magnified one), never wider than a difference of proportions can be."""
     lo, hi = min(values), max(values)
     pad = max(margin * (hi - lo), 0.02)
-    return max(lo - pad, -1.05), min(hi + pad, 1.05)
+    lo, hi = lo - pad, hi + pad
+    if hi - lo < least:
+        mid = (lo + hi) / 2
+        lo, hi = mid - least / 2, mid + least / 2
+    return max(lo, -1.05), min(hi, 1.05)
 
 
 def fig_differences(data: ReportData, path: Path) -> Path:

@@ -5,7 +5,9 @@ A cell is plain (str / int / float / None) or a metric ``M`` of scores.json
 ``value (num/den) [lo, hi]`` so every number carries its denominator and CI; CSV spreads it
 over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_env_ci_*``);
 JSON keeps the metric object as it is. A descriptive figure (too few groups to rank or
-diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself.
+diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself. A metric
+marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every difference
+in every table has the one format of :func:`fsigned`).
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True)
     """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``."""
     if not m:
         return DASH
+    if m.get("signed"):
+        return fdiff(m)
     text = fnum(m.get("value"))
     if count and m.get("den") is not None:
         text += f" ({fcount(m.get('num'))}/{fcount(m.get('den'))})"

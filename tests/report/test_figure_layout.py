@@ -85,3 +85,24 @@ def test_oracle_state_differences_table_in_the_one_sign_format():
     assert assert_one_sign_format([table]) >= 10
     md = table.markdown()
     assert "+0.100 [+0.02, +0.18; env -0.03, +0.18]" in md and "| 0.000 [" in md
+
+
+def test_a_range_of_zeros_is_not_magnified():
+    assert oracle_state.fitted_range([0.0, 0.0]) == pytest.approx((-0.1, 0.1))
+    lo, hi = oracle_state.fitted_range([0.0, -1.0, 1.0])
+    assert (lo, hi) == (-1.05, 1.05)
+
+
+def test_a_signed_metric_cell_renders_as_a_difference():
+    from gridwm_judge.report.table import Table, fmetric
+
+    m = {"value": 0.12, "num": None, "den": None, "ci": [-0.05, 0.3], "signed": True}
+    assert fmetric(m) == "+0.120 [-0.05, +0.30]"
+    table = Table("t", "t", ("judge", "Delta IDR_raw"), (("j", m), ("k", {**m, "value": 0.0})))
+    assert assert_one_sign_format([table]) == 6
+    assert "t_ci_lo" not in table.csv() and "Delta IDR_raw_ci_lo" in table.csv()
+    from gridwm_judge.report import prompt_ablation
+
+    pa = prompt_ablation._diff(MetricResult(task="PA", world="minigrid", name="idr_raw",
+                                            value=-0.25, ci=(-0.5, 0.0)))
+    assert fmetric(pa) == "-0.250 [-0.50, 0.00]"
