@@ -15,8 +15,8 @@ report draws, and over which judges, is :mod:`gridwm_judge.report.sections`'s re
 
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
 point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
-bars carry their value, and a metric a judge was not run on is labelled "not run", never drawn
-as a zero bar.
+bars carry their value just beyond the bar or whisker cap (never on it), and a metric a judge
+was not run on is labelled "not run", never drawn as a zero bar.
 """
 
 from __future__ import annotations
@@ -358,7 +358,7 @@ def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
              ("Delta_mask", a, "delta_mask"))
     return _panels(data, path, _value, (
         (judging, f"judging metrics ({c}, {d})", (0, 1.15), ()),
-        (local, f"action use ({a}; Acc_A1 chance = 0.25)", (-1.3, 1.15), (0.25, 0.0)),
+        (local, f"action use ({a}; Acc_A1 chance = 0.25)", (-1.3, 1.3), (0.25, 0.0)),
     ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 

@@ -19,7 +19,7 @@ BARS = [(0.5, 0.3, 0.7, False), (1.0, 0.9, 1.0, False), (0.6, 0.2, 0.55, False),
 
 
 @pytest.mark.parametrize("shape", [("fig4", (7.5, 7.2), 2, (0, 1.15)),
-                                   ("fig5", (11, 5.0), 1, (-1.3, 1.15))])
+                                   ("fig5", (11, 5.0), 1, (-1.3, 1.3))])
 def test_bar_value_labels_clear_bars_whiskers_and_caps(shape):
     _name, size, rows, ylim = shape
     plt = plots._plt()
