@@ -4,10 +4,8 @@ MA, which has no B or E). The tasks are found by recipe in the task table."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import Table, fmetric
+from gridwm_judge.report.table import Table, fdiff
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
     NOT_RUN,
@@ -16,7 +14,6 @@ from gridwm_judge.report.tables import (
     coverage_note,
     invalid,
 )
-from gridwm_judge.results import MetricResult
 from gridwm_judge.task_table import task_spec, world_task
 
 RECIPES = ("next_state", "perception", "state_tracking")
@@ -25,17 +22,14 @@ A_NOTE = ("Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired 
           "invalid answers count as incorrect")
 
 
-def _with_p(m: dict[str, Any] | None, test: MetricResult | None) -> str:
-    text = fmetric(m)
+def _delta(entry: JudgeEntry, task: str, condition: str) -> str:
+    """Delta_<condition> as a difference of proportions with its CI and the paired questions
+    behind it, then McNemar's test of the paired answers."""
+    text = fdiff(cell(control(entry, task), f"delta_{condition}"), "paired questions")
+    test = entry.results.one(task=task, name="mcnemar", condition=condition)
     if test is not None and test.p_value is not None:
         text += f", McNemar p = {test.p_value:.3g} (n = {test.denominator})"
     return text
-
-
-def _delta(entry: JudgeEntry, task: str, condition: str) -> str:
-    """Delta_<condition> with McNemar's test of the paired answers."""
-    test = entry.results.one(task=task, name="mcnemar", condition=condition)
-    return _with_p(cell(control(entry, task), f"delta_{condition}"), test)
 
 
 def controls(data: ReportData, world: str = "minigrid") -> Table:

@@ -23,7 +23,7 @@ from typing import Any
 
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
-from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.report.table import DASH, Table, fdiff, fnum
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.scopes import CausalScope
@@ -168,17 +168,6 @@ def idr(data: ReportData) -> Table:
     )
 
 
-def _diff(m: dict[str, Any] | None) -> str:
-    if not m or m.get("value") is None:
-        return DASH
-    ci, env = m.get("ci") or [None, None], m.get("ci_env") or [None, None]
-
-    def pair(c):
-        return DASH if c[0] is None else f"{c[0]:+.3f}, {c[1]:+.3f}"
-
-    return f"{m['value']:+.3f} [{pair(ci)}; env {pair(env)}]"
-
-
 def differences(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
@@ -187,7 +176,7 @@ def differences(data: ReportData) -> Table:
             test = e.results.one(name="mcnemar_idr", **where)
             p = None if test is None else test.p_value
             rows.append((e.label, f"{ARM_LABEL[arm]} - {ARM_LABEL[base]}",
-                         *(_diff(e.results.cell(name=k, **where)) for k, _ in DIFF_METRICS),
+                         *(fdiff(e.results.cell(name=k, **where)) for k, _ in DIFF_METRICS),
                          DASH if test is None or p is None else f"{fnum(p)} ({test.method}, "
                          f"{test.denominator} discordant)",
                          int(e.results.value(name="n_items", **where) or 0)))
@@ -210,6 +199,20 @@ def tables(data: ReportData) -> tuple[Table, ...]:
     return (stages(data), idr(data), differences(data)) if asked(data) else ()
 
 
+def fitted_range(values: list[float], margin: float = 0.08,
+                 least: float = 0.2) -> tuple[float, float]:
+    """An axis range around ``values`` (which hold 0) with a margin of ``margin`` of their
+    span (at least 0.02) each side, at least ``least`` wide (all zeros read as a difference
+    of nothing, not a magnified one), never wider than a difference of proportions can be."""
+    lo, hi = min(values), max(values)
+    pad = max(margin * (hi - lo), 0.02)
+    lo, hi = lo - pad, hi + pad
+    if hi - lo < least:
+        mid = (lo + hi) / 2
+        lo, hi = mid - least / 2, mid + least / 2
+    return max(lo, -1.05), min(hi, 1.05)
+
+
 def fig_differences(data: ReportData, path: Path) -> Path:
     """Paired differences (State - Pixel, Pixel+State - Pixel) per judge, joint accuracy and
     IDR_raw side by side; thick whiskers the group CI, thin ones the environment CI."""
@@ -219,6 +222,7 @@ def fig_differences(data: ReportData, path: Path) -> Path:
     cols = _colors(len(judges))
     keys = (("state", "pixel"), ("pixel_state", "pixel"))
     for ax, (metric, label) in zip(axes, DIFF_METRICS, strict=True):
+        drawn = [0.0]  # every value and interval end, and 0
         for i, e in enumerate(judges):
             for k, (arm, base) in enumerate(keys):
                 m = e.results.cell(task=TASK, name=metric, arm=arm, baseline=base)
@@ -226,14 +230,17 @@ def fig_differences(data: ReportData, path: Path) -> Path:
                     continue
                 y = k + (i - (len(judges) - 1) / 2) * 0.12
                 v = m["value"]
+                drawn.append(v)
                 for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
                     if ci and ci[0] is not None:  # the env CI just below the group CI
+                        drawn += [x for x in ci if x is not None]
                         ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
                                 solid_capstyle="butt")
                 ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
                            label=e.label if (k == 0 and metric == "joint") else None)
         ax.axvline(0, color="0.4", lw=0.8, ls="--")
-        ax.set_xlim(-1.05, 1.05)
+        ax.set_xlim(*fitted_range(drawn))
+        ax.set_xlabel(f"{label}: arm - Pixel (difference of proportions)")
         ax.set_title(f"delta {label}")
         ax.grid(alpha=0.3, axis="x")
     axes[0].set_yticks(range(len(keys)))

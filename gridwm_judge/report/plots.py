@@ -15,8 +15,8 @@ report draws, and over which judges, is :mod:`gridwm_judge.report.sections`'s re
 
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
 point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
-bars carry their value, and a metric a judge was not run on is labelled "not run", never drawn
-as a zero bar.
+bars carry their value just beyond the bar or whisker cap (never on it), and a metric a judge
+was not run on is labelled "not run", never drawn as a zero bar.
 """
 
 from __future__ import annotations
@@ -222,8 +222,7 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
                 greyed = True
             ax.errorbar(cx, v[0], yerr=_err(v[0], v[1], v[2]), fmt="none", ecolor="0.2",
                         elinewidth=0.8, capsize=1.5)
-            ax.text(cx, min(v[0] if v[2] is None else v[2], 1.0) + 0.015, f"{v[0]:.2f}",
-                    ha="center", va="bottom", fontsize=5.5, rotation=90)
+            _label(ax, cx, v)
     ax.set_xticks(x)
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylim(*ylim)
@@ -231,6 +230,22 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return greyed
+
+
+LABEL_GAP = 4.0
+"""Points between a bar's value label and the far end of its bar or whisker cap."""
+
+
+def _label(ax, x: float, bar: Bar) -> None:
+    """A bar's value beyond the far end of what is drawn for it (the bar, or its whisker cap
+    when the CI reaches further): above a bar of 0 or more, below a negative one, so the label
+    never touches a cap, a whisker or the bar."""
+    v, lo, hi = bar[0], bar[1], bar[2]
+    up = v >= 0
+    end = max(v, v if hi is None else hi) if up else min(v, v if lo is None else lo)
+    ax.annotate(f"{v:.2f}", (x, end), xytext=(0, LABEL_GAP if up else -LABEL_GAP),
+                textcoords="offset points", ha="center", va="bottom" if up else "top",
+                fontsize=5.5, rotation=90)
 
 
 def _cell(block, name) -> Bar | None:
@@ -343,7 +358,7 @@ def fig_miniworld_controls(data: ReportData, path: Path) -> Path:
              ("Delta_mask", a, "delta_mask"))
     return _panels(data, path, _value, (
         (judging, f"judging metrics ({c}, {d})", (0, 1.15), ()),
-        (local, f"action use ({a}; Acc_A1 chance = 0.25)", (-1.05, 1.15), (0.25, 0.0)),
+        (local, f"action use ({a}; Acc_A1 chance = 0.25)", (-1.3, 1.3), (0.25, 0.0)),
     ), "MiniWorld (3D): IDR beside action use (Fig. 5 counterpart)", sharey=False)
 
 

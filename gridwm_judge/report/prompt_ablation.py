@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
-from gridwm_judge.report.table import DASH, Table
+from gridwm_judge.report.table import DASH, Table, fsigned
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
@@ -73,11 +73,11 @@ def prompt_ablation(data: ReportData) -> Table:
 
 
 def _diff(m: MetricResult | None) -> dict | None:
-    """A paired difference as a table metric cell (value and CIs, no denominator)."""
+    """A paired difference as a signed table metric cell (value and CIs, no denominator)."""
     if m is None:
         return None
     c = m.cell()
-    cell = {"value": c["value"], "num": None, "den": None, "ci": c["ci"]}
+    cell = {"value": c["value"], "num": None, "den": None, "ci": c["ci"], "signed": True}
     if m.env_level:
         cell["ci_env"] = c["ci_env"]
     return cell
@@ -144,7 +144,7 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
                 ax.plot([lo, hi], [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
             ax.scatter([v], [y], s=55, color=cols[i], edgecolor="k", zorder=3,
                        label=e.label if k == 0 else None)
-            ax.annotate(f"{v:+.3f}", (v, y), textcoords="offset points", xytext=(0, 6),
+            ax.annotate(fsigned(v), (v, y), textcoords="offset points", xytext=(0, 6),
                         ha="center", fontsize=7)
     ax.axvline(0.0, color="0.4", lw=0.9, ls="--")
     ax.set_yticks(range(len(pairs)))

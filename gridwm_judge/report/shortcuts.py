@@ -14,7 +14,7 @@ from typing import Any
 
 from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.report.table import DASH, Table, fnum, fsigned
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -170,7 +170,7 @@ def beside_judges(data: ReportData) -> Table:
             if not m:
                 continue
             gap = (DASH if best is None or m.get("value") is None
-                   else f"{m['value'] - best[1]['value']:+.2f}")
+                   else fsigned(m["value"] - best[1]["value"]))
             rows.append((e.label, task, metric, short(m),
                          DASH if best is None else f"{short(best[1])} ({best[0]})", gap))
     notes = () if any(is_shortcut(e) for e in data.judges) else (NOT_RUN_NOTE,)

@@ -5,7 +5,9 @@ A cell is plain (str / int / float / None) or a metric ``M`` of scores.json
 ``value (num/den) [lo, hi]`` so every number carries its denominator and CI; CSV spreads it
 over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_env_ci_*``);
 JSON keeps the metric object as it is. A descriptive figure (too few groups to rank or
-diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself.
+diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself. A metric
+marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every difference
+in every table has the one format of :func:`fsigned`).
 """
 
 from __future__ import annotations
@@ -48,10 +50,45 @@ def fci(ci) -> str:
     return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
+def fsigned(x: float | None, digits: int = 3) -> str:
+    """A signed figure (a difference) in the one format every table uses: ``+0.120``,
+    ``-0.135`` (ASCII hyphen-minus), ``0.000`` (zero carries no sign)."""
+    if x is None:
+        return DASH
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def fsigned_ci(ci, digits: int = 2) -> str:
+    """A difference's interval, its ends signed as :func:`fsigned`: ``[-0.21, +0.06]``."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return f"[{fsigned(ci[0], digits)}, {fsigned(ci[1], digits)}]"
+
+
+def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
+    """A paired difference of proportions with its CI, never as a count:
+    ``-0.135 [-0.21, -0.06], 104 paired questions`` (``unit`` names what the denominator
+    counts; the environment CI follows as ``; env lo, hi``)."""
+    if not m or m.get("value") is None:
+        return DASH
+    text = fsigned(m["value"])
+    ci, env = fsigned_ci(m.get("ci")), fsigned_ci(m.get("ci_env"))
+    if ci and env:
+        text += f" {ci[:-1]}; env {env[1:]}"
+    elif ci or env:
+        text += f" {ci or 'env ' + env}"
+    if unit and m.get("den") is not None:
+        text += f", {fcount(m['den'])} {unit}"
+    return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
+
+
 def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True) -> str:
     """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``."""
     if not m:
         return DASH
+    if m.get("signed"):
+        return fdiff(m)
     text = fnum(m.get("value"))
     if count and m.get("den") is not None:
         text += f" ({fcount(m.get('num'))}/{fcount(m.get('den'))})"

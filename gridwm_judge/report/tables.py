@@ -21,7 +21,7 @@ from typing import Any
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import causal_scopes
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fnum
+from gridwm_judge.report.table import DASH, Table, fnum, fsigned
 from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
 from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
@@ -183,7 +183,7 @@ def composite_split(data: ReportData) -> Table:
         cells: list[Any] = [e.label]
         for name in METRIC_LABEL:
             a, b, d = _shift(e, name)
-            cells += [a, b, None if d is None else f"{d:+.3f}"]
+            cells += [a, b, fsigned(d)]
         rows.append(tuple(cells))
     cells = ["Wilcoxon p (Holm)"]
     for name in METRIC_LABEL:

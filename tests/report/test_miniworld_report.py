@@ -202,3 +202,11 @@ def test_a_miniworld_report_has_only_what_was_run(scored, tmp_path):
     assert list(all_figures(mixed)) == MINIWORLD_FIGURES
     written = write_figures(mixed, tmp_path / "mixed", all_figures(mixed))
     assert [p.name for p in written] == MINIWORLD_FIGURES
+
+
+def test_miniworld_differences_signed_and_bar_labels_clear(scored, tmp_path, monkeypatch):
+    from figure_checks import check_report  # tests/report/
+
+    signed, labels = check_report(collect([scored.score_dir], work_dir=tmp_path / "w"),
+                                  monkeypatch)
+    assert signed > 0 and labels > 0

@@ -213,9 +213,11 @@ def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
     assert len(rows) == len(judges) * (len(judges) - 1) // 2   # every pair once a config
     pair = {(r["judge A"], r["judge B"]): r for r in rows}
     same = pair[("baseline:last-frame", "baseline:oracle")]     # identical verdicts
-    assert same["verdict"] == "no difference seen" and same["A - B [95% CI]"].startswith("+0.00")
+    assert same["verdict"] == "no difference seen"
+    assert same["A - B [95% CI]"] == "0.000 [0.00, 0.00]"
     apart = pair[("baseline:always-yes", "baseline:oracle")]
     assert apart["groups"] == 10 and apart["discordant (A only / B only)"] == "0 / 10"
+    assert apart["A - B [95% CI]"] == "-1.000 [-1.00, -1.00]"
     # ten groups, Holm over every pair: not even these are told apart, and it says so
     assert apart["verdict"].startswith("not distinguishable at this size (~")
     # a run without its graded rows is named, not silently left out
@@ -230,3 +232,10 @@ def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
 
     data = collect(runs, work_dir=tmp_path / "w")
     assert any("rerun `gridwm-judge score`" in n for n in table(data).notes)
+
+
+def test_differences_signed_and_bar_labels_clear(qs, monkeypatch):
+    from figure_checks import check_report  # tests/report/
+
+    signed, labels = check_report(collect(qs.run_dirs, work_dir=qs.out / "unused"), monkeypatch)
+    assert signed > 0 and labels > 0
