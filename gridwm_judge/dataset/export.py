@@ -59,6 +59,8 @@ class BuildReport:
     """Distinct images PNG-encoded (each once, shared by every config and worker)."""
     seconds_before_ceilings: float = 0.0
     """Wall time up to the rows written and checked (the shortcut ceilings come after)."""
+    ceilings_seconds: float = 0.0
+    """Wall time measuring the shortcut ceilings (:mod:`gridwm_judge.dataset.ceilings`)."""
 
 
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
@@ -196,7 +198,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         t_rows = time.perf_counter() - t_start
         if not bad:
             progress("measuring the shortcut ceilings ...")
-            report["shortcut_ceilings"] = ceilings.measure(stage, chosen)
+            report["shortcut_ceilings"] = ceilings.measure(stage, chosen, num_proc=num_proc)
+        t_ceilings = time.perf_counter() - t_start - t_rows
         report["ok"] = not bad
         report["problems"] = bad
         checks.write(stage, report)
@@ -223,7 +226,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
                        validation=report, images_encoded=images_encoded,
-                       seconds_before_ceilings=t_rows)
+                       seconds_before_ceilings=t_rows, ceilings_seconds=t_ceilings)
 
 
 def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
