@@ -72,7 +72,7 @@ def encode_floor(folder: Path, configs: tuple[str, ...]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     from gridwm_judge.dataset.export import build_dataset
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--profile", default="base")
     ap.add_argument("--num-proc", type=int, default=2)
     ap.add_argument("--configs", default=None, help="comma-separated subset")

@@ -150,6 +150,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     umask = os.umask(0)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
+    scratch: threading.Thread | None = None
     try:
         pool = GroupPool(seed)
         pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
@@ -176,10 +177,12 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                               "download_size": _move_parquet(prepared, stage / "data" / config)}
             seconds[config] = time.perf_counter() - t0
             progress(f"{config}: {splits[config]['num_examples']} rows in {seconds[config]:.1f}s")
-        shutil.rmtree(stage / ".prepared", ignore_errors=True)
-        shutil.rmtree(stage / ".cache", ignore_errors=True)
         images_encoded = sum(1 for _ in png_store.glob("*.png"))
-        shutil.rmtree(png_store, ignore_errors=True)
+        # thousands of small files: removed beside the checks and ceilings, done before the
+        # stage becomes the output
+        scratch = threading.Thread(target=_remove, name="gwj-scratch", daemon=True,
+                                   args=(stage / ".prepared", stage / ".cache", png_store))
+        scratch.start()
 
         report: dict[str, Any] = {
             "package": "gridwm-judge",
@@ -203,6 +206,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         report["ok"] = not bad
         report["problems"] = bad
         checks.write(stage, report)
+        scratch.join()
         if bad:
             raise ValueError(f"build of profile {prof.name!r} failed its checks: {'; '.join(bad)}")
         card.render(stage, splits=splits, validation=report, profile=prof,
@@ -213,6 +217,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()
     except BaseException:
+        if scratch is not None:
+            scratch.join()
         shutil.rmtree(stage, ignore_errors=True)
         remove_made(made)  # a refused build leaves no folder it made
         raise
@@ -227,6 +233,11 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
                        validation=report, images_encoded=images_encoded,
                        seconds_before_ceilings=t_rows, ceilings_seconds=t_ceilings)
+
+
+def _remove(*folders: Path) -> None:
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
