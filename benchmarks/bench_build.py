@@ -2,9 +2,11 @@
 
 The encode floor is the time to PNG-encode, once each, just the distinct images the build
 wrote (decoded from the Parquet files beforehand, not timed), with the builder's own encoder
-settings: the least any build that writes these images could cost. Targets on a 2-core
-machine for the base profile with ``--num-proc 2``: total < 90 s, build <= 2 x encode floor,
-peak RSS < 2 GiB.
+settings: the least any build that writes these images could cost. Targets on a quiet 2-core
+machine for the base profile with ``--num-proc 2``: total < 90 s, rows written (generation,
+rows, checks; the shortcut ceilings apart) <= 1.2 x encode floor, peak RSS < 2 GiB. CPU
+seconds (user + sys of this process and its workers) sit beside the wall times: on a loaded
+machine they say what the build cost when wall time cannot.
 
     python benchmarks/bench_build.py --profile base --num-proc 2 [--configs task_c,task_d]
 """
@@ -27,6 +29,12 @@ def peak_rss_mib() -> dict[str, float]:
     self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {"main": self_kb / 1024, "largest_child": child_kb / 1024}
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished children (workers)."""
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def encode_floor(folder: Path, configs: tuple[str, ...]) -> dict[str, float]:
@@ -64,7 +72,7 @@ def encode_floor(folder: Path, configs: tuple[str, ...]) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     from gridwm_judge.dataset.export import build_dataset
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--profile", default="base")
     ap.add_argument("--num-proc", type=int, default=2)
     ap.add_argument("--configs", default=None, help="comma-separated subset")
@@ -75,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="gwj-bench-") as tmp:
         out = Path(args.out) if args.out else Path(tmp) / "gwj"
+        cpu0 = cpu_seconds()
         report = build_dataset(out, args.profile, num_proc=args.num_proc, configs=configs,
                                overwrite=bool(args.out))
+        cpu = cpu_seconds() - cpu0
         rss = peak_rss_mib()
         floor = encode_floor(report.out, report.configs)
         size_mb = sum(f.stat().st_size for f in (report.out / "data").rglob("*.parquet")) / 1e6
@@ -91,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         "distinct_images": floor["distinct_images"],
         "megapixels": round(floor["megapixels"], 1),
         "build_over_floor": round(report.total_seconds / max(floor["seconds"], 1e-9), 2),
+        "rows_over_floor": round(report.seconds_before_ceilings / max(floor["seconds"], 1e-9), 2),
+        "ceilings_seconds": round(report.ceilings_seconds, 2),
+        "cpu_seconds": round(cpu, 1),
         "images_encoded": report.images_encoded,
         "images_written": floor["images_written"],
         "seconds_before_ceilings": round(report.seconds_before_ceilings, 2),
@@ -101,12 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  group generation      {report.generation_seconds:8.1f} s")
     for c, s in report.seconds.items():
         print(f"  {c:<20}  {s:8.1f} s   {report.rows[c]:6d} rows")
-    print(f"  total                 {report.total_seconds:8.1f} s   (target < 90 s)")
+    print(f"  total                 {report.total_seconds:8.1f} s   (target < 90 s; "
+          f"{cpu:.0f} CPU s)")
     print(f"  encode floor          {floor['seconds']:8.1f} s   "
           f"{floor['distinct_images']} distinct images, {floor['megapixels']:.0f} MP")
-    print(f"  build / floor         {figures['build_over_floor']:8.2f}     (target <= 2)")
     print(f"  rows written, checked {report.seconds_before_ceilings:8.1f} s   (before the "
           "shortcut ceilings are measured)")
+    print(f"  shortcut ceilings     {report.ceilings_seconds:8.1f} s")
+    print(f"  rows written / floor  {figures['rows_over_floor']:8.2f}     (target <= 1.2)")
+    print(f"  total / floor         {figures['build_over_floor']:8.2f}")
     print(f"  images encoded        {report.images_encoded:8d}     of {floor['images_written']} "
           "written (each distinct image once)")
     print(f"  peak RSS              {max(rss.values()):8.0f} MiB (main {rss['main']:.0f}, largest "

@@ -87,8 +87,8 @@ def _wait_dead(pids: list[int], limit_s: float) -> float:
 
 
 @slow
-@pytest.mark.parametrize("stage_has", [None, ".prepared/task_c.incomplete"],
-                         ids=["generation-pool", "datasets-pool"])
+@pytest.mark.parametrize("stage_has", [None, ".prepared/task_c.incomplete", "data/task_c"],
+                         ids=["generation-pool", "datasets-pool", "ceilings-pool"])
 def test_kill_9_of_a_build_kills_its_workers_and_the_next_build_cleans_up(tmp_path, stage_has):
     out = tmp_path / "ds"
     proc, workers = _start_build(out, stage_has)

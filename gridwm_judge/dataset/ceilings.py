@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from gridwm_judge.judges.baseline import BaselineJudge
 from gridwm_judge.judges.shortcuts import NAMES, tasks_for
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.task_table import task_spec
+from gridwm_judge.workers import init_worker, stop_pool
 
 CANONICAL = {
     "temporal": ("orig", ""),
@@ -75,18 +77,47 @@ def canonical_rows(folder: Path, config: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _verdicts(name: str, rows: Sequence[dict[str, Any]]) -> list[Any]:
+def _answers(names: Sequence[str], rows: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """Each shortcut's answer (one list per name) on ``rows``, each row's images decoded once
+    for all of them."""
     from PIL import Image
 
-    judge = BaselineJudge(name, JudgeOptions(), f"baseline:{name}")
-    out = []
+    judges = [BaselineJudge(n, JudgeOptions(), f"baseline:{n}") for n in names]
+    out: list[list[Any]] = [[] for _ in names]
     for r in rows:
         images = [Image.open(io.BytesIO(b)) for b in r["images"]]
+        for im in images:
+            im.load()
         req = JudgeRequest(r["uid"], r["task"], r["prompt"], images, 1)
-        value = parse_answer(r["task"], judge.answer(req)).value
-        if isinstance(value, dict):  # a staged Oracle-State answer: its verdict field
-            value = "success" if str(value.get("verdict", "")).lower() == "success" else "failure"
-        out.append(value)
+        for judge, answers in zip(judges, out, strict=True):
+            value = parse_answer(r["task"], judge.answer(req)).value
+            if isinstance(value, dict):  # a staged Oracle-State answer: its verdict field
+                value = ("success" if str(value.get("verdict", "")).lower() == "success"
+                         else "failure")
+            answers.append(value)
+    return out
+
+
+def _answer_all(work: list[tuple[list[str], list[dict]]], num_proc: int) -> list[list[list]]:
+    """:func:`_answers` of each (names, rows) in ``work``, in chunks across ``num_proc``
+    processes; the answers do not depend on how the rows are split."""
+    if num_proc <= 1:
+        return [_answers(names, rows) for names, rows in work]
+    size = max(1, sum(len(rows) for _, rows in work) // (4 * num_proc))
+    chunks = [(w, names, rows[i:i + size]) for w, (names, rows) in enumerate(work)
+              for i in range(0, len(rows), size)]
+    ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
+    try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
+        futures = [ex.submit(_answers, names, rows) for _, names, rows in chunks]
+        done = [fut.result() for fut in futures]
+    except BaseException:
+        stop_pool(ex)
+        raise
+    ex.shutdown()
+    out: list[list[list]] = [[[] for _ in names] for names, _ in work]
+    for (w, _, _), answers in zip(chunks, done, strict=True):
+        for whole, part in zip(out[w], answers, strict=True):
+            whole.extend(part)
     return out
 
 
@@ -103,21 +134,23 @@ def _verdict_figures(rows, answers) -> dict[str, Any]:
             "nocue_lift": {"value": lift, "den": len(with_nocue)}}
 
 
-def measure(folder: Path, configs: Sequence[str]) -> dict[str, dict]:
-    """{config: {shortcut: {"all" | family: figures}}} for every config a shortcut answers."""
-    out: dict[str, dict] = {}
+def measure(folder: Path, configs: Sequence[str], num_proc: int = 1) -> dict[str, dict]:
+    """{config: {shortcut: {"all" | family: figures}}} for every config a shortcut answers;
+    the judges run across ``num_proc`` processes."""
+    work: dict[str, tuple[list[str], list[dict]]] = {}
     for config in configs:
         task = task_spec(config).name
         names = [n for n in NAMES if task in tasks_for(n)]
-        if not names:
-            continue
-        rows = canonical_rows(folder, config)
+        if names:
+            work[config] = (names, canonical_rows(folder, config))
+    out: dict[str, dict] = {}
+    for config, (names, rows), all_answers in zip(
+            work, work.values(), _answer_all(list(work.values()), num_proc), strict=True):
+        scopes = {"all": list(range(len(rows)))}
+        for i, r in enumerate(rows):
+            scopes.setdefault(r["family"], []).append(i)
         per: dict[str, dict] = {}
-        for name in names:
-            answers = _verdicts(name, rows)
-            scopes = {"all": list(range(len(rows)))}
-            for i, r in enumerate(rows):
-                scopes.setdefault(r["family"], []).append(i)
+        for name, answers in zip(names, all_answers, strict=True):
             per[name] = {}
             for scope, idx in sorted(scopes.items(), key=lambda kv: kv[0] != "all"):
                 sub, ans = [rows[i] for i in idx], [answers[i] for i in idx]

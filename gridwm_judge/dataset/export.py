@@ -59,6 +59,8 @@ class BuildReport:
     """Distinct images PNG-encoded (each once, shared by every config and worker)."""
     seconds_before_ceilings: float = 0.0
     """Wall time up to the rows written and checked (the shortcut ceilings come after)."""
+    ceilings_seconds: float = 0.0
+    """Wall time measuring the shortcut ceilings (:mod:`gridwm_judge.dataset.ceilings`)."""
 
 
 def build_command(profile: str, out: Path, seed: int, sampling_seed: int,
@@ -148,6 +150,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     umask = os.umask(0)
     os.umask(umask)
     stage.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result should not be
+    scratch: threading.Thread | None = None
     try:
         pool = GroupPool(seed)
         pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
@@ -174,10 +177,12 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                               "download_size": _move_parquet(prepared, stage / "data" / config)}
             seconds[config] = time.perf_counter() - t0
             progress(f"{config}: {splits[config]['num_examples']} rows in {seconds[config]:.1f}s")
-        shutil.rmtree(stage / ".prepared", ignore_errors=True)
-        shutil.rmtree(stage / ".cache", ignore_errors=True)
         images_encoded = sum(1 for _ in png_store.glob("*.png"))
-        shutil.rmtree(png_store, ignore_errors=True)
+        # thousands of small files: removed beside the checks and ceilings, done before the
+        # stage becomes the output
+        scratch = threading.Thread(target=_remove, name="gwj-scratch", daemon=True,
+                                   args=(stage / ".prepared", stage / ".cache", png_store))
+        scratch.start()
 
         report: dict[str, Any] = {
             "package": "gridwm-judge",
@@ -196,10 +201,12 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         t_rows = time.perf_counter() - t_start
         if not bad:
             progress("measuring the shortcut ceilings ...")
-            report["shortcut_ceilings"] = ceilings.measure(stage, chosen)
+            report["shortcut_ceilings"] = ceilings.measure(stage, chosen, num_proc=num_proc)
+        t_ceilings = time.perf_counter() - t_start - t_rows
         report["ok"] = not bad
         report["problems"] = bad
         checks.write(stage, report)
+        scratch.join()
         if bad:
             raise ValueError(f"build of profile {prof.name!r} failed its checks: {'; '.join(bad)}")
         card.render(stage, splits=splits, validation=report, profile=prof,
@@ -210,6 +217,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         with contextlib.suppress(OSError):
             (out / STAGE_LOCK).unlink()
     except BaseException:
+        if scratch is not None:
+            scratch.join()
         shutil.rmtree(stage, ignore_errors=True)
         remove_made(made)  # a refused build leaves no folder it made
         raise
@@ -223,7 +232,12 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                        rows={c: s["num_examples"] for c, s in splits.items()}, seconds=seconds,
                        generation_seconds=t_gen, total_seconds=time.perf_counter() - t_start,
                        validation=report, images_encoded=images_encoded,
-                       seconds_before_ceilings=t_rows)
+                       seconds_before_ceilings=t_rows, ceilings_seconds=t_ceilings)
+
+
+def _remove(*folders: Path) -> None:
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_dead_stages(out: Path, min_age_s: float = 60.0) -> list[Path]:
