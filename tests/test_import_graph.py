@@ -1,4 +1,4 @@
-"""The package's import graph has no circle (issue 12).
+"""The package's import graph has no circle.
 
 Every module of ``gridwm_judge`` is parsed with ``ast`` (nothing is imported), and every import
 of a package module is an edge: module-level and function-level alike, since a function-local

@@ -1,4 +1,4 @@
-"""Adding a config is one task-table entry plus its row builder (issue 12's demonstration).
+"""Adding a config is one task-table entry plus its row builder (ARCHITECTURE.md's example).
 
 The config here is not shipped: ``task_f`` asks Task D's reference-aided question with a Yes/No
 answer. The test touches no library file: it adds one ``TaskSpec`` (by patching the table's

@@ -24,7 +24,7 @@ from gridwm_judge.parsing import (
 S, F = "success", "failure"
 NONE = (None, "invalid")
 
-# --- the cases of issue 9 (committed reading, paper reading) ------------------------------------
+# --- committed reading vs paper reading, case by case -------------------------------------------
 CUT_OFF = (
     "Let me check the frames. In frame 3 the agent picks up the key, which looks like success "
     "so far, but then in frame"

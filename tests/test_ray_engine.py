@@ -1,4 +1,4 @@
-"""`eval --engine ray` (issue 27): the same records as `--engine local`, replicas, kills, refusals.
+"""`eval --engine ray`: the same records as `--engine local`, replicas, kills, refusals.
 
 One local Ray cluster (2 CPUs, no dashboard) is shared by the whole module: starting it costs
 about 10 s here, and each eval on it about 10-20 s more (its replica actors start and import

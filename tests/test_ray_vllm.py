@@ -1,4 +1,4 @@
-"""vLLM through Ray's vLLM engine processor (issue 27): the configuration and the row
+"""vLLM through Ray's vLLM engine processor: the configuration and the row
 functions are plain data, checked here on CPU against the signatures of the wheels.
 
 Ray's config class is the installed one (``ray.data.llm``, importable without vLLM); vLLM's

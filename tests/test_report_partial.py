@@ -1,4 +1,4 @@
-"""Reports of partial runs tell them apart from invalid answers (issue 10)."""
+"""Reports of partial runs tell them apart from invalid answers."""
 
 from __future__ import annotations
 

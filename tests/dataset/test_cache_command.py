@@ -1,4 +1,4 @@
-"""``gridwm-judge cache`` (issue 24): lists this package's Arrow copies in the datasets cache,
+"""``gridwm-judge cache``: lists this package's Arrow copies in the datasets cache,
 clears them after asking (``--yes`` does not ask), and leaves alone a copy a running command
 holds. The session's cache is the test suite's own (``tests/conftest.py``)."""
 

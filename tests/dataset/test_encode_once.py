@@ -1,4 +1,4 @@
-"""Images encoded once per build (issue 23): an image that several rows or configs show is
+"""Images encoded once per build: an image that several rows or configs show is
 PNG-encoded once, shared by content through the build's store, and the rows keep exactly the
 bytes a fresh encoding gives."""
 

@@ -1,4 +1,4 @@
-"""miniworld_c_hard end to end (issue 21): the smoke build's rows and counts, its shortcut
+"""miniworld_c_hard end to end: the smoke build's rows and counts, its shortcut
 ceiling in validation.json and the card, and the report's hard-vs-paper table (MCH beside MC)
 from scored shortcut runs."""
 

@@ -16,7 +16,7 @@ def test_base_counts_match_the_paper():
     base = get_profile("base")
     assert {p.config: p.expected_rows for p in base.plans} == {
         "task_a": 309, "task_b": 144, "task_c": 972, "task_d": 144, "task_e": 325,
-        "task_c_hard": 108,  # 18 hard-CF groups x Full/NoCue/CF x composite/split (issue 21)
+        "task_c_hard": 108,  # 18 hard-CF groups x Full/NoCue/CF x composite/split
         "prompt_ablation": 588,  # the controlled analyses: 98 groups x Full/CF x 3 styles
         "oracle_state": 882}  # 98 groups x Full/NoCue/CF x 3 evidence arms
     assert base.plan("task_a").n_items == 103 and base.plan("task_e").n_items == 325

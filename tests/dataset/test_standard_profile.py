@@ -1,4 +1,4 @@
-"""The ``standard`` profile (issue 23): its sizes give what it states (paired MDE <= 0.1 on
+"""The ``standard`` profile: its sizes give what it states (paired MDE <= 0.1 on
 IDR_raw for task_c and task_c_hard, CI half-width <= 0.05 for A and E), it probes base's
 groups and shows the others at the neutral presentation only."""
 

@@ -1,4 +1,4 @@
-"""The static-cue gate of hard-CF configs (issue 21): a planted static CF (the paper's: the blue
+"""The static-cue gate of hard-CF configs: a planted static CF (the paper's: the blue
 door walled off, the goal removed) is rejected with its reason; hard CFs pass; the draw moves
 on to the next seed past a group the gate rejects."""
 

@@ -35,7 +35,7 @@ def test_one_yaml_per_config_following_the_task_table():
         assert gen["do_sample"] is False
         names = [m["metric"] for m in doc["metric_list"]]
         assert names == list(utils.metric_names(spec.name))
-        # no accuracy pooled over Task A's orig / shuffle / mask rows (issue 20)
+        # no accuracy pooled over Task A's orig / shuffle / mask rows
         assert ("accuracy" in names) == (spec.recipe != "next_state")
         for m in doc["metric_list"]:
             assert m["aggregation"] == ("function", f"utils.agg_{m['metric']}")

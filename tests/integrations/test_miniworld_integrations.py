@@ -1,4 +1,4 @@
-"""MiniWorld's configs in the framework bridges (issue 13): the inspect_ai tasks
+"""MiniWorld's configs in the framework bridges: the inspect_ai tasks
 ``gridwm_judge/miniworld_a|c|d`` and the lmms-eval YAMLs ``gridwm_miniworld_a|c|d``, on a real
 ``miniworld_smoke`` build, print the same metrics as ``gridwm-judge score`` for the same answers.
 Skipped without the ``3d`` extra; the inspect part also without the ``inspect`` extra."""
@@ -87,7 +87,7 @@ def test_lmms_eval_yaml_per_miniworld_config_follows_the_task_table():
             spec.max_tokens, 0, False)
         names = [m["metric"] for m in doc["metric_list"]]
         assert names == list(utils.metric_names(spec.name))
-        # MA: accuracy per action condition only, never pooled (issue 20)
+        # MA: accuracy per action condition only, never pooled
         assert ("accuracy" in names) == (spec.recipe != "next_state")
         # the same metrics as MiniGrid's task of the same recipe
         (twin,) = [n for n, r in (("A", "next_state"), ("C", "presentation_invariance"),

@@ -1,4 +1,4 @@
-"""Task A in the framework bridges (issue 20): the lmms-eval YAML ``gridwm_task_a`` and the
+"""Task A in the framework bridges: the lmms-eval YAML ``gridwm_task_a`` and the
 inspect task ``gridwm_judge/task_a`` print accuracy per action condition (``acc_a1`` for orig,
 ``acc_shuffle``, ``acc_mask``), each over that condition's rows and equal to ``gridwm-judge
 score``'s, and no accuracy pooled over the three conditions. (MiniWorld's MA goes through the

@@ -1,4 +1,4 @@
-"""``baseline:prompt-only`` (issue 21): Oracle-State's staged answer from the prompt's text with
+"""``baseline:prompt-only``: Oracle-State's staged answer from the prompt's text with
 its state tables cut out; elsewhere always-yes's answer."""
 
 from __future__ import annotations

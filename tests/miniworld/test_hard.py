@@ -1,4 +1,4 @@
-"""Hard MiniWorld counterfactuals (issue 21): real miniworld, one group per family."""
+"""Hard MiniWorld counterfactuals: real miniworld, one group per family."""
 
 import dataclasses
 import json

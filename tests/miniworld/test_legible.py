@@ -1,5 +1,5 @@
 """Sign's cue is judgeable from the images: the reading frame shows the word legibly, the
-storyboard keeps it, and NoCue hides the sign only in glimpses before it (issue 13)."""
+storyboard keeps it, and NoCue hides the sign only in glimpses before it."""
 
 import math
 

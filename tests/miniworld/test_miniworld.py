@@ -191,7 +191,7 @@ def test_in_view_never_skips_a_visible_entity():
 
 
 def test_group_has_the_world_seam_members(groups):
-    """The members ``gridwm_judge.world.Group`` / ``Rollout`` (issue 12's seam) read."""
+    """The members ``gridwm_judge.world.Group`` / ``Rollout`` (the world seam) read."""
     g = groups["fourrooms"]
     for name in ("world", "group_id", "family", "env_id", "seed", "mission", "action_names",
                  "validators", "full", "nocue", "cf"):

@@ -1,5 +1,5 @@
 """MiniWorld's failure modes, stability, headline and figures are diagnosed and reported on
-their own (issue 13): a real MiniWorld smoke build, the oracle and always-yes baselines on
+their own: a real MiniWorld smoke build, the oracle and always-yes baselines on
 miniworld_a/_c/_d, score, report; MiniGrid's modes, headline, stability rows and figures are
 not touched by them."""
 

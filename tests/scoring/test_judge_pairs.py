@@ -1,4 +1,4 @@
-"""Telling two judges apart (issue 23): the paired IDR_raw difference, its bootstrap CI,
+"""Telling two judges apart: the paired IDR_raw difference, its bootstrap CI,
 McNemar with Holm, and the groups needed when the size cannot tell them apart."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Power planning (issue 23): the unpaired size agrees with statsmodels' power functions, the
+"""Power planning: the unpaired size agrees with statsmodels' power functions, the
 paired (McNemar) size reaches its power in simulation, and a profile's resolution reads the
 formulas the other way."""
 

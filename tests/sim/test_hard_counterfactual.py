@@ -1,4 +1,4 @@
-"""Hard counterfactuals (issue 21): each family's CF keeps Full's objects at t=0, keeps the target
+"""Hard counterfactuals: each family's CF keeps Full's objects at t=0, keeps the target
 in the world and fails for its intended reason; the audit records replay with plain minigrid."""
 
 from __future__ import annotations

@@ -183,7 +183,7 @@ def test_bad_options_are_refused():
         oracle_state.build_rows(groups, n_items=5)
 
 
-# --- issue 21: references from other seeds, a shuffled task-type list -----------------------
+# --- references from other seeds, a shuffled task-type list -----------------------
 
 @pytest.fixture(scope="module")
 def spread():
@@ -292,7 +292,7 @@ def test_the_prompt_refuses_an_order_that_is_not_the_task_types():
 
 def test_the_base_plan_gives_every_env_at_least_three_references():
     """A batch of n groups gives n - 1 distinct references (the draw's cycle); the base
-    profile's oracle_state draws 1 + 10 or 11 groups per env, the counts of issue 14."""
+    profile's oracle_state draws 1 + 10 or 11 groups per env, the control analyses' counts."""
     plan = get_profile("base").plan("oracle_state")
     assert plan.expected_rows == 98 * 3 * 3
     sizes = [n for _, _, n in plan.requests({}, {})]

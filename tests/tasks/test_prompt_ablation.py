@@ -125,7 +125,7 @@ def test_profiles_ship_the_config_over_the_control_groups():
 
 PA_DIGEST = "e9a4e88cf5fbda6eba187f72c9afc5ce39eff8272557374d9b840296a8d72184"
 """sha256 of the fixture's rows (the columns below, then each image's shape and pixels), taken
-before issue 21 changed oracle_state's references and task-type order: the ablation shares
+before oracle_state's references and task-type order were drawn per query: the ablation shares
 the controlled analyses' groups but keeps its items (Task D's batches: the first group of an
 env is every query's reference, Task D's prompt)."""
 

@@ -97,7 +97,7 @@ def test_candidates_distinct_and_gold_is_next_frame(groups, rows):
 
 def test_no_distractor_equals_the_current_frame(groups, rows):
     """A distractor identical to the current frame is the answer a "least change, ignore the
-    action" rule discards for free (issue 20): none is drawn; the gold differs from it too."""
+    action" rule discards for free: none is drawn; the gold differs from it too."""
     by_id = {g.group_id: g for g in groups}
     for row in rows[::3]:
         order = json.loads(row["candidate_order"])

@@ -1,4 +1,4 @@
-"""What a judge sees in built Task A / MiniWorld Task A rows (issue 20): no distractor panel
+"""What a judge sees in built Task A / MiniWorld Task A rows: no distractor panel
 equal to the current frame's, no two candidates equal, the profile's counts and balanced gold
 letters. The panels are cut from the stored image with the choice panel's own geometry."""
 
