@@ -65,13 +65,20 @@ def without_video(processor_cls):
     if len(attrs) == len(every):
         return processor_cls
 
+    # some __init__s (SmolVLM) take the video processor as a required argument: it is given
+    # as None on both paths transformers builds a processor by (from_args_and_dict up to 5.24,
+    # from_dict from 5.25)
     def from_args_and_dict(cls, args, processor_dict, **kwargs):
-        # some __init__s (SmolVLM) take the video processor as a required argument
         processor_dict = {**processor_dict, "video_processor": None}
         return super(subclass, cls).from_args_and_dict(args, processor_dict, **kwargs)
 
+    def from_dict(cls, processor_dict, **kwargs):
+        processor_dict = {**processor_dict, "video_processor": None}
+        return super(subclass, cls).from_dict(processor_dict, **kwargs)
+
     namespace = {
         "from_args_and_dict": classmethod(from_args_and_dict),
+        "from_dict": classmethod(from_dict),
         "video_processor": _NoVideoProcessor(),
     }
     if "get_attributes" in dir(processor_cls):  # transformers >= 5
