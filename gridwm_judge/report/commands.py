@@ -18,7 +18,11 @@ def _report(args: argparse.Namespace) -> int:
     print(
         f"wrote {len(res.tables)} table files and {len(res.figures)} figures; start at {res.index}"
     )
-    print(f"the same report as one page, with the failure gallery: {res.html}")
+    if res.gallery_left_out is None:
+        print(f"the same report as one page, with the failure gallery: {res.html}")
+    else:
+        print(f"the same report as one page: {res.html}; failure gallery left out: "
+              f"{res.gallery_left_out}")
     return 0
 
 

@@ -90,13 +90,15 @@ def page(data: ReportData, index_md: str, failure_md: str, *, headline_titles: S
 
 
 def write_html(out: Path, data: ReportData, *, headline_titles: Sequence[str],
-               dataset: str | None = None) -> Path:
+               dataset: str | None = None) -> tuple[Path, str | None]:
     """Write ``out/index.html`` (and its gallery's images) beside the index.md and
-    failure_modes.md the writer wrote there; ``dataset`` overrides the runs' own."""
+    failure_modes.md the writer wrote there; ``dataset`` overrides the runs' own. Returns the
+    page and, when the gallery had to be left out, why (the command prints it)."""
     gallery = build_gallery(data, out, dataset=dataset)
     text = page(data, (out / "index.md").read_text(encoding="utf-8"),
                 (out / "failure_modes.md").read_text(encoding="utf-8"),
                 headline_titles=headline_titles, gallery=gallery)
     path = out / FILE
     path.write_text(text, encoding="utf-8")
-    return path
+    left_out = "; ".join(gallery.notes) if not gallery.groups and gallery.notes else None
+    return path, left_out

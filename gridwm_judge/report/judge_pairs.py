@@ -46,6 +46,9 @@ def verdict(p: JudgePair) -> str:
     need = p.groups_needed
     if need is None:
         return "no difference seen"
+    if need <= p.groups:  # the planning formula is a normal approximation; the test is exact
+        return (f"not distinguishable at this size (more than {p.groups} groups needed: the "
+                f"approximate estimate, ~{need}, is optimistic this small)")
     return f"not distinguishable at this size (~{need} groups needed)"
 
 

@@ -36,6 +36,7 @@ class ReportResult:
     html: Path  # index.html: the same report as one page, with the failure gallery
     headline: str  # the headline table as plain text (what the quickstart prints)
     data: ReportData
+    gallery_left_out: str | None = None  # why the page has no failure gallery, if it has none
 
 
 def _runs_section(data: ReportData) -> list[str]:
@@ -154,7 +155,7 @@ def write_report(
     moved = [out / p.relative_to(stage) for p in result.tables]
     figs = [out / p.relative_to(stage) for p in result.figures]
     return ReportResult(out, out / "index.md", tuple(moved), tuple(figs), out / result.html.name,
-                        result.headline, result.data)
+                        result.headline, result.data, result.gallery_left_out)
 
 
 def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | None,
@@ -181,5 +182,6 @@ def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | Non
     index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
     heads = [t for t in tables if t.key in ("headline", "miniworld_headline")]
     headline = "\n\n".join(f"{h.title}\n\n{h.text()}\n\n" + "\n".join(h.notes) for h in heads)
-    page = write_html(out, data, headline_titles=[h.title for h in heads], dataset=dataset)
-    return ReportResult(out, index, tuple(written), tuple(figs), page, headline, data)
+    page, left_out = write_html(out, data, headline_titles=[h.title for h in heads],
+                                dataset=dataset)
+    return ReportResult(out, index, tuple(written), tuple(figs), page, headline, data, left_out)

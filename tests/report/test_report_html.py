@@ -22,6 +22,7 @@ from typing import cast
 import pytest
 from PIL import Image
 
+from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
 from gridwm_judge.dataset.profiles import quickstart_profile
 from gridwm_judge.records import PREDICTIONS_FILE
@@ -194,16 +195,24 @@ def test_a_dataset_that_cannot_be_read_leaves_the_gallery_out(runs, tmp_path):
     assert len(_Page(text).tables) > 5 and (res.out / "tables" / "headline.md").is_file()
 
 
-def test_the_dataset_the_run_recorded_is_read_unless_overridden(runs, tmp_path):
+def test_the_dataset_the_run_recorded_is_read_unless_overridden(runs, tmp_path, capsys):
     """Moved away, the run's own dataset cannot be found; ``--dataset`` points at it."""
     root, dataset, dirs = runs
     moved = tmp_path / "moved-dataset"
     shutil.move(str(dataset), moved)
     try:
-        text = write_report(dirs, tmp_path / "r1").html.read_text()
+        res = write_report(dirs, tmp_path / "r1")
+        text = res.html.read_text()
         assert "Failure gallery left out: " in text and 'class="gitem"' not in text
-        text = write_report(dirs, tmp_path / "r2", dataset=str(moved)).html.read_text()
+        assert res.gallery_left_out and "could not be read" in res.gallery_left_out
+        # the command says so on the terminal too, not only in the page
+        assert main(["report", *map(str, dirs), "--out", str(tmp_path / "r3")]) == 0
+        said = capsys.readouterr().out
+        assert "failure gallery left out: " in said and "with the failure gallery" not in said
+        res = write_report(dirs, tmp_path / "r2", dataset=str(moved))
+        text = res.html.read_text()
         assert "Failure gallery left out" not in text and 'class="gitem"' in text
+        assert res.gallery_left_out is None
     finally:
         shutil.move(str(moved), dataset)
 

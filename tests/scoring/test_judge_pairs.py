@@ -73,3 +73,22 @@ def test_an_invalid_answer_follows_the_tasks_protocol():
     b_verdicts[GROUPS[0]] = (-1, 0)
     (p,) = compare_pairs({"a": a, "b": _rows("b", b_verdicts)}, n_resamples=200)
     assert p.groups == 39
+
+
+def test_a_size_the_estimate_calls_enough_but_the_exact_test_does_not_asks_for_more():
+    """Ten groups, one judge discriminates all, the other none: the normal-approximation
+    estimate says ~10 groups suffice while exact McNemar (p = 0.002, but Holm over several
+    pairs) may still not reject; the report must not say 10 are needed when 10 were used."""
+    from dataclasses import replace
+
+    from gridwm_judge.report.judge_pairs import verdict
+
+    ten = GROUPS[:10]
+    (p,) = compare_pairs({"a": _rows("a", {g: (1, 0) for g in ten}),
+                          "b": _rows("b", {g: (1, 1) for g in ten})}, n_resamples=500)
+    held = replace(p, p_holm=0.055, ci=(0.0, 1.0))   # as in a family of several pairs
+    assert not held.distinguishable and held.groups_needed is not None
+    assert held.groups_needed <= held.groups
+    said = verdict(held)
+    assert f"more than {held.groups} groups needed" in said
+    assert f"~{held.groups_needed} groups needed" not in said
