@@ -1,14 +1,14 @@
 """Write the framework integration files from the task table: the lmms-eval task folder's
 YAMLs (one per config, one per prompt style of a config asked in several) and inspect's
-``@task`` functions with the metrics each prints (``inspect_tasks.py``)::
+``@task`` functions, one per config (``inspect_tasks.py``)::
 
     python -m gridwm_judge.integrations.generate           # write them
     python -m gridwm_judge.integrations.generate --check   # exit 1 if a shipped file is stale
 
 A new config gets its files by running it; a test keeps the shipped files equal to what it
 writes. The hook functions the files name (``lmms_eval/utils.py``) and the inspect Task they
-build (:mod:`gridwm_judge.integrations.inspect_bridge`) are written by hand. This module
-needs neither framework.
+build, with the metrics it prints (:mod:`gridwm_judge.integrations.inspect_bridge`), are
+written by hand. This module needs neither framework.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from gridwm_judge.integrations.items import CONDITION_FIGURES, pooled_accuracy
+from gridwm_judge.integrations.items import CONDITION_FIGURES
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
@@ -28,15 +28,6 @@ HERE = Path(__file__).parent
 LMMS_FOLDER = "lmms_eval"
 INSPECT_FILE = "inspect_tasks.py"
 HEADER = "Generated from the task table by `python -m gridwm_judge.integrations.generate`"
-
-INSPECT_GROUPS: dict[str, tuple[str, ...]] = {
-    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
-    "reference_aided": ("idr", "p_active", "ns", "jcr"),
-    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
-    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
-}
-"""The group-level metric groups a verdict task prints in inspect, by its scoring recipe
-(``inspect_bridge.METRICS``); a task of another recipe prints its figures (``task_metrics``)."""
 
 LOWER_IS_BETTER = frozenset(
     name for figures in CONDITION_FIGURES.values() for name, condition in figures.items()
@@ -58,13 +49,6 @@ _NOTES: dict[str, tuple[str, ...]] = {
     ),
 }
 """A comment above ``metric_list`` for the tasks of a recipe."""
-
-
-def inspect_metrics(spec: TaskSpec) -> tuple[str, ...]:
-    """The metrics inspect prints for ``spec``: accuracy with its standard error (per action
-    condition for the tasks asked under several), then its metric groups or its figures."""
-    overall = ("accuracy", "stderr") if pooled_accuracy(spec) else ("condition_stderr",)
-    return (*overall, *INSPECT_GROUPS.get(spec.recipe, ("task_metrics",)))
 
 
 def lmms_task(spec: TaskSpec, style: str = "") -> str:
@@ -107,7 +91,8 @@ def lmms_yaml(spec: TaskSpec, style: str = "") -> str:
 
 
 def inspect_module(specs: Sequence[TaskSpec]) -> str:
-    """``inspect_tasks.py``: one ``@task`` per config, named by it, printing its metrics."""
+    """``inspect_tasks.py``: one ``@task`` per config, named by it (inspect finds a task by the
+    name of a ``@task`` function it reads in the file); the bridge builds each."""
     out = [
         '"""inspect_ai tasks: one ``@task`` per dataset config of the task table, registered',
         "through inspect's package entry point (group ``inspect_ai``, name ``gridwm_judge``), so",
@@ -127,17 +112,13 @@ def inspect_module(specs: Sequence[TaskSpec]) -> str:
     ]
     for spec in specs:
         doc = textwrap.wrap(f'"""{spec.name}: {spec.role}."""', 96)
-        metrics = textwrap.wrap(", ".join(f'"{m}"' for m in inspect_metrics(spec)), 68)
         out += [
             "", "",
             "@task",
             f"def {spec.config}(dataset: str, representation: str | None = None) -> Task:",
             *(f"    {line}" for line in doc),
-            f'    return gridwm_task("{spec.config}", dataset, representation,',
-            *(f"                       {'metrics=(' if i == 0 else ' ' * 9}{line}"
-              for i, line in enumerate(metrics)),
+            f'    return gridwm_task("{spec.config}", dataset, representation)',
         ]
-        out[-1] += "))"
     return "\n".join(out) + "\n"
 
 

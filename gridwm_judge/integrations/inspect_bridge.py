@@ -1,7 +1,7 @@
 """How inspect_ai asks and scores a dataset config: :func:`gridwm_task` builds the inspect Task
-of one config with the metrics it names. The ``@task`` functions, one per config of the task
-table with its metrics, are :mod:`gridwm_judge.integrations.inspect_tasks` (generated from the
-table, registered through inspect's package entry point), so after
+of one config with the metrics its recipe prints (:func:`inspect_metrics`). The ``@task``
+functions, one per config of the task table, are :mod:`gridwm_judge.integrations.inspect_tasks`
+(generated from the table, registered through inspect's package entry point), so after
 ``pip install "gridwm-judge[inspect]"``::
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
@@ -67,13 +67,14 @@ from gridwm_judge.integrations.items import (
     grade_response,
     image_data_uri,
     load_items,
+    pooled_accuracy,
     summary_figures,
     task_results,
 )
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.grading import GradedRow
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import TaskSpec, task_spec
 
 GRADED_KEY = "gridwm_graded"
 """Score metadata key holding the graded row (what the group metrics are computed from)."""
@@ -190,6 +191,24 @@ answers with its standard error, each action condition's standard error, a non-v
 figures, and the verdict tasks' group-level metric groups."""
 
 
+INSPECT_GROUPS: dict[str, tuple[str, ...]] = {
+    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
+    "reference_aided": ("idr", "p_active", "ns", "jcr"),
+    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
+    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
+}
+"""The group-level metric groups a verdict task prints, by its scoring recipe; a task of
+another recipe prints its figures (``task_metrics``)."""
+
+
+def inspect_metrics(spec: TaskSpec) -> tuple[str, ...]:
+    """The metrics :func:`gridwm_task` prints for ``spec`` (names of :data:`METRICS`): accuracy
+    with its standard error (per action condition for the tasks asked under several), then its
+    metric groups or its figures."""
+    overall = ("accuracy", "stderr") if pooled_accuracy(spec) else ("condition_stderr",)
+    return (*overall, *INSPECT_GROUPS.get(spec.recipe, ("task_metrics",)))
+
+
 @scorer(metrics=[accuracy(), stderr()])
 def gridwm_answer() -> Callable:
     """Parse and grade with the package's parser and grader; correct = 1, else 0."""
@@ -237,10 +256,11 @@ def generate_in_style_budget() -> Solver:
 
 
 def gridwm_task(config: str, dataset: str, representation: str | None = None, *,
-                metrics: Sequence[str]) -> Task:
+                metrics: Sequence[str] | None = None) -> Task:
     """The inspect Task of one dataset config, printing ``metrics`` (names of
-    :data:`METRICS`)."""
+    :data:`METRICS`; default :func:`inspect_metrics` of the config)."""
     spec = task_spec(config)
+    metrics = inspect_metrics(spec) if metrics is None else metrics
     unknown = [n for n in metrics if n not in METRICS]
     if unknown:
         raise ValueError(f"unknown inspect metric(s) {unknown}; expected some of "

@@ -18,87 +18,73 @@ from gridwm_judge.integrations.inspect_bridge import gridwm_task
 @task
 def task_a(dataset: str, representation: str | None = None) -> Task:
     """A: action-conditioned next state (A-D choice)."""
-    return gridwm_task("task_a", dataset, representation,
-                       metrics=("condition_stderr", "task_metrics"))
+    return gridwm_task("task_a", dataset, representation)
 
 
 @task
 def task_b(dataset: str, representation: str | None = None) -> Task:
     """B: single-frame structured perception (JSON)."""
-    return gridwm_task("task_b", dataset, representation,
-                       metrics=("accuracy", "stderr", "task_metrics"))
+    return gridwm_task("task_b", dataset, representation)
 
 
 @task
 def task_c(dataset: str, representation: str | None = None) -> Task:
     """C: presentation invariance and representation exchangeability."""
-    return gridwm_task("task_c", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
+    return gridwm_task("task_c", dataset, representation)
 
 
 @task
 def task_d(dataset: str, representation: str | None = None) -> Task:
     """D: reference-aided causal sensitivity."""
-    return gridwm_task("task_d", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr"))
+    return gridwm_task("task_d", dataset, representation)
 
 
 @task
 def task_e(dataset: str, representation: str | None = None) -> Task:
     """E: prefix state tracking (JSON label)."""
-    return gridwm_task("task_e", dataset, representation,
-                       metrics=("accuracy", "stderr", "task_metrics"))
+    return gridwm_task("task_e", dataset, representation)
 
 
 @task
 def task_c_hard(dataset: str, representation: str | None = None) -> Task:
     """CH: causal sensitivity on hard counterfactuals (Task C's neutral presentation)."""
-    return gridwm_task("task_c_hard", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
+    return gridwm_task("task_c_hard", dataset, representation)
 
 
 @task
 def miniworld_a(dataset: str, representation: str | None = None) -> Task:
     """MA: MiniWorld action-conditioned next first-person view (A-D choice)."""
-    return gridwm_task("miniworld_a", dataset, representation,
-                       metrics=("condition_stderr", "task_metrics"))
+    return gridwm_task("miniworld_a", dataset, representation)
 
 
 @task
 def miniworld_c(dataset: str, representation: str | None = None) -> Task:
     """MC: MiniWorld presentation invariance and representation exchangeability."""
-    return gridwm_task("miniworld_c", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
+    return gridwm_task("miniworld_c", dataset, representation)
 
 
 @task
 def miniworld_d(dataset: str, representation: str | None = None) -> Task:
     """MD: MiniWorld reference-aided causal sensitivity."""
-    return gridwm_task("miniworld_d", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr"))
+    return gridwm_task("miniworld_d", dataset, representation)
 
 
 @task
 def miniworld_c_hard(dataset: str, representation: str | None = None) -> Task:
     """MCH: MiniWorld causal sensitivity on hard counterfactuals (MiniWorld Task C's neutral
     presentation)."""
-    return gridwm_task("miniworld_c_hard", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "ns", "jcr", "vcc_rep"))
+    return gridwm_task("miniworld_c_hard", dataset, representation)
 
 
 @task
 def prompt_ablation(dataset: str, representation: str | None = None) -> Task:
     """PA: prompt-structure ablation of Task D (direct / structured verdict / structured
     rationale)."""
-    return gridwm_task("prompt_ablation", dataset, representation,
-                       metrics=("accuracy", "stderr", "idr", "p_active", "accept_reject",
-                                "style_differences"))
+    return gridwm_task("prompt_ablation", dataset, representation)
 
 
 @task
 def oracle_state(dataset: str, representation: str | None = None) -> Task:
     """OS: Oracle-State evidence arms: staged task type, objective and verdict from pixels, a state
     table or both (JSON)."""
-    return gridwm_task("oracle_state", dataset, representation,
-                       metrics=("accuracy", "stderr", "stages", "idr", "p_active", "accept_reject",
-                                "vcc_arms"))
+    return gridwm_task("oracle_state", dataset, representation)

@@ -45,7 +45,7 @@ def test_a_new_config_gets_its_files(tmp_path, monkeypatch, capsys):
     assert doc["generation_kwargs"]["max_new_tokens"] == 64
     assert [m["metric"] for m in doc["metric_list"]] == ["accuracy", *utils.FIGURES["D"]]
     module = (tmp_path / generate.INSPECT_FILE).read_text()
-    assert 'gridwm_task("task_f", dataset, representation,' in module
+    assert 'gridwm_task("task_f", dataset, representation)' in module
 
     # a hand edit is stale, and so is a file of a config the table no longer has
     (tmp_path / "lmms_eval" / "gridwm_task_c.yaml").write_text("edited\n")

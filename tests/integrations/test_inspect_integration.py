@@ -118,9 +118,9 @@ def test_errored_samples_stay_errors_and_bad_logs_are_refused(smoke_build, tmp_p
 
 
 def test_every_generated_task_prints_metrics_the_bridge_has():
-    from gridwm_judge.integrations import generate, inspect_bridge
+    from gridwm_judge.integrations import inspect_bridge
 
     for spec in ALL_TASKS:
-        assert set(generate.inspect_metrics(spec)) <= set(inspect_bridge.METRICS), spec.name
+        assert set(inspect_bridge.inspect_metrics(spec)) <= set(inspect_bridge.METRICS), spec.name
     with pytest.raises(ValueError, match="unknown inspect metric.*'idr_raw'"):
         inspect_bridge.gridwm_task("task_c", "unused", metrics=("idr_raw",))
