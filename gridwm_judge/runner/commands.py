@@ -264,12 +264,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tasks.strip().lower() == "all":
         tasks = tasks_meant_by_all(args.judge, args.dataset)
     cfg = EvalConfig(
-        dataset=args.dataset,
+        **options_of(args, "dataset", "judge", "out", "representation", "limit"),
         tasks=tasks,
-        judge=args.judge,
-        out=args.out,
-        representation=args.representation,
-        limit=args.limit,
         max_tokens={s.name: getattr(args, f"max_tokens_{s.name.lower()}") for s in ALL_TASKS},
         options=options,
         progress=not args.no_progress,
