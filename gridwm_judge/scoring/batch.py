@@ -1,6 +1,10 @@
 """One task's results as a recipe emits them, in scoring order, with their intervals
-bootstrapped together at the end: one resample matrix and one product per task (and per
+bootstrapped together at the end: one resample matrix and one product per set of groups (and
 environment map) instead of one per figure.
+
+Figures over the same groups (a scope's metrics) are resampled jointly, so their intervals
+come from the same draws; a figure over a subset of the task's groups (one environment
+family's) is resampled from its own groups only, exactly as if it were bootstrapped alone.
 
 A recipe adds figures (:meth:`Batch.figures`: ratios of group sums whose CIs the batch
 computes), counts, tests and other results (:meth:`Batch.add`), each with its scope, and
@@ -13,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
-
-import numpy as np
 
 from gridwm_judge.results import MetricResult, Results, reporting_status
 from gridwm_judge.scoring._arrays import GroupRatio
@@ -112,19 +114,13 @@ class Batch:
 
     def _bootstrap(self) -> None:
         s = self.settings
-        batches: dict[int, list[tuple[GroupRatio, int, str, Clusters | None]]] = {}
+        batches: dict[tuple[int, tuple[str, ...]],
+                      list[tuple[GroupRatio, int, str, Clusters | None]]] = {}
         for item in self._pending:
-            batches.setdefault(id(item[3]), []).append(item)
+            batches.setdefault((id(item[3]), item[0].groups), []).append(item)
         for items in batches.values():
-            groups = tuple(sorted({g for r, *_ in items for g in r.groups}))
-            pos = {g: i for i, g in enumerate(groups)}
-            aligned = {}
-            for k, (r, *_rest) in enumerate(items):
-                num, den = np.zeros(len(groups)), np.zeros(len(groups))
-                idx = np.array([pos[g] for g in r.groups], dtype=int)
-                num[idx], den[idx] = r.num, r.den
-                aligned[str(k)] = GroupRatio(groups, num, den)
-            cis = bootstrap_ratios(aligned, n_resamples=s.n_resamples, seed=s.seed,
-                                   level=s.level, clusters=items[0][3])
+            cis = bootstrap_ratios({str(k): r for k, (r, *_rest) in enumerate(items)},
+                                   n_resamples=s.n_resamples, seed=s.seed, level=s.level,
+                                   clusters=items[0][3])
             for k, (_r, at, key, _c) in enumerate(items):
                 self._out[at] = replace(self._out[at], **{key: interval(cis[str(k)])})

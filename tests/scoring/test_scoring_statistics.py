@@ -151,3 +151,26 @@ def test_wilcoxon_drops_zeros_before_choosing_the_exact_test():
     assert t.p_value == pytest.approx(stats.wilcoxon(nonzero, method="exact").pvalue)
     # scipy's own default on the zero-padded sample falls back to the normal approximation
     assert t.p_value != pytest.approx(stats.wilcoxon(d).pvalue)
+
+
+def test_a_family_figure_is_bootstrapped_from_its_own_groups():
+    """A task's figure over 40 groups and one family's over 4 of them (1/4), scored together:
+    the family's interval is the one its 4 groups give bootstrapped alone (never padded to the
+    task's 40 groups, which lets a resample draw 0 or 9 of the family's groups); figures over
+    the same groups still share their draws."""
+    from gridwm_judge.results import Results
+    from gridwm_judge.scoring.batch import Batch, Settings
+
+    rng = np.random.default_rng(5)
+    task = _ratio(rng.integers(0, 2, size=40), np.ones(40))
+    fam = _ratio([1, 0, 0, 0], np.ones(4))  # g000..g003, groups of the task
+    settings = Settings(n_resamples=4000, seed=11)
+    batch = Batch(settings, "C")
+    batch.figures({"idr_raw": task, "p_active": task}, {})
+    batch.figures({"idr_raw": fam, "p_active": fam}, {"family": "f"})
+    out = Results(batch.results())
+    alone = bootstrap_ratio(fam, n_resamples=4000, seed=11)
+    for name in ("idr_raw", "p_active"):
+        assert out.one(name=name, family="f").ci == (alone.low, alone.high) == (0.0, 0.75)
+        whole = bootstrap_ratio(task, n_resamples=4000, seed=11)
+        assert out.one(name=name).ci == (whole.low, whole.high)
