@@ -161,6 +161,8 @@ def _list(ci: tuple[float, float] | None) -> list[float] | None:
 
 _FIELDS = frozenset(f.name for f in fields(MetricResult))
 _UNSET = {f: None for f in SCOPE_FIELDS if f != "protocol"}
+_VOCABULARY = {"name": METRIC_NAMES, "status": STATUSES}
+"""Fields whose values are a closed set: a value outside it is a typo, never an empty match."""
 
 
 class Results(tuple):
@@ -168,8 +170,10 @@ class Results(tuple):
 
     ``select(task="C", name="idr_raw", representation="composite")`` keeps the results whose
     fields equal every given value (a given ``None`` asks that the field is unset); fields not
-    given match anything. :meth:`one` (and ``value``, ``cell``) name one figure: a scope field
-    not given there must be unset (``protocol`` excepted, which only describes the figure).
+    given match anything. An unknown field, metric name or status is a ValueError naming the
+    known ones (a typo would otherwise select nothing, silently). :meth:`one` (and ``value``,
+    ``cell``) name one figure: a scope field not given there must be unset (``protocol``
+    excepted, which only describes the figure).
     """
 
     def __new__(cls, items: Iterable[MetricResult] = ()) -> Results:
@@ -180,6 +184,11 @@ class Results(tuple):
         if bad:
             raise ValueError(f"unknown result field {bad[0]!r}; expected some of "
                              f"{', '.join(sorted(_FIELDS))}")
+        for key, known in _VOCABULARY.items():
+            v = where.get(key)
+            if v is not None and v not in known:
+                raise ValueError(f"unknown result {key} {v!r}; expected one of "
+                                 f"{', '.join(known)}")
         return Results(r for r in self if all(getattr(r, k) == v for k, v in where.items()))
 
     def one(self, **where: Any) -> MetricResult | None:

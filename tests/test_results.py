@@ -53,6 +53,20 @@ def test_a_query_that_matches_several_or_names_an_unknown_field_is_an_error():
         RESULTS.select(rep="composite")
 
 
+def test_a_query_for_an_unknown_metric_name_or_status_is_an_error_not_an_empty_match():
+    for query in (RESULTS.select, RESULTS.one, RESULTS.value, RESULTS.cell):
+        with pytest.raises(ValueError) as err:
+            query(task="C", name="idr_rwa")
+        assert str(err.value).startswith("unknown result name 'idr_rwa'; expected one of "
+                                         "jacc_neu, acc_full")
+        assert "idr_raw" in str(err.value)
+    with pytest.raises(ValueError, match="unknown result status 'unstable'; expected one of ok"):
+        RESULTS.select(status="unstable")
+    # a known name with no results here is an empty match, as before
+    assert RESULTS.select(name="e_acc") == Results() and RESULTS.one(name="e_acc") is None
+    assert len(RESULTS.select(name="idr_raw", status="ok")) == 6
+
+
 def test_bad_names_and_statuses_are_refused_by_name():
     with pytest.raises(ValueError, match="unknown metric name 'idr'"):
         _r("idr")
