@@ -12,7 +12,9 @@ this file only lists those modules, and sets what every command shares:
   Ctrl-C one line saying what is kept (exit 130) instead of a traceback.
   Commands write files to a temporary name and rename them, so neither leaves anything
   half-written;
-- worker processes forked while a command runs die with it (:mod:`gridwm_judge.workers`).
+- worker processes forked while a command runs die with it (:mod:`gridwm_judge.workers`);
+- output uses a few non-ASCII signs (``±``, ``–``, ``†``): a terminal whose encoding lacks one
+  shows an escape for it (``\\xb1``), never an error after the work is done.
 """
 
 from __future__ import annotations
@@ -125,8 +127,17 @@ def os_error_line(exc: OSError) -> str:
     return f"{what}{where}{hint}"
 
 
+def _escape_what_cannot_be_shown() -> None:
+    """Print a character the terminal's encoding lacks as an escape instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     prefix, args = "gridwm-judge", None
+    _escape_what_cannot_be_shown()
     try:
         parser = build_parser()
         args, extra = parser.parse_known_args(argv)

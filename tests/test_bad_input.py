@@ -63,3 +63,23 @@ def test_eval_rejects_limit_zero_and_a_file_as_dataset(tmp_path, capsys):
     assert main(["eval", "--dataset", str(tmp_path), *common, "--limit", "0"]) == 2
     assert "--limit must be >= 1" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_report_and_score_refuse_fewer_than_one_resample(tmp_path, capsys):
+    """``--n-resamples 0`` (or negative) is one line naming the flag, before anything is read
+    or written: a report whose runs have scores.json would otherwise accept it silently."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for n in ("0", "-5"):
+        out = tmp_path / f"rep{n}"
+        assert main(["report", str(run), "--out", str(out), "--n-resamples", n]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == ("gridwm-judge report: error: the number of bootstrap resamples "
+                       f"(--n-resamples) must be a whole number >= 1, got {n}")
+        assert not out.exists()
+        out = tmp_path / f"scores{n}"
+        assert main(["score", "--dataset", str(tmp_path), "--predictions",
+                     str(run / "predictions.jsonl"), "--out", str(out), "--n-resamples", n]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("gridwm-judge score: error: the number of bootstrap resamples")
+        assert "\n" not in err and not out.exists()

@@ -71,6 +71,29 @@ def test_top_level_fields_and_yaml_are_checked(smoke, tmp_path):
         load_spec(bad)
 
 
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("missing.yaml", None, "spec file '{path}' does not exist"),
+    ("bad.yaml", "dataset: x\njudges: [\n  - judge: a\n",
+     "spec file '{path}' is not valid YAML: line 3, column 3: expected the node content, but "
+     "found '-' (while parsing a flow node)"),
+    ("tab.yaml", "dataset: x\n\tjudges: []\n",
+     "spec file '{path}' is not valid YAML: line 2, column 1: found character '\\t' that "
+     "cannot start any token (while scanning for the next token)"),
+    ("empty.yaml", "", "spec file '{path}' is empty"),
+    ("folder", "<dir>", "cannot read spec file '{path}': Is a directory"),
+])
+def test_an_unreadable_spec_file_is_one_line_naming_it(tmp_path, capsys, name, text, message):
+    path = tmp_path / name
+    if text == "<dir>":
+        path.mkdir()
+    elif text is not None:
+        path.write_text(text)
+    assert main(["eval-many", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Errno" not in err and "Traceback" not in err, err
+    assert err.startswith("gridwm-judge eval-many: error: " + message.format(path=path)), err
+
+
 def test_local_engine_runs_each_judge_into_its_folder(smoke, tmp_path, capsys):
     spec = _spec(smoke, tmp_path, [
         {"judge": "baseline:always-yes"},

@@ -188,7 +188,7 @@ def test_bad_input_messages(smoke, tmp_path, capsys, monkeypatch):
     assert "has no config 'task_d'; it has: task_c" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "vllm", None)
     assert main(_eval(smoke, tmp_path / "d", "--tasks", "c", "--judge", "vllm:org/model")) == 2
-    assert "pip install 'gridwm-judge[vllm]'" in capsys.readouterr().err
+    assert 'pip install -e ".[vllm]" in a clone of' in capsys.readouterr().err
 
 
 def test_oracle_run_is_labelled_upper_bound(smoke, tmp_path):

@@ -230,7 +230,7 @@ def test_refusals(cluster, smoke, tmp_path, capsys, monkeypatch):
     assert "reads a local dataset folder" in capsys.readouterr().err
     monkeypatch.setitem(sys.modules, "ray", None)
     assert main(_eval(smoke, tmp_path / "e", *base, "--engine", "ray")) == 2
-    assert "pip install 'gridwm-judge[ray]'" in capsys.readouterr().err
+    assert 'pip install -e ".[ray]" in a clone of' in capsys.readouterr().err
     assert not any((tmp_path / n).exists() for n in "abcde")  # nothing half-made
 
 

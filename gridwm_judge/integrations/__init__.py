@@ -6,6 +6,6 @@ Every bridge reads the same task contract (:mod:`gridwm_judge.task_table`), the 
 none repeats a rule. The per-config files (the lmms-eval YAMLs, inspect's ``@task`` functions in
 ``inspect_tasks``) are written from the table by ``python -m gridwm_judge.integrations.generate``.
 The framework packages are optional: ``items``, ``generate`` and ``hub_metrics`` need none,
-``inspect_tasks`` / ``inspect_bridge`` / ``inspect_convert`` need
-``pip install "gridwm-judge[inspect]"``.
+``inspect_tasks`` / ``inspect_bridge`` / ``inspect_convert`` need the ``inspect`` extra
+(``pip install -e ".[inspect]"`` in a clone).
 """

@@ -1,8 +1,8 @@
 """How inspect_ai asks and scores a dataset config: :func:`gridwm_task` builds the inspect Task
 of one config with the metrics its recipe prints (:func:`inspect_metrics`). The ``@task``
 functions, one per config of the task table, are :mod:`gridwm_judge.integrations.inspect_tasks`
-(generated from the table, registered through inspect's package entry point), so after
-``pip install "gridwm-judge[inspect]"``::
+(generated from the table, registered through inspect's package entry point), so with the
+``inspect`` extra (``pip install -e ".[inspect]"`` in a clone)::
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.install import install_line
 from gridwm_judge.item_hash import item_digest, request_hash
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.records import PREDICTIONS_FILE, RUN_FILE, PredictionRecord, RunRecord
 from gridwm_judge.runner.store import now_iso
 from gridwm_judge.task_table import task_spec
-
-INSTALL = 'pip install "gridwm-judge[inspect]"'
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,8 @@ def _read_log(path: Path):
     try:
         from inspect_ai.log import read_eval_log
     except ImportError as exc:
-        raise ValueError(f"reading inspect logs needs inspect_ai; install it with: {INSTALL}"
-                         ) from exc
+        raise ValueError("reading inspect logs needs inspect_ai; install it with: "
+                         f"{install_line('inspect')}") from exc
     if path.is_dir():
         raise ValueError(f"{str(path)!r} is a folder; expected an inspect log file (.eval)")
     if not path.is_file():

@@ -1,6 +1,6 @@
 """inspect_ai tasks: one ``@task`` per dataset config of the task table, registered
 through inspect's package entry point (group ``inspect_ai``, name ``gridwm_judge``), so
-after ``pip install "gridwm-judge[inspect]"``::
+with the ``inspect`` extra (``pip install -e ".[inspect]"`` in a clone)::
 
     inspect eval gridwm_judge/task_c -T dataset=PATH_OR_HUB_ID --model MODEL
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from gridwm_judge.install import install_line
+
 Status = Literal["ok", "error", "truncated", "empty"]  # the values of records.STATUSES
 
 
@@ -200,11 +202,27 @@ def require(module: str, extra: str, package: str | None = None):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        pkg = package or module.split(".")[0]
-        raise MissingDependencyError(
-            f"the {extra!r} judge backend needs {pkg!r}, which is not installed; "
-            f"install it with: pip install 'gridwm-judge[{extra}]'"
-        ) from exc
+        raise _missing(module, extra, package) from exc
+
+
+def require_installed(module: str, extra: str, package: str | None = None) -> None:
+    """Raise :func:`require`'s error when ``module`` is not installed, without importing it
+    (a slow import can wait until the cheap checks before it have passed)."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise _missing(module, extra, package)
+
+
+def _missing(module: str, extra: str, package: str | None) -> MissingDependencyError:
+    pkg = package or module.split(".")[0]
+    return MissingDependencyError(
+        f"the {extra!r} judge backend needs {pkg!r}, which is not installed; "
+        f"install it with: {install_line(extra)}")
 
 
 def refuse_api_options(options: JudgeOptions, spec: str) -> None:

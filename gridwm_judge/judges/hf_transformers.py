@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Iterator, Sequence
 
+from gridwm_judge.install import install_line
 from gridwm_judge.judges.base import (
     JudgeOptions,
     JudgeRequest,
@@ -327,7 +328,7 @@ def missing_package_line(model_id: str, exc: ImportError) -> str:
     if missing is None:
         return (f"the hf judge model {model_id!r} needs a package that is not installed "
                 f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}): "
-                "pip install 'gridwm-judge[hf]'")
+                f"{install_line('hf')}")
     top = missing.split(".")[0]
     install = TORCHVISION_CPU if top == "torchvision" else f"pip install {top}"
     return f"the hf judge model {model_id!r} needs the package {top!r}: {install}"

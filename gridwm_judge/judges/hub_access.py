@@ -48,9 +48,18 @@ def hub_unreachable(timeout_s: float = REACH_TIMEOUT_S) -> str | None:
 
 def cached(model: str) -> bool:
     """Whether the local Hub cache holds ``model``'s config (as ``HF_HUB_OFFLINE=1`` reads it)."""
+    return cached_folder(model) is not None
+
+
+def cached_folder(model: str) -> str | None:
+    """The local Hub cache's snapshot folder of ``model`` (the one holding its config), None
+    when the cache has no config of it."""
+    import os
+
     from huggingface_hub import try_to_load_from_cache
 
-    return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    config = try_to_load_from_cache(model, "config.json")
+    return os.path.dirname(config) if isinstance(config, str) else None
 
 
 def cache_only(model: str, backend: str) -> bool:
@@ -77,3 +86,14 @@ def cache_only(model: str, backend: str) -> bool:
         f"cannot reach the Hugging Face Hub at {constants.ENDPOINT} ({why}) to fetch the "
         f"{backend} judge model {model!r}, and it is not in the local Hub cache; "
         f"{offline_line(model, backend)}")
+
+
+def load_name(model: str, backend: str) -> str:
+    """What an engine that takes a name or a folder (vLLM) should load ``model`` by: the name
+    itself, or its folder in the local Hub cache when the Hub cannot be reached (so the engine
+    asks the Hub nothing); :func:`cache_only`'s refusal when neither has it."""
+    if cache_only(model, backend):
+        folder = cached_folder(model)
+        assert folder is not None, "cache_only() said the cache holds it"
+        return folder
+    return model

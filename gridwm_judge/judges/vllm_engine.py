@@ -25,10 +25,12 @@ from gridwm_judge.judges.base import (
     check_local_path,
     refuse_api_options,
     require,
+    require_installed,
     respond_batch,
     status_for,
 )
 from gridwm_judge.judges.decoding import GREEDY, vllm_sampling_kwargs
+from gridwm_judge.judges.hub_access import load_name
 from gridwm_judge.judges.images import fit_pixels
 from gridwm_judge.parsing import split_reasoning
 from gridwm_judge.task_table import answer_spec
@@ -155,7 +157,12 @@ class VLLMJudge:
             check_local_path(model, "vllm")
         self.spec, self.model, self.options = spec, model, options
         self.kwargs = engine_kwargs(model, options)
-        self.engine = engine if engine is not None else _Engine(self.kwargs)
+        if engine is None:
+            # on our side of the seam, before vLLM is imported: no Hub and no cached copy is
+            # one line in seconds, not minutes of vLLM's retries (run.json keeps the Hub id)
+            require_installed("vllm", "vllm")
+            engine = _Engine({**self.kwargs, "model": load_name(model, "vllm")})
+        self.engine = engine
 
     def settings(self) -> dict:
         skip = ("limit_mm_per_prompt", "tensor_parallel_size")  # how it runs, not what is asked

@@ -5,7 +5,7 @@ MA, which has no B or E). The tasks are found by recipe in the task table."""
 from __future__ import annotations
 
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import Table, fdiff
+from gridwm_judge.report.table import Table, fdiff, with_unit
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
     NOT_RUN,
@@ -14,6 +14,7 @@ from gridwm_judge.report.tables import (
     coverage_note,
     invalid,
 )
+from gridwm_judge.scoring.formats import p_is
 from gridwm_judge.task_table import task_spec, world_task
 
 RECIPES = ("next_state", "perception", "state_tracking")
@@ -28,7 +29,7 @@ def _delta(entry: JudgeEntry, task: str, condition: str) -> str:
     text = fdiff(cell(control(entry, task), f"delta_{condition}"), "paired questions")
     test = entry.results.one(task=task, name="mcnemar", condition=condition)
     if test is not None and test.p_value is not None:
-        text += f", McNemar p = {test.p_value:.3g} (n = {test.denominator})"
+        text += f", McNemar {p_is(test.p_value)} (n = {test.denominator})"
     return text
 
 
@@ -43,7 +44,7 @@ def controls(data: ReportData, world: str = "minigrid") -> Table:
             (
                 e.label,
                 cell(cb, "b_acc_090") if cb else NOT_RUN,
-                cell(cb, "b_mean_score") if cb else NOT_RUN,
+                with_unit(cell(cb, "b_mean_score"), "items") if cb else NOT_RUN,
                 cell(ce, "e_acc") if ce else NOT_RUN,
                 cell(ca, "acc_a1") if ca else NOT_RUN,
                 _delta(e, a, "shuffle") if ca else NOT_RUN,

@@ -103,12 +103,20 @@ def summarize(entry: JudgeEntry, world: str = "minigrid") -> tuple[ModeStatus, .
     return tuple(out)
 
 
-def flags(entry: JudgeEntry, world: str = "minigrid") -> tuple[str, ...]:
-    """Short names of the flagged modes in ``world`` (for one-line summaries), then the
-    suggested ones (resting on descriptive figures only) marked as such."""
-    modes = summarize(entry, world)
-    return (*(SHORT[m.name] for m in modes if m.flagged),
-            *(f"{SHORT[m.name]} (suggested)" for m in modes if m.status == "suggested"))
+def flags(entry: JudgeEntry, world: str = "minigrid", status: str = "flagged"
+          ) -> tuple[str, ...]:
+    """Short names of the modes in ``world`` with ``status``: the flagged ones, or with
+    ``"suggested"`` those resting on descriptive figures only (never listed among the
+    flagged: a summary shows them apart, :func:`summary_line`)."""
+    return tuple(SHORT[m.name] for m in summarize(entry, world) if m.status == status)
+
+
+def summary_line(entry: JudgeEntry, world: str = "minigrid") -> str:
+    """``misgrounded, all-fail; suggested: stability-trap, leakage`` (``none`` when neither):
+    every mode after "suggested:" is suggested, every one before it flagged."""
+    raised, weak = flags(entry, world), flags(entry, world, "suggested")
+    text = ", ".join(raised) or "none"
+    return text + (f"; suggested: {', '.join(weak)}" if weak else "")
 
 
 def _mode_table(entry: JudgeEntry, world: str) -> list[str]:

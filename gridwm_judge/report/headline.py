@@ -29,6 +29,8 @@ from gridwm_judge.scoring.scopes import CausalScope, causal_scope
 from gridwm_judge.task_table import world_of, world_task
 
 NEXT_STATE, CAUSAL, REFERENCE = "next_state", "presentation_invariance", "reference_aided"
+SUGGESTED_NOTE = (f"Suggested: a mode whose evidence rests only on descriptive figures "
+                  f"({DESCRIPTIVE}), not raised.")
 HEADLINE_NOTE = ("groups: the Full-CF pairs of the scope (IDR_raw's groups). Brackets: 95% "
                  "group-bootstrap CI.")
 
@@ -67,7 +69,7 @@ def _minigrid_notes(a: str, c: str, d: str) -> tuple[str, ...]:
         "NS_min / JCR_min: the least stable probe family. Shortcut IDR: the best shortcut "
         "judge's IDR_raw on the same config (a rule that ignores the trajectory; see "
         "shortcut_ceiling). "
-        "Flags: " + ", ".join(SHORT.values()) + " (see failure_modes.md).",)
+        "Flags: " + ", ".join(SHORT.values()) + f" (see failure_modes.md). {SUGGESTED_NOTE}",)
 
 
 def _miniworld_notes(a: str, c: str, d: str) -> tuple[str, ...]:
@@ -77,7 +79,7 @@ def _miniworld_notes(a: str, c: str, d: str) -> tuple[str, ...]:
         "best shortcut judge's IDR_raw on the same config (see shortcut_ceiling). NS_min / "
         f"JCR_min: the least stable probe family of that scope. IDR_raw {d}: "
         "reference-aided, all groups. Acc_A1 chance = 0.25. Flags: MiniWorld's own failure "
-        "modes (" + ", ".join(SHORT.values()) + "; see failure_modes.md).",
+        "modes (" + ", ".join(SHORT.values()) + f"; see failure_modes.md). {SUGGESTED_NOTE}",
     )
 
 
@@ -88,14 +90,16 @@ LAYOUTS: dict[str, Layout] = {
         (("judge", "judge"), ("groups", "groups"), ("JAcc_neu", "jacc_neu"),
          ("p_active", "p_active"),
          ("IDR_raw", "idr_raw"), ("Acc_cf", "acc_cf"), ("NS_min", "ns_min"),
-         ("JCR_min", "jcr_min"), ("shortcut IDR", "shortcut"), ("flags", "flags")),
+         ("JCR_min", "jcr_min"), ("shortcut IDR", "shortcut"), ("flags", "flags"),
+         ("suggested", "suggested")),
         True, _minigrid_notes, lambda a, c, d: (c, d)),
     "miniworld": Layout(
         "miniworld_headline", "MiniWorld (3D) headline: the same question on first-person views",
         (("judge", "judge"), ("scope", "scope"), ("groups", "groups"), ("JAcc_neu", "jacc_neu"),
          ("p_active", "p_active"), ("IDR_raw", "idr_raw"), ("Acc_cf", "acc_cf"),
          ("shortcut IDR", "shortcut"), ("NS_min", "ns_min"), ("JCR_min", "jcr_min"),
-         (f"IDR_raw {_MD}", "idr_reference"), (f"Acc_A1 {_MA}", "acc_a1"), ("flags", "flags")),
+         (f"IDR_raw {_MD}", "idr_reference"), (f"Acc_A1 {_MA}", "acc_a1"), ("flags", "flags"),
+         ("suggested", "suggested")),
         False, _miniworld_notes, lambda a, c, d: (a, c, d)),
 }
 """Each world's headline layout."""
@@ -115,7 +119,7 @@ def _ratio(scope: CausalScope | None, name: str) -> str:
     if m is None:
         return DASH
     ci = f" {fci(m['ci'])}" if m.get("ci") else ""
-    return f"{fnum(m['value'], 2)} ({int(m['num'])}/{int(m['den'])}){ci}"
+    return f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])}){ci}"
 
 
 def _figure(scope: CausalScope | None, name: str) -> str:
@@ -123,14 +127,14 @@ def _figure(scope: CausalScope | None, name: str) -> str:
     m = None if scope is None else scope.cell(name)
     if m is None or m.get("value") is None:
         return DASH
-    return fnum(m["value"], 2) + (f" {fci(m['ci'])}" if m.get("ci") else "")
+    return fnum(m["value"]) + (f" {fci(m['ci'])}" if m.get("ci") else "")
 
 
 def _least(r: MetricResult | None) -> str:
     """The least stable probe family's figure, marked when it is descriptive."""
     if r is None:
         return DASH
-    return fnum(r.value, 2) + (DESCRIPTIVE if r.status == "descriptive" else "")
+    return fnum(r.value) + (DESCRIPTIVE if r.status == "descriptive" else "")
 
 
 def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
@@ -154,10 +158,11 @@ def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
         "acc_cf": _figure(c, "acc_cf"),
         "ns_min": _least(least_stable(e, "ns", (label,), world)),
         "jcr_min": _least(least_stable(e, "jcr", (label,), world)),
-        "shortcut": DASH if best is None else f"{fnum(best[1]['value'], 2)} ({best[0]})",
-        "idr_reference": fnum(value(md, "idr_raw"), 2) if md else "not run",
-        "acc_a1": fnum(value(ma, "acc_a1"), 2) if ma else "not run",
+        "shortcut": DASH if best is None else f"{fnum(best[1]['value'])} ({best[0]})",
+        "idr_reference": fnum(value(md, "idr_raw")) if md else "not run",
+        "acc_a1": fnum(value(ma, "acc_a1")) if ma else "not run",
         "flags": ", ".join(flags(e, world)) or "none",
+        "suggested": ", ".join(flags(e, world, "suggested")) or DASH,
     }
     first = f"{tasks(world)[1]}/composite"
     if needs_scope and label != first:
@@ -180,8 +185,8 @@ def headline(data: ReportData, world: str = "minigrid") -> Table:
         errored = sum(cov.errored for t, cov in e.scores.coverage.items()
                       if world_of(t) == world)
         if errored:
-            rows.append((e.label, *[DASH] * (len(layout.columns) - 2),
-                         f"no answers ({errored} requests errored)"))
+            cells = {"judge": e.label, "flags": f"no answers ({errored} requests errored)"}
+            rows.append(tuple(cells.get(name, DASH) for _h, name in layout.columns))
     marked = any(DESCRIPTIVE in str(x) for r in rows for x in r)
     return Table(layout.key, layout.title, tuple(h for h, _n in layout.columns), tuple(rows),
                  (*layout.notes(a, c, d), HEADLINE_NOTE, *coverage_note(data, covered),

@@ -11,6 +11,7 @@ from pathlib import Path
 from gridwm_judge.records import SCORED_ROWS_FILE
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.table import Table, fnum, fsigned, fsigned_ci
+from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.judge_pairs import PAIRED_TASKS, JudgePair, compare_pairs, read_graded
 from gridwm_judge.task_table import task_spec
@@ -56,9 +57,9 @@ def table(data: ReportData) -> Table:
     graded, missing = _graded(data)
     pairs = compare_pairs(graded)
     rows = tuple(
-        (task_spec(p.task).config, p.a, p.b, p.groups, fnum(p.idr_a, 2), fnum(p.idr_b, 2),
+        (task_spec(p.task).config, p.a, p.b, p.groups, fnum(p.idr_a), fnum(p.idr_b),
          f"{fsigned(p.difference)} {fsigned_ci(p.ci)}", f"{p.n_a_only} / {p.n_b_only}",
-         f"{p.p_value:.3f} ({p.p_holm:.3f})", verdict(p))
+         f"{fp(p.p_value)} ({fp(p.p_holm)})", verdict(p))
         for p in pairs)
     notes = [
         "Two judges on the same groups (composite storyboards, neutral presentation): a "

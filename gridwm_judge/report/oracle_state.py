@@ -23,9 +23,10 @@ from typing import Any
 
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
-from gridwm_judge.report.table import DASH, Table, fdiff, fnum
+from gridwm_judge.report.table import DASH, Table, fdiff
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.schema import EVIDENCE
+from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.scopes import CausalScope
 
 TASK = "OS"
@@ -177,7 +178,7 @@ def differences(data: ReportData) -> Table:
             p = None if test is None else test.p_value
             rows.append((e.label, f"{ARM_LABEL[arm]} - {ARM_LABEL[base]}",
                          *(fdiff(e.results.cell(name=k, **where)) for k, _ in DIFF_METRICS),
-                         DASH if test is None or p is None else f"{fnum(p)} ({test.method}, "
+                         DASH if test is None or p is None else f"{fp(p)} ({test.method}, "
                          f"{test.denominator} discordant)",
                          int(e.results.value(name="n_items", **where) or 0)))
     return Table(

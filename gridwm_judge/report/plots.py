@@ -14,7 +14,7 @@ MC and MD beside MA's Acc_A1 and its deltas), never pooled with MiniGrid's. Whic
 report draws, and over which judges, is :mod:`gridwm_judge.report.sections`'s registry.
 
 Every value is drawn with its 95% group-bootstrap interval from the scores (whiskers), every
-point stays inside the axes (overlapping judges are offset inwards), notes sit below the plot,
+point at its value (judges that coincide are nested markers, never moved), notes sit below the plot,
 bars carry their value just beyond the bar or whisker cap (never on it), and a metric a judge
 was not run on is labelled "not run", never drawn as a zero bar.
 """
@@ -51,13 +51,22 @@ def _colors(n: int):
     return [cmap(i % 10) for i in range(n)]
 
 
-def _jitter(i: int, n: int, scale: float = 0.012) -> float:
-    return (i - (n - 1) / 2) * scale
+NEAR = 0.015
+"""Points closer than this on both axes are drawn as one spot (nested markers)."""
 
 
-def _inside(v: float, offset: float) -> float:
-    """``v`` offset by ``offset``, turned inwards where it would leave [0, 1]."""
-    return v + offset if 0.0 <= v + offset <= 1.0 else v - offset
+def _nested(points: list[tuple[float, float]]) -> list[int]:
+    """Each point's place among the earlier points at the same spot (0 for the first): its
+    marker is drawn that many steps larger and below them, so judges that coincide all stay
+    visible while every point stays at its value (on the plane's boundary too: moving a point
+    off (1, 1) would put it where no judge is, or into the impossible region)."""
+    return [sum(abs(x - px) <= NEAR and abs(y - py) <= NEAR for px, py in points[:k])
+            for k, (x, y) in enumerate(points)]
+
+
+def _size(diameter: float, place: int, step: float) -> float:
+    """A scatter marker's area (points^2) for its place among coinciding markers."""
+    return (diameter + step * place) ** 2
 
 
 def _value_ci(block, name: str) -> tuple[float | None, float | None, float | None]:
@@ -123,53 +132,63 @@ def _activation_plane(n_judges: int):
     return fig, ax, _colors(n_judges)
 
 
+NESTED_NOTE = "Each point at its value; judges at the same spot are nested markers."
+
+
 def fig_activation(data: ReportData, path: Path, task: str = "C",
                    title: str = "Task C: activation vs raw intervention detection (Fig. 3a)"
                    ) -> Path:
     fig, ax, cols = _activation_plane(len(data.judges))
-    for i, e in enumerate(data.judges):
-        for rep in REPS:
+    for rep in REPS:
+        drawn = []
+        for i, e in enumerate(data.judges):
             c = c_causal(e, rep, task)
             x, xlo, xhi = _value_ci(c, "p_active")
             y, ylo, yhi = _value_ci(c, "idr_raw")
-            if x is None or y is None:
-                continue
-            j = _jitter(i, len(data.judges))
-            px, py = _inside(x, j), _inside(y, j)
-            ax.errorbar(px, py, xerr=_err(x, xlo, xhi), yerr=_err(y, ylo, yhi), fmt="none",
-                        ecolor=cols[i], elinewidth=1, alpha=0.6, capsize=2, zorder=2)
+            if x is not None and y is not None:
+                drawn.append((i, e, x, y, _err(x, xlo, xhi), _err(y, ylo, yhi)))
+        places = _nested([(x, y) for _i, _e, x, y, _xe, _ye in drawn])
+        for (i, e, x, y, xerr, yerr), place in zip(drawn, places, strict=True):
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="none", ecolor=cols[i], elinewidth=1,
+                        alpha=0.6, capsize=2, zorder=2)
             if rep == "composite":  # a ring around the split square: both stay visible
-                style = {"s": 220, "facecolor": "none", "edgecolor": cols[i], "linewidths": 2.2}
+                style = {"s": _size(15, place, 6), "facecolor": "none", "edgecolor": cols[i],
+                         "linewidths": 2.2}
             else:
-                style = {"s": 55, "color": cols[i], "edgecolor": "k"}
-            ax.scatter(px, py, marker=MARKERS[rep], zorder=3, label=f"{e.label} ({rep})",
-                       **style)
+                style = {"s": _size(7.5, place, 4), "color": cols[i], "edgecolor": "k"}
+            ax.scatter(x, y, marker=MARKERS[rep], zorder=3 - 0.01 * place,
+                       label=f"{e.label} ({rep})", **style)
     ax.set_title(title)
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards) so "
-                 "each stays visible.")
+    _legend(ax)
+    return _save(fig, path, f"{CI_NOTE} {NESTED_NOTE}")
+
+
+def _legend(ax) -> None:
+    """The legend beside the plot, every marker at one size (nesting is not a judge's)."""
+    legend = ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                       frameon=False)
+    for handle in legend.legend_handles:
+        if hasattr(handle, "set_sizes"):
+            handle.set_sizes([60])
 
 
 def fig_shift(data: ReportData, path: Path, task: str = "C",
               title: str = "Composite -> split shift per judge (Fig. 3b)") -> Path:
     fig, ax, cols = _activation_plane(len(data.judges))
+    shown = []
     for i, e in enumerate(data.judges):
         ends = [(_value_ci(c, "p_active"), _value_ci(c, "idr_raw"))
                 for c in (c_causal(e, "composite", task), c_causal(e, "split", task))]
-        points = [(x[0], y[0]) for x, y in ends]
-        if any(x is None or y is None for x, y in points):
-            continue
-        j = _jitter(i, len(data.judges))
-        (x0, y0), (x1, y1) = [(_inside(x or 0.0, j), _inside(y or 0.0, j)) for x, y in points]
-        for ((xv, xlo, xhi), (yv, ylo, yhi)), (px, py) in zip(ends, ((x0, y0), (x1, y1)),
-                                                               strict=True):
-            if xv is None or yv is None:
-                continue
-            ax.errorbar(px, py, xerr=_err(xv, xlo, xhi), yerr=_err(yv, ylo, yhi), fmt="none",
+        if all(x[0] is not None and y[0] is not None for x, y in ends):
+            shown.append((i, e, ends))
+    places = _nested([(x[0], y[0]) for _i, _e, ((x, y), _split) in shown])
+    for (i, e, ends), place in zip(shown, places, strict=True):
+        (x0, y0), (x1, y1) = [(x[0], y[0]) for x, y in ends]
+        for (xv, xlo, xhi), (yv, ylo, yhi) in ends:
+            ax.errorbar(xv, yv, xerr=_err(xv, xlo, xhi), yerr=_err(yv, ylo, yhi), fmt="none",
                         ecolor=cols[i], elinewidth=0.8, alpha=0.45, capsize=2, zorder=2)
-        ax.scatter(
-            [x0], [y0], s=70, marker="o", color=cols[i], edgecolor="k", zorder=3, label=f"{e.label}"
-        )
+        ax.scatter([x0], [y0], s=_size(8.5, place, 4), marker="o", color=cols[i],
+                   edgecolor="k", zorder=3 - 0.01 * place, label=f"{e.label}")
         if abs(x1 - x0) + abs(y1 - y0) > 1e-9:
             ax.annotate(
                 "",
@@ -179,14 +198,15 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
                 arrowprops={"arrowstyle": "-|>", "color": cols[i], "lw": 2},
             )
         else:
-            ax.scatter([x1], [y1], s=160, marker="o", facecolor="none", edgecolor=cols[i], zorder=3)
+            ax.scatter([x1], [y1], s=_size(13, place, 4), marker="o", facecolor="none",
+                       edgecolor=cols[i], zorder=3)
     ax.scatter(
         [], [], s=70, marker="o", color="w", edgecolor="k", label="composite (arrow to split)"
     )
     ax.scatter([], [], s=160, marker="o", facecolor="none", edgecolor="k", label="ring: no shift")
     ax.set_title(title)
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(fig, path, f"{CI_NOTE} Overlapping judges are offset slightly (inwards).")
+    _legend(ax)
+    return _save(fig, path, f"{CI_NOTE} {NESTED_NOTE}")
 
 
 Bar = tuple[float, float | None, float | None, bool]

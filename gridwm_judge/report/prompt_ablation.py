@@ -11,10 +11,11 @@ from pathlib import Path
 
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
-from gridwm_judge.report.table import DASH, Table, fsigned
+from gridwm_judge.report.table import Table, fsigned
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
+from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 
 TASK = "PA"
@@ -83,10 +84,6 @@ def _diff(m: MetricResult | None) -> dict | None:
     return cell
 
 
-def _p(x: float | None) -> str:
-    return DASH if x is None else f"{x:.3g}"
-
-
 def prompt_ablation_paired(data: ReportData) -> Table:
     """Paired differences between prompt styles, with McNemar tests and Holm's correction."""
     rows = []
@@ -100,7 +97,7 @@ def prompt_ablation_paired(data: ReportData) -> Table:
             rows.append((e.label, _pair_label(t), _diff(_pair_metric(e, t, "acc_full")),
                          _diff(_pair_metric(e, t, "acc_cf")), _diff(_pair_metric(e, t, "idr_raw")),
                          f"{n10}/{int(t.denominator or 0) - n10}",
-                         f"{_p(t.p_value)} ({t.method})", _p(holm), int(n_groups.value or 0)))
+                         f"{fp(t.p_value)} ({t.method})", fp(holm), int(n_groups.value or 0)))
     return Table(
         "prompt_ablation_paired",
         "Prompt ablation: paired differences between prompt styles (a - b)",
@@ -117,41 +114,48 @@ def prompt_ablation_paired(data: ReportData) -> Table:
     )
 
 
+ROW_IN = 0.22
+"""Inches of height per judge within a style pair: room for its thick and thin bars."""
+
+
 def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
     """Delta IDR_raw per style pair and judge, with group (thick) and environment (thin)
-    paired CIs, against the zero line."""
+    paired CIs, against the zero line; each value is written right of its row's bars, on the
+    row's own line, so no label crosses another judge's bars."""
     plt = _plt()
     judges = [(e, pair_tests(e)) for e in data.judges]
     judges = [(e, p) for e, p in judges if p]
     pairs = [(str(t.style), str(t.baseline)) for _e, p in judges[:1] for t in p]
-    fig, ax = plt.subplots(figsize=(8.5, 1.2 + 1.1 * max(len(pairs), 1) + 0.15 * len(judges)))
-    cols = _colors(len(judges))
     n = len(judges)
+    fig, ax = plt.subplots(figsize=(8.5, 1.6 + max(len(pairs), 1) * (0.35 + ROW_IN * max(n, 1))))
+    cols = _colors(n)
+    slot = 0.8 / max(n, 1)  # each judge's share of a pair's unit of height
     reach = 0.25  # the x range covers every value and interval end, at least +-0.25
     for i, (e, p) in enumerate(judges):
         for k, test in enumerate(p):
             m = _diff(_pair_metric(e, test, "idr_raw"))
             if m is None or m.get("value") is None:
                 continue
-            y = k + (i - (n - 1) / 2) * (0.6 / max(n, 1))
+            y = k + (i - (n - 1) / 2) * slot
             v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]
-            reach = max([reach, abs(v)] + [abs(x) for x in (*ci, *env) if x is not None])
+            ends = [v, *(x for x in (*ci, *env) if x is not None)]
+            reach = max([reach] + [abs(x) for x in ends])
             (env_lo, env_hi), (lo, hi) = env, ci
             if env_lo is not None and env_hi is not None:
-                ax.plot([env_lo, env_hi], [y + 0.07, y + 0.07], color=cols[i], lw=1,
-                        alpha=0.8, marker="|", markersize=6)
+                ax.plot([env_lo, env_hi], [y + 0.3 * slot] * 2, color=cols[i], lw=1,
+                        alpha=0.8, marker="|", markersize=5)
             if lo is not None and hi is not None:
                 ax.plot([lo, hi], [y, y], color=cols[i], lw=3.2, solid_capstyle="butt")
-            ax.scatter([v], [y], s=55, color=cols[i], edgecolor="k", zorder=3,
+            ax.scatter([v], [y], s=45, color=cols[i], edgecolor="k", zorder=3,
                        label=e.label if k == 0 else None)
-            ax.annotate(fsigned(v), (v, y), textcoords="offset points", xytext=(0, 6),
-                        ha="center", fontsize=7)
+            ax.annotate(fsigned(v), (max(ends), y), textcoords="offset points", xytext=(6, 0),
+                        ha="left", va="center", fontsize=7)
     ax.axvline(0.0, color="0.4", lw=0.9, ls="--")
     ax.set_yticks(range(len(pairs)))
     ax.set_yticklabels([f"{STYLE_NAMES[a]}\n- {STYLE_NAMES[b]}" for a, b in pairs], fontsize=8)
     ax.set_ylim(-0.6, len(pairs) - 0.4)
     ax.invert_yaxis()
-    ax.set_xlim(-1.2 * reach, 1.2 * reach)
+    ax.set_xlim(-1.15 * reach, 1.45 * reach)  # the right margin holds the value labels
     ax.set_xlabel("Delta IDR_raw (a - b), paired over the matched groups")
     ax.set_title("Prompt ablation: paired IDR_raw differences between styles (Table 20)")
     ax.grid(axis="x", alpha=0.3)
@@ -160,4 +164,5 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
     else:
         ax.text(0, (len(pairs) - 1) / 2, "no judge answered every style", ha="center")
     return _save(fig, path, "Thick bars: 95% paired group-bootstrap CI; thin bars just below: "
-                 "environment-level CI. Dashed: no difference.")
+                 "environment-level CI. Dashed: no difference. Each value is written right of "
+                 "its bars.")

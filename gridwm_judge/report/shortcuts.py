@@ -14,7 +14,7 @@ from typing import Any
 
 from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fnum, fsigned
+from gridwm_judge.report.table import DASH, Table, fci, fnum, fsigned, with_unit
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -104,11 +104,11 @@ def best_shortcut(data: ReportData, task: str, family: str | None = None,
 
 
 def short(m: Mapping[str, Any] | None) -> str:
-    """``0.50 [0.21, 0.79]``."""
+    """``0.500 [0.21, 0.79]``."""
     if not m or m.get("value") is None:
         return DASH
     ci = m.get("ci")
-    return fnum(m["value"], 2) + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+    return fnum(m["value"]) + (f" {fci(ci)}" if ci else "")
 
 
 def ceiling(data: ReportData) -> Table:
@@ -129,6 +129,8 @@ def ceiling(data: ReportData) -> Table:
                     n = n if n is not None else int((_metric(b, "acc_a1") or {}).get("den") or 0)
                 names = ("acc_a1",) if metric == "acc_a1" else ("idr_raw", "acc_cf", "nocue_lift")
                 cells = {k: _described(_metric(b, k), n) for k in names}
+                if "nocue_lift" in cells:  # a difference: its numerator is a net count
+                    cells["nocue_lift"] = with_unit(cells["nocue_lift"], "groups", signed=True)
                 rows.append((task, fam, _name(e), n, cells.get("idr_raw", DASH),
                              cells.get("acc_cf", DASH), cells.get("nocue_lift", DASH),
                              cells.get("acc_a1", DASH)))

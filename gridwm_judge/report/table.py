@@ -7,7 +7,9 @@ over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_
 JSON keeps the metric object as it is. A descriptive figure (too few groups to rank or
 diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself. A metric
 marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every difference
-in every table has the one format of :func:`fsigned`).
+in every table has the one format of :func:`fsigned`); one with a ``"unit"`` shows its
+denominator as a number of that unit (:func:`with_unit`). How each kind of number is written
+(decimals, p-values) is :mod:`gridwm_judge.scoring.formats`'s.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gridwm_judge.results import MIN_GROUPS
+from gridwm_judge.scoring.formats import CI_DIGITS, DASH, fnum, fsigned
 
-DASH = "–"
 DESCRIPTIVE = "†"
 DESCRIPTIVE_NOTE = (f"{DESCRIPTIVE} Descriptive: a per-family or per-probe figure over fewer than "
                     f"{MIN_GROUPS} groups; its interval is too wide to rank judges or raise a "
@@ -36,10 +38,6 @@ def is_descriptive(cell: Any) -> bool:
     return is_metric(cell) and cell.get("status") == "descriptive"
 
 
-def fnum(x: float | None, digits: int = 3) -> str:
-    return DASH if x is None else f"{x:.{digits}f}"
-
-
 def fcount(x: float | int | None) -> str:
     if x is None:
         return DASH
@@ -47,19 +45,11 @@ def fcount(x: float | int | None) -> str:
 
 
 def fci(ci) -> str:
-    return "" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+    """An interval: ``[0.21, 0.79]``."""
+    return "" if not ci else f"[{fnum(ci[0], CI_DIGITS)}, {fnum(ci[1], CI_DIGITS)}]"
 
 
-def fsigned(x: float | None, digits: int = 3) -> str:
-    """A signed figure (a difference) in the one format every table uses: ``+0.120``,
-    ``-0.135`` (ASCII hyphen-minus), ``0.000`` (zero carries no sign)."""
-    if x is None:
-        return DASH
-    text = f"{x:+.{digits}f}"
-    return text[1:] if float(text) == 0 else text
-
-
-def fsigned_ci(ci, digits: int = 2) -> str:
+def fsigned_ci(ci, digits: int = CI_DIGITS) -> str:
     """A difference's interval, its ends signed as :func:`fsigned`: ``[-0.21, +0.06]``."""
     if not ci or ci[0] is None or ci[1] is None:
         return ""
@@ -84,19 +74,37 @@ def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
 
 
 def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True) -> str:
-    """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``."""
+    """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``. A cell with a ``unit``
+    (a mean, whose numerator is no count) shows its denominator as ``n`` of that unit:
+    ``0.734 [0.61, 0.85], 12 items``."""
     if not m:
         return DASH
+    unit = m.get("unit")
     if m.get("signed"):
-        return fdiff(m)
+        return fdiff(m, unit)
     text = fnum(m.get("value"))
-    if count and m.get("den") is not None:
+    if count and not unit and m.get("den") is not None:
         text += f" ({fcount(m.get('num'))}/{fcount(m.get('den'))})"
     if ci and m.get("ci"):
         text += " " + fci(m["ci"])
         if m.get("ci_env"):
-            text = text[:-1] + f"; env {m['ci_env'][0]:.2f}, {m['ci_env'][1]:.2f}]"
+            text = text[:-1] + f"; env {fci(m['ci_env'])[1:]}"
+    if count and unit and m.get("den") is not None:
+        text += f", {fcount(m['den'])} {unit}"
     return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
+
+
+def with_unit(m: Mapping[str, Any] | None, unit: str, *, signed: bool = False
+              ) -> dict[str, Any] | None:
+    """A metric cell shown with its denominator as ``n`` ``unit`` instead of a fraction: a
+    mean (a sum of scores over items is no count), or with ``signed`` a difference (its
+    numerator is a net count, which can be negative)."""
+    if m is None:
+        return None
+    out = {**m, "unit": unit}
+    if signed:
+        out.update(num=None, signed=True)
+    return out
 
 
 def fcell(cell: Any) -> str:

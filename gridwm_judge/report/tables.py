@@ -24,6 +24,7 @@ from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum, fsigned
 from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
+from gridwm_judge.scoring.formats import fles, fp, p_is
 from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
 from gridwm_judge.task_table import task_spec, world_of
 
@@ -197,7 +198,7 @@ def composite_split(data: ReportData) -> Table:
             cells += [
                 f"n = {int(data.comparisons.value(name='n_judges', **where) or 0)} judges",
                 f"{int(t.denominator or 0)} nonzero",
-                f"p = {t.p_value:.3g} (Holm {t.p_value if p_holm is None else p_holm:.3g})",
+                f"{p_is(t.p_value)} (Holm {fp(t.p_value if p_holm is None else p_holm)})",
             ]
     rows.append(tuple(cells))
     cols = ["judge"]
@@ -276,8 +277,8 @@ def _les(fb: ProbeScope) -> str:
     if les.value is None:
         return f"{DASH} ({les.method})"
     p = les.p_value
-    ptext = "" if p is None else f", p = {p:.3g}"
-    return f"{les.value:.2f} ({les.detail}{ptext}; {les.method})"
+    ptext = "" if p is None else f", {p_is(p)}"
+    return f"{fles(les.value)} ({les.detail}{ptext}; {les.method})"
 
 
 def stability(data: ReportData, world: str = "minigrid",

@@ -25,6 +25,7 @@ from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
 from gridwm_judge.report.sections import all_figures, all_tables
 from gridwm_judge.report.sent import decoding_section
+from gridwm_judge.scoring.batch import check_resamples
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path)
         lines.append("")
     lines += ["## Failure modes", "", "See [failure_modes.md](failure_modes.md). Flagged:", ""]
     for e in data.judges:
-        lines.append(f"- **{e.label}**: {', '.join(failures.flags(e)) or 'none'}")
-    lines += [f"- **{e.label}** (MiniWorld): {', '.join(failures.flags(e, 'miniworld')) or 'none'}"
+        lines.append(f"- **{e.label}**: {failures.summary_line(e)}")
+    lines += [f"- **{e.label}** (MiniWorld): {failures.summary_line(e, 'miniworld')}"
               for e in data.judges if failures.has_world(e, "miniworld")]
     lines += ["", "## Figures", ""]
     for f in figures:
@@ -140,6 +141,7 @@ def write_report(
 ) -> ReportResult:
     """Render the report of ``run_dirs`` into ``out`` and return what was written;
     ``dataset`` is where the failure gallery reads its items (default: each run's own)."""
+    check_resamples(n_resamples)
     out = Path(out).resolve()
     check_out_dir(out, overwrite, ours=("index.md", "tables"), what="report folder",
                   inputs=tuple(Path(p) for p in run_dirs))

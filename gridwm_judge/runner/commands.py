@@ -206,8 +206,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     """--engine, --replicas, --ray-address (shared by eval and eval-many)."""
     p.add_argument(
         "--engine", choices=ENGINES, default="local",
-        help="local: in this process; ray: judge replicas on Ray (pip install "
-        "'gridwm-judge[ray]'), rows read from the dataset's Parquet files",
+        help="local: in this process; ray: judge replicas on Ray (the ray extra: pip install "
+        "-e '.[ray]' in a clone), rows read from the dataset's Parquet files",
     )
     p.add_argument(
         "--replicas", type=int, default=None,

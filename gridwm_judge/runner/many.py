@@ -167,10 +167,35 @@ def load_spec(path: Path) -> ManyPlan:
     import yaml
 
     try:
-        spec = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"spec file {str(path)!r} does not exist") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"spec file {str(path)!r} is not UTF-8 text") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read spec file {str(path)!r}: "
+                         f"{exc.strerror or type(exc).__name__}") from None
+    try:
+        spec = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ValueError(f"{path} is not valid YAML: {str(exc).splitlines()[0]}") from exc
+        raise ValueError(f"spec file {str(path)!r} is not valid YAML: {_yaml_problem(exc)}"
+                         ) from None
+    if spec is None:
+        raise ValueError(f"spec file {str(path)!r} is empty; it lists the judges to run "
+                         "(see the field reference in `gridwm-judge eval-many --help`)")
     return plan(spec, str(path))
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """What PyYAML found wrong and where (line and column counted from 1), on one line."""
+    import yaml
+
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.context:
+        problem = f"{problem} ({exc.context})"
+    return where + " ".join(str(problem).split())
 
 
 def run_many(many: ManyPlan, progress: bool = True,

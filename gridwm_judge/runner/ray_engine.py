@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.dataset_io import SPLIT, available_configs
+from gridwm_judge.install import install_line
 from gridwm_judge.judges import split_spec
 from gridwm_judge.judges.base import JudgeOptions, MissingDependencyError
 from gridwm_judge.judges.http_judge import HTTPJudge, RateLimiter
@@ -40,7 +41,6 @@ from gridwm_judge.runner.manifest import RunManifest
 from gridwm_judge.runner.store import PredictionStore
 from gridwm_judge.task_table import task_spec
 
-INSTALL = "pip install 'gridwm-judge[ray]'"
 ENGINES = ("local", "ray")
 CONNECT_TIMEOUT_S = 10.0  # the TCP probe of --ray-address (ray.init's own wait is longer)
 _ROW_COLUMNS = ("uid", "prompt", "images", "answer", "prompt_style")
@@ -77,7 +77,8 @@ def require_ray():
         import ray.data  # noqa: F401
     except ImportError as exc:
         raise MissingDependencyError(
-            f"--engine ray needs 'ray[data]', which is not installed; install it with: {INSTALL}"
+            "--engine ray needs 'ray[data]', which is not installed; install it with: "
+            f"{install_line('ray')}"
         ) from exc
     return ray
 

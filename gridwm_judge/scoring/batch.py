@@ -47,6 +47,16 @@ class Settings:
     with_les: bool = True
     intervals: bool = True
 
+    def __post_init__(self) -> None:
+        check_resamples(self.n_resamples)
+
+
+def check_resamples(n: int | None) -> None:
+    """Refuse a number of bootstrap resamples below 1 (None: the default) in one line."""
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"the number of bootstrap resamples (--n-resamples) must be a whole "
+                         f"number >= 1, got {n!r}")
+
 
 def interval(ci: Interval) -> tuple[float, float] | None:
     """A bootstrap interval as a result's CI (None when no resample was defined)."""

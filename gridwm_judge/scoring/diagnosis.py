@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gridwm_judge.scoring.formats import fles, fnum, p_is
+
 NS_LOW = 0.90  # NS_F below this: verdicts move under a semantics-preserving probe
 FLIP_HIGH = 0.10  # Flip_F at or above this
 LES_MIN = 0.5  # |beta| (logit) at or above this with p < ALPHA counts as leakage
@@ -86,7 +88,7 @@ class FailureMode:
 
 
 def _f(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
+    return "n/a" if x is None else fnum(x)
 
 
 def _leakage(fams: Sequence[FamilyEvidence]) -> FailureMode:
@@ -105,7 +107,7 @@ def _leakage(fams: Sequence[FamilyEvidence]) -> FailureMode:
                 found.append(f.mark(f"Flip_{f.family} ({f.scope}) = {_f(f.flip)} >= {FLIP_HIGH}"))
         if f.les is not None and f.les_p is not None and f.les >= LES_MIN and f.les_p < ALPHA:
             found.append(f.mark(
-                f"LES_{f.family} ({f.scope}) = {_f(f.les)} (p = {f.les_p:.3g}, fit {f.les_status})"
+                f"LES_{f.family} ({f.scope}) = {fles(f.les)} ({p_is(f.les_p)}, fit {f.les_status})"
             ))
     return FailureMode("presentation_leakage", bool(ev) if seen else None, tuple(ev + weak),
                        suggested=not ev and bool(weak))
@@ -129,7 +131,7 @@ def _action(a: ActionEvidence | None) -> FailureMode:
     ev = []
     for name, d, p in (("shuffle", a.delta_shuffle, a.p_shuffle), ("mask", a.delta_mask, a.p_mask)):
         if d is not None and d < DELTA_SMALL:
-            extra = "" if p is None else f", McNemar p = {p:.3g}"
+            extra = "" if p is None else f", McNemar {p_is(p)}"
             ev.append(f"Delta_{name} = {_f(d)} < {DELTA_SMALL} with Acc_A1 = {_f(a.acc_a1)}{extra}")
     return FailureMode("action_ignorant_heuristic", bool(ev), tuple(ev))
 

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.scoring import power
+from gridwm_judge.scoring.formats import fnum
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
 from gridwm_judge.tasks import build_rows, task_module
@@ -216,9 +217,9 @@ def text(result: dict) -> str:
                       f"(95% CI half-width at {result['base_rate']}, MDE at power "
                       f"{result['power']})"]
         for r in result["resolution"]:
-            mde = "none up to --discordance" if r["mde"] is None else f"{r['mde']:.3f}"
+            mde = "none up to --discordance" if r["mde"] is None else fnum(r["mde"])
             lines.append(f"  {r['config']:<18} {r['family']:<12} {r['units']:>5} {unit}  "
-                         f"+-{r['ci_half_width']:.3f}  {r['mde_design']} MDE {mde}")
+                         f"±{fnum(r['ci_half_width'])}  {r['mde_design']} MDE {mde}")
     return "\n".join(lines)
 
 

@@ -75,5 +75,5 @@ def test_an_extra_not_installed_names_the_install_line(api, module, extra, api_s
     monkeypatch.setenv("GEMINI_API_KEY", "g-0123456789")
     assert _eval(api_smoke, tmp_path / "run", f"{api}:m", "http://127.0.0.1:9") == 2
     line = _one_line(capsys.readouterr().err)
-    assert f"pip install 'gridwm-judge[{extra}]'" in line
+    assert f'install it with: pip install -e ".[{extra}]" in a clone of https://' in line
     assert not (tmp_path / "run").exists()

@@ -54,7 +54,7 @@ def test_missing_optional_dependency_prints_pip_line(monkeypatch, spec, extra):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
     with pytest.raises(MissingDependencyError) as err:
         make_judge(spec, JudgeOptions())
-    assert f"pip install 'gridwm-judge[{extra}]'" in str(err.value)
+    assert f'pip install -e ".[{extra}]" in a clone of https://' in str(err.value)
 
 
 def test_pixel_heuristic_reads_last_frame_honouring_reversal(rows):

@@ -1,7 +1,9 @@
-"""An ``hf:ORG/NAME`` judge with no Hub: one line in seconds that says how to work offline (not
-minutes of "Retrying in Ns"), nothing left on disk; a model already in the local Hub cache is
-loaded from it. The Hub is a closed loopback port; the commands run as subprocesses because
-``huggingface_hub`` reads ``HF_ENDPOINT`` and the cache folder once, at import."""
+"""An ``hf:ORG/NAME`` (or ``vllm:ORG/NAME``) judge with no Hub: one line in seconds that says
+how to work offline (not minutes of "Retrying in Ns"), nothing left on disk; a model already in
+the local Hub cache is loaded from it. The Hub is a closed loopback port; the commands run as
+subprocesses because ``huggingface_hub`` reads ``HF_ENDPOINT`` and the cache folder once, at
+import. vLLM cannot run here: a stand-in ``vllm`` package on the path fails loudly if it is
+imported, so the vLLM check is shown to happen on our side of the seam."""
 
 from __future__ import annotations
 
@@ -31,22 +33,23 @@ def closed_port() -> int:
 
 
 def eval_without_hub(tmp_path: Path, dataset: Path, model: str, *extra: str,
-                     offline: bool = False):
+                     offline: bool = False, backend: str = "hf", path: str = ""):
     """``gridwm-judge eval`` in ``tmp_path/work`` with the Hub endpoint on a closed port and an
-    own Hub cache (``offline``: HF_HUB_OFFLINE=1 too); (exit code, stderr, seconds, work
-    folder)."""
+    own Hub cache (``offline``: HF_HUB_OFFLINE=1 too; ``path``: put first on PYTHONPATH);
+    (exit code, stderr, seconds, work folder)."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items()
            if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     env.update(HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}",
-               HF_HUB_CACHE=str(tmp_path / "hub"), PYTHONPATH=str(REPO))
+               HF_HUB_CACHE=str(tmp_path / "hub"),
+               PYTHONPATH=os.pathsep.join(p for p in (path, str(REPO)) if p))
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "gridwm_judge", "eval", "--dataset", str(dataset), "--tasks", "c",
-         "--judge", f"hf:{model}", "--out", "runs/q", "--no-progress", *extra],
+         "--judge", f"{backend}:{model}", "--out", "runs/q", "--no-progress", *extra],
         cwd=work, env=env, capture_output=True, text=True, timeout=600)
     return proc.returncode, proc.stderr, time.perf_counter() - t0, work
 
@@ -109,3 +112,59 @@ def test_a_folder_without_model_files_is_named_as_a_folder(tmp_path):
     text = str(exc.value)
     assert text.startswith(f"cannot load the hf judge model folder {str(tmp_path)!r}")
     assert "\n" not in text and "Hub" not in text
+
+
+FAKE_VLLM = """
+class LLM:
+    def __init__(self, **kwargs):
+        raise SystemExit(f"vllm.LLM(model={kwargs['model']!r})")
+"""
+
+
+def fake_vllm(tmp_path: Path, importable: bool) -> str:
+    """A folder holding a stand-in ``vllm`` package: one whose import fails loudly (the Hub
+    check must come first), or one whose ``LLM`` exits naming what it was asked to load."""
+    root = tmp_path / "fake"
+    (root / "vllm").mkdir(parents=True)
+    body = FAKE_VLLM if importable else 'raise RuntimeError("vllm imported before the Hub check")'
+    (root / "vllm" / "__init__.py").write_text(body)
+    return str(root)
+
+
+def _hub_cache(tmp_path: Path, model: str, files: dict[str, str]) -> Path:
+    """``model`` in the Hub cache layout under ``tmp_path/hub`` (refs/main names the snapshot);
+    returns the snapshot folder."""
+    commit = "0" * 40
+    repo = tmp_path / "hub" / f"models--{model.replace('/', '--')}"
+    snap = repo / "snapshots" / commit
+    snap.mkdir(parents=True)
+    for name, text in files.items():
+        (snap / name).write_text(text)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    return snap
+
+
+def test_a_vllm_judge_without_hub_or_cache_is_the_same_one_line_before_vllm_loads(
+        tmp_path, api_smoke):
+    code, err, seconds, work = eval_without_hub(tmp_path, api_smoke, MODEL, backend="vllm",
+                                                path=fake_vllm(tmp_path, importable=False))
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gridwm-judge eval: error: cannot reach the Hugging Face Hub at "
+                               "http://127.0.0.1:")
+    assert f"vllm judge model {MODEL!r}, and it is not in the local Hub cache" in lines[0]
+    assert "local model folder (vllm:/path/to/model)" in lines[0] and "HF_HUB_OFFLINE=1" in lines[0]
+    assert list(work.iterdir()) == []
+    assert seconds < 60, seconds
+
+
+def test_a_cached_model_is_given_to_vllm_as_its_cache_folder_when_the_hub_is_down(
+        tmp_path, api_smoke):
+    snap = _hub_cache(tmp_path, "tiny-org/tiny-vlm", {"config.json": "{}"})
+    code, err, _, _work = eval_without_hub(tmp_path, api_smoke, "tiny-org/tiny-vlm",
+                                           backend="vllm", path=fake_vllm(tmp_path, True))
+    assert "loading 'tiny-org/tiny-vlm' from the local Hub cache" in err
+    assert f"vllm.LLM(model={str(snap)!r})" in err, err
+    assert code == 1 and "Retrying" not in err

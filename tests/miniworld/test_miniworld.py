@@ -137,7 +137,8 @@ def test_missing_extra_is_one_line(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         'gridwm-judge groups: error: MiniWorld support needs the 3d extra: '
-        'pip install "gridwm-judge[3d]"']
+        'pip install -e ".[3d]" in a clone of https://github.com/gridwm-judge/gridwm-judge '
+        '(or pip install "gridwm-judge[3d] @ git+https://github.com/gridwm-judge/gridwm-judge")']
 
 
 def test_world_view_frames_follow_the_seam(groups):

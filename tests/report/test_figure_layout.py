@@ -106,3 +106,119 @@ def test_a_signed_metric_cell_renders_as_a_difference():
     pa = prompt_ablation._diff(MetricResult(task="PA", world="minigrid", name="idr_raw",
                                             value=-0.25, ci=(-0.5, 0.0)))
     assert fmetric(pa) == "-0.250 [-0.50, 0.00]"
+
+
+def _plane_entry(label: str, composite: tuple[float, float], split: tuple[float, float]):
+    rows = []
+    for rep, (x, y) in (("composite", composite), ("split", split)):
+        where = {"task": "C", "world": "minigrid", "representation": rep}
+        rows += [MetricResult(name="g_active", value=10.0, **where),
+                 MetricResult(name="p_active", value=x, ci=(max(0.0, x - 0.1), x), **where),
+                 MetricResult(name="idr_raw", value=y, ci=(max(0.0, y - 0.1), y), **where)]
+    return SimpleNamespace(label=label, results=Results(rows))
+
+
+PLANE = {"a": ((1.0, 1.0), (1.0, 1.0)), "b": ((1.0, 1.0), (0.9, 0.5)),
+         "c": ((0.0, 0.0), (0.0, 0.0)), "d": ((1.0, 0.98), (1.0, 0.98)),
+         "e": ((1.0, 1.0), (1.0, 1.0))}
+"""Judges on the plane's boundary: three at (1, 1), one just under the diagonal at p_active 1."""
+
+
+@pytest.mark.parametrize("draw", ["fig_activation", "fig_shift"])
+def test_points_on_the_activation_plane_are_drawn_at_their_values(monkeypatch, tmp_path, draw):
+    """Every marker sits at its judge's (p_active, IDR_raw), on the boundary too: nothing is
+    nudged inwards (a point at p_active 1 moved left of its IDR_raw would sit in the impossible
+    region); judges at one spot are nested, each marker a size larger than the one before."""
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, note=None: drawn.append(fig))
+    data = SimpleNamespace(judges=tuple(_plane_entry(k, *v) for k, v in PLANE.items()))
+    getattr(plots, draw)(data, tmp_path / "f.png")  # type: ignore[arg-type]
+    (fig,) = drawn
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    seen = {}
+    for col in ax.collections:
+        label = col.get_label()
+        judge, _, rep = label.partition(" (")
+        if judge not in PLANE or not len(col.get_offsets()):
+            continue
+        (x, y), = col.get_offsets().tolist()
+        rep = rep.rstrip(")") or "composite"
+        assert (x, y) == PLANE[judge][0 if rep == "composite" else 1], (label, x, y)
+        assert 0.0 <= y <= x <= 1.0, (label, x, y)  # never in the impossible region
+        seen[(judge, rep)] = col.get_sizes()[0]
+    assert {j for j, _r in seen} == set(PLANE)
+    ones = [seen[(j, "composite")] for j in ("a", "b", "e")]  # three judges at (1, 1)
+    assert ones == sorted(ones) and len(set(ones)) == 3
+    frame = ax.get_window_extent()
+    for col in ax.collections:  # a marker past the axes is clipped to them, never moved
+        if col.get_label() in {f"{j} (composite)" for j in PLANE} | set(PLANE):
+            assert col.get_clip_on() and col.get_clip_box() is not None
+            assert col.get_clip_box().bounds == pytest.approx(frame.bounds)
+    plots._plt().close(fig)
+
+
+def _pa_entry(label: str, k: int):
+    pairs = [("structured_verdict", "direct"), ("structured_rationale", "direct"),
+             ("structured_rationale", "structured_verdict")]
+    rows = []
+    for i, (a, b) in enumerate(pairs):
+        where = {"task": "PA", "world": "minigrid", "style": a, "baseline": b}
+        v = 0.05 * (k - 2) + 0.03 * i
+        rows += [MetricResult(name="mcnemar_idr", value=1.0, p_value=0.3, method="exact",
+                              denominator=5, **where),
+                 MetricResult(name="idr_raw", value=v, ci=(v - 0.15, v + 0.12),
+                              ci_env=(v - 0.2, v + 0.2), env_level=True, **where)]
+    return SimpleNamespace(label=label, results=Results(rows))
+
+
+def _line_boxes(ax, skip):
+    """Display-space boxes of the lines drawn on ``ax`` (their width and markers included)."""
+    from matplotlib.transforms import Bbox
+
+    px = ax.figure.dpi / 72
+    boxes = []
+    for line in ax.lines:
+        if line in skip:
+            continue
+        pts = ax.transData.transform(line.get_xydata())
+        h = max(line.get_linewidth(), line.get_markersize() if line.get_marker() else 0) * px / 2
+        boxes.append(Bbox([[pts[:, 0].min() - h, pts[:, 1].min() - h],
+                           [pts[:, 0].max() + h, pts[:, 1].max() + h]]))
+    for col in ax.collections:
+        r = (col.get_sizes()[0] ** 0.5) * px / 2 if len(col.get_sizes()) else 0
+        for x, y in ax.transData.transform(col.get_offsets()):
+            boxes.append(Bbox([[x - r, y - r], [x + r, y + r]]))
+    return boxes
+
+
+@pytest.mark.parametrize("n_judges", [1, 4, 9])
+def test_prompt_ablation_labels_do_not_overlap(monkeypatch, tmp_path, n_judges):
+    """The figure's tick labels and value labels, read from the drawn figure: no two overlap,
+    no value label crosses a bar, whisker or point, and each stays inside the axes."""
+    from gridwm_judge.report import prompt_ablation
+
+    drawn = []
+    monkeypatch.setattr(prompt_ablation, "_save", lambda fig, path, note=None: drawn.append(fig))
+    data = SimpleNamespace(judges=tuple(_pa_entry(f"judge-{k}", k) for k in range(n_judges)))
+    prompt_ablation.fig_prompt_ablation(data, tmp_path / "f.png")  # type: ignore[arg-type]
+    (fig,) = drawn
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    ax = fig.axes[0]
+    values = [t for t in ax.texts if t.get_text()]
+    assert len(values) == 3 * n_judges
+    ticks = [t for t in (*ax.get_yticklabels(), *ax.get_xticklabels()) if t.get_text()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in (*ticks, *values)]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), f"label {a!r} overlaps {b!r}"
+    zero = [line for line in ax.lines if list(line.get_xdata()) == [0.0, 0.0]]
+    obstacles = _line_boxes(ax, skip=zero)
+    frame = ax.get_window_extent()
+    for t in values:
+        box = t.get_window_extent(renderer)
+        assert not [b for b in obstacles if box.overlaps(b)], f"{t.get_text()} crosses a bar"
+        assert frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
+    plots._plt().close(fig)

@@ -143,10 +143,10 @@ def test_miniworld_headline_beside_minigrid_and_printed(scored):
     assert oracle["scope"] == yes["scope"] == "MC/composite"
     # the scope's figures carry their interval, and the groups they rest on
     assert (oracle["IDR_raw"], oracle["IDR_raw MD"], oracle["Acc_A1 MA"]) == (
-        "1.00 [1.00, 1.00]", "1.00", "1.00")
+        "1.000 [1.00, 1.00]", "1.000", "1.000")
     assert (yes["IDR_raw"], yes["Acc_cf"], yes["IDR_raw MD"]) == (
-        "0.00 [0.00, 0.00]", "0.00 [0.00, 0.00]", "0.00")
-    assert yes["p_active"] == "1.00 (2/2) [1.00, 1.00]"  # 2 MC groups in the smoke build
+        "0.000 [0.00, 0.00]", "0.000 [0.00, 0.00]", "0.000")
+    assert yes["p_active"] == "1.000 (2/2) [1.00, 1.00]"  # 2 MC groups in the smoke build
     assert yes["groups"] == oracle["groups"] == "2"
     assert "success-biased" in yes["flags"] and "misgrounded" in yes["flags"]
     assert oracle["flags"] == "low-activation"

@@ -104,8 +104,12 @@ def test_expected_diagnoses(qs):
     assert "| stability trap | suggested | NS_" in failure_md
     # the headline shows each figure's interval and groups, and marks descriptive ones
     head = (qs.report / "tables" / "headline.md").read_text()
-    assert "| baseline:always-no | 10 | 0.00 [0.00, 0.00] | 0.00 (0/10) [0.00, 0.00] |" in head
-    assert "stability-trap (suggested)" in head and "leakage (suggested)" in head
+    assert "| baseline:always-no | 10 | 0.000 [0.00, 0.00] | 0.000 (0/10) [0.00, 0.00] |" in head
+    # a suggested mode has a column of its own: never read as qualifying a flagged one
+    assert "| misgrounded, all-fail | stability-trap |" in head
+    assert "| rep-fragile, misgrounded, low-activation | leakage |" in head
+    assert "| baseline:oracle |" in head and head.count("| none | – |") >= 1
+    assert "(suggested)" not in head
     stab = (qs.report / "tables" / "stability.md").read_text()  # D's probes: 12 groups
     assert "]†" in stab and "† Descriptive" in stab
     stab_json = json.loads((qs.report / "tables" / "stability.json").read_text())

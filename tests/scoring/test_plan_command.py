@@ -4,6 +4,7 @@ profile's resolution per family, JSON with ``groups_needed``, and one line for b
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -13,9 +14,10 @@ from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.scoring import plan as planning
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gridwm_judge", "plan", *args],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def test_paired_plan_with_a_profile_as_json():
@@ -43,6 +45,25 @@ def test_text_plan_names_the_size_and_the_cost():
     assert res.returncode == 0, res.stderr
     assert "acc_a1: 388 questions" in res.stdout
     assert "task_a: 388 questions -> 1164 requests (3 per question)" in res.stdout
+
+
+def test_text_plan_writes_a_half_width_as_plus_minus_like_the_report():
+    """The resolution's CI half-width reads ``±0.231`` (the report's own non-ASCII signs),
+    never ``+-``."""
+    result = {"unit": "groups", "units_needed": 155, "design": "paired", "discordance": 0.2,
+              "metric": "idr_raw", "mde": 0.1, "alpha": 0.05, "power": 0.8, "costs": [],
+              "profile": "base", "base_rate": 0.5,
+              "resolution": [{"config": "task_c_hard", "family": "all", "units": 18,
+                              "ci_half_width": 0.23098, "mde_design": "paired", "mde": 0.4}]}
+    text = planning.text(result)
+    assert "18 groups  ±0.231  paired MDE 0.400" in text and "+-" not in text
+
+
+def test_a_terminal_without_the_plus_minus_sign_gets_an_escape_not_an_error():
+    res = _run("--metric", "idr_raw", "--profile", "base", "--configs", "task_c_hard",
+               env={"PYTHONIOENCODING": "ascii"})
+    assert res.returncode == 0, res.stderr
+    assert "18 groups  \\xb10.231" in res.stdout
 
 
 def test_token_estimate_follows_the_patch():

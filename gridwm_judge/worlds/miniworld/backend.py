@@ -13,9 +13,10 @@ import sys
 from contextlib import contextmanager
 from typing import Any
 
+from gridwm_judge.install import install_line
 from gridwm_judge.worlds.miniworld.interventions import apply_ops
 
-INSTALL_HINT = 'MiniWorld support needs the 3d extra: pip install "gridwm-judge[3d]"'
+INSTALL_HINT = f"MiniWorld support needs the 3d extra: {install_line('3d')}"
 SYSTEM_HINT = ("it renders through EGL with Mesa: on Debian/Ubuntu, apt-get install libegl1 "
                "libegl-mesa0 libgl1 libgl1-mesa-dri libglu1-mesa")
 
