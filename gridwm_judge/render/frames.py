@@ -40,6 +40,8 @@ from gridwm_judge.worlds.minigrid.records import ACTION_NAMES, TrajectoryGroup
 CACHE_BYTES = 256 * 2**20
 """Frames kept in the per-process LRU (bytes); the oldest groups are dropped beyond it."""
 _CACHE: OrderedDict[tuple, tuple[np.ndarray, ...]] = OrderedDict()
+_cached_bytes = 0
+_CROPS: dict[tuple, Crop] = {}
 
 
 def mask_by_frame(rollout) -> dict[int, list[list[int]]]:
@@ -61,6 +63,14 @@ class Crop:
     height: int
 
 
+def replay_key(group: Group, variant: str) -> tuple:
+    """What ``variant``'s replay of ``group`` depends on: its env, seed, actions and
+    intervention (the group id too, so two groups never share an entry)."""
+    rollout = rollout_of(group, variant)
+    return (group.group_id, group.env_id, int(group.seed), variant, tuple(group.actions),
+            json.dumps(list(rollout.intervention), sort_keys=True))
+
+
 def crop_box(group: Group) -> Crop:
     """Bounding box of every cell that holds something (wall, door, object, lava, goal) or the
     agent in any state of any variant of ``group``.
@@ -69,8 +79,15 @@ def crop_box(group: Group) -> Crop:
     include the rooms' bounding walls) are what bounds the scene; an env walled at its border
     (DoorKey, LavaGap, ...) gives the full grid. No MiniGrid action adds or removes a wall, so
     each variant's grid after reset + intervention, plus the agent and object positions of its
-    recorded states, covers every state.
+    recorded states, covers every state. Computed once per group and process.
     """
+    key = tuple(replay_key(group, v) for v in VARIANTS)
+    if key not in _CROPS:
+        _CROPS[key] = _crop_box(group)
+    return _CROPS[key]
+
+
+def _crop_box(group: Group) -> Crop:
     xs: list[int] = []
     ys: list[int] = []
     for variant in VARIANTS:
@@ -102,15 +119,11 @@ def render_frames(
     ``nocue_style`` (None: no mark in any variant, the simulator's own frames). Frames are
     read-only (shared through the cache).
     """
+    global _cached_bytes
     rollout = rollout_of(group, variant)
     marks = marks_by_frame(variant_marks(group, variant, nocue_style))
     key = (
-        group.group_id,
-        group.env_id,
-        int(group.seed),
-        variant,
-        tuple(group.actions),
-        json.dumps(list(rollout.intervention), sort_keys=True),
+        *replay_key(group, variant),
         repr(sorted(marks.items())),
         tile_size,
         show_carrying,
@@ -146,13 +159,14 @@ def render_frames(
             f"records {len(rollout.states)} states"
         )
     _CACHE[key] = tuple(frames)
-    while len(_CACHE) > 1 and _cache_bytes() > CACHE_BYTES:
-        _CACHE.popitem(last=False)
+    _cached_bytes += _nbytes(frames)
+    while len(_CACHE) > 1 and _cached_bytes > CACHE_BYTES:
+        _cached_bytes -= _nbytes(_CACHE.popitem(last=False)[1])
     return frames
 
 
-def _cache_bytes() -> int:
-    return sum(f.nbytes for frames in _CACHE.values() for f in frames)
+def _nbytes(frames) -> int:
+    return sum(f.nbytes for f in frames)
 
 
 @dataclass(frozen=True)

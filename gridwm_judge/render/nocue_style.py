@@ -22,8 +22,10 @@ translation is drawn from the group's identity among the valid ones.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gridwm_judge.render.probes import rng_from_key
 from gridwm_judge.schema import DEFAULT_NOCUE_STYLE, NOCUE_STYLES
@@ -98,10 +100,16 @@ def _split(group: Group) -> tuple[tuple[int, tuple[Cell, ...], tuple[Cell, ...]]
     return tuple(out)
 
 
-def _walls(group: Group, variant: str) -> set[Cell]:
-    env = next(iter(replay_envs(group.env_id, group.seed, (),
-                                rollout_of(group, variant).intervention)))
-    return {(int(x), int(y)) for (x, y), o in objects(env.grid) if o.type == "wall"}
+def _walls(group: Group, variant: str) -> frozenset[Cell]:
+    intervention = json.dumps(list(rollout_of(group, variant).intervention), sort_keys=True)
+    return _reset_walls(group.env_id, int(group.seed), intervention)
+
+
+@lru_cache(maxsize=1024)
+def _reset_walls(env_id: str, seed: int, intervention: str) -> frozenset[Cell]:
+    """The wall cells of the grid after reset(seed) and the intervention (JSON)."""
+    env = next(iter(replay_envs(env_id, seed, (), json.loads(intervention))))
+    return frozenset((int(x), int(y)) for (x, y), o in objects(env.grid) if o.type == "wall")
 
 
 def _decoy_shift(group: Group, pattern: tuple[Cell, ...]) -> Cell:

@@ -114,16 +114,20 @@ def replay_envs(
     """Yield the unwrapped env after reset(seed)+intervention and after each step.
 
     The same env object is yielded each time, mutated: render it immediately. Stops after the
-    step that terminates or truncates the episode.
+    step that terminates or truncates the episode. The env is a fresh one that skips
+    MiniGrid's egocentric observation (a replay reads the env's state, never an observation;
+    computing it was most of a step's cost).
     """
     env = make_env(env_id, fresh=True)
+    u = env.unwrapped
+    u.gen_obs = lambda: None
     try:
-        env.reset(seed=int(seed))
-        apply_intervention(env.unwrapped, intervention)
-        yield env.unwrapped
+        u.reset(seed=int(seed))
+        apply_intervention(u, intervention)
+        yield u
         for a in actions:
-            _, _, terminated, truncated, _ = env.step(int(a))
-            yield env.unwrapped
+            _, _, terminated, truncated, _ = u.step(int(a))
+            yield u
             if terminated or truncated:
                 return
     finally:
