@@ -22,7 +22,7 @@ from gridwm_judge.render.keyframes import keyframes
 from gridwm_judge.workers import init_worker, stop_pool
 from gridwm_judge.worlds.core.records import GenerationResult
 from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
-from gridwm_judge.worlds.miniworld.backend import renderer_info
+from gridwm_judge.worlds.miniworld.backend import renderer_info, worker_pool
 from gridwm_judge.worlds.miniworld.cards import CARDS
 from gridwm_judge.worlds.miniworld.hard import generate_hard_groups as miniworld_hard_groups
 from gridwm_judge.worlds.miniworld.variants import generate_groups as miniworld_groups
@@ -35,17 +35,19 @@ gate H2 asks its target to be seen in one of them (the world layer cannot import
 
 
 def _generate(family: str, env_id: str, n: int, seed: int, cf_kind: str = "paper",
-              config: str = "") -> GenerationResult:
+              config: str = "", num_proc: int = 1, executor=None) -> GenerationResult:
     """``n`` valid groups; a hard draw (``cf_kind`` "hard") also passes the static-cue gate on
     ``config``'s canonical items (MiniGrid: ``worlds.minigrid.generate_groups`` with ``cf_kind`` and
     ``extra_gate``; MiniWorld: ``worlds.miniworld.hard.generate_hard_groups``, gate H2 on the
-    storyboard's frames, :data:`CF_SHOWN`)."""
+    storyboard's frames, :data:`CF_SHOWN`). A MiniWorld draw evaluates its seeds in
+    ``executor``'s ``num_proc`` spawned workers when given (the same groups)."""
     hard = {} if cf_kind == "paper" else {
         "cf_kind": cf_kind, "extra_gate": functools.partial(static_cue_reasons, config=config)}
     if is_miniworld(family):   # one env id per MiniWorld family
-        res = (miniworld_groups(family, n, seed) if not hard else
+        pooled = {"num_proc": num_proc, "executor": executor}
+        res = (miniworld_groups(family, n, seed, **pooled) if not hard else
                miniworld_hard_groups(family, n, seed, shown=CF_SHOWN,
-                                     extra_gate=hard["extra_gate"]))
+                                     extra_gate=hard["extra_gate"], **pooled))
     else:
         res = generate_groups(family, n, seed, env_id=env_id, **hard)
     if len(res.groups) != n:
@@ -56,8 +58,9 @@ def _generate(family: str, env_id: str, n: int, seed: int, cf_kind: str = "paper
 
 
 def is_miniworld(family: str) -> bool:
-    """A MiniWorld family: generated in this process (one OpenGL context per process), never
-    in a worker."""
+    """A MiniWorld family: its seeds are evaluated in spawned workers
+    (``worlds.miniworld.backend.worker_pool``) or in this process, never in a forked worker
+    (an OpenGL context belongs to one process)."""
     return family in CARDS
 
 
@@ -96,10 +99,20 @@ class GroupPool:
                 need[key] = max(need.get(key, 0), n)
         todo = [(k, n) for k, n in need.items()
                 if k not in self.draws or len(self.draws[k].groups) < n]
-        main = [t for t in todo if is_miniworld(t[0][0])]
+        spawned = [t for t in todo if is_miniworld(t[0][0])]
         todo = [t for t in todo if not is_miniworld(t[0][0])]
-        for k, n in main:
-            self.draws[k] = self._draw(k, n)
+        if num_proc > 1 and spawned:   # one key after another, each key's seeds in parallel
+            ex = worker_pool(num_proc)
+            try:
+                for k, n in spawned:
+                    self.draws[k] = self._draw(k, n, num_proc, ex)
+            except BaseException:
+                stop_pool(ex)
+                raise
+            ex.shutdown()
+        else:
+            for k, n in spawned:
+                self.draws[k] = self._draw(k, n)
         if num_proc > 1 and len(todo) > 1:
             ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
             try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
@@ -124,8 +137,9 @@ class GroupPool:
                                  f" {plan.config} cannot share them")
         return key
 
-    def _draw(self, key: Key, n: int) -> GenerationResult:
-        return _generate(key[0], key[1], n, self.seed, key[2], self.configs.get(key, ""))
+    def _draw(self, key: Key, n: int, num_proc: int = 1, executor=None) -> GenerationResult:
+        return _generate(key[0], key[1], n, self.seed, key[2], self.configs.get(key, ""),
+                         num_proc, executor)
 
     def groups(self, plan: TaskPlan) -> list[Any]:
         """The plan's groups, in request order (family order, then env order, then seed)."""

@@ -123,13 +123,20 @@ def test_parser_reads_the_miniworld_task_names():
 
 def test_same_arguments_same_rows(smoke, tmp_path):
     """A second build in one process (other worker count) writes the same rows, image bytes
-    included: the frames do not depend on what the shared OpenGL context drew before."""
+    included: the frames do not depend on what the shared OpenGL context drew before, nor on
+    whether the groups were drawn here or in spawned workers, whose draw also drew the same
+    seeds with the same rejects (TMaze's hard draw rejects seeds)."""
     def rows(folder):
         return [hashlib.sha256(repr(sorted(r.items())).encode()).hexdigest()
                 for c in get_profile("miniworld_smoke").configs
                 for f in sorted((folder / "data" / c).glob("test-*.parquet"))
                 for r in pq.read_table(f).to_pylist()]
 
+    def generation(folder):
+        return json.loads((folder / "validation.json").read_text())["generation"]
+
     again = tmp_path / "again"
     build_dataset(again, "miniworld_smoke", num_proc=1)
     assert rows(again) == rows(smoke[0])
+    assert generation(again) == generation(smoke[0])
+    assert generation(again)["rejects_by_cf_kind"]["hard"]

@@ -8,7 +8,7 @@ the result does not depend on how many workers computed the outcomes.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from gridwm_judge.world import Group
 from gridwm_judge.worlds.core.records import GenerationResult
@@ -59,6 +59,28 @@ def check_draw(n: int, seed: int) -> None:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
+def seed_outcomes(try_seed: Callable[[int], SeedOutcome], seeds: Iterable[int], executor=None
+                  ) -> Iterator[tuple[int, SeedOutcome]]:
+    """(seed, ``try_seed(seed)``) for each seed in order: computed here, or, with ``executor``
+    (a ``concurrent.futures`` executor; ``try_seed`` then picklable), every seed submitted at
+    once and read back in seed order, so :func:`draw_groups` keeps what a serial draw keeps.
+    Seeds not read when the caller stops are cancelled where they have not started."""
+    if executor is None:
+        for s in seeds:
+            yield s, try_seed(s)
+        return
+    seeds = list(seeds)
+    futures = []
+    try:  # submitted inside the try: a Ctrl-C during submission cancels what was submitted
+        for s in seeds:
+            futures.append(executor.submit(try_seed, s))
+        for s, fut in zip(seeds, futures, strict=True):
+            yield s, fut.result()
+    finally:
+        for fut in futures:
+            fut.cancel()
 
 
 def draw_groups(family: str, env_id: str, n: int, seed: int,

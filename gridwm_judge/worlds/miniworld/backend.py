@@ -1,19 +1,25 @@
-"""The one place that imports miniworld: headless set-up, the missing-extra error, env creation.
+"""The one place that imports miniworld: headless set-up, the missing-extra error, env creation,
+worker processes.
 
 MiniWorld renders with OpenGL through pyglet; ``pyglet.options["headless"] = True`` must be set
 before miniworld is first imported so that pyglet uses EGL (Mesa's software renderer on a
-machine without a GPU) instead of an X display.
+machine without a GPU) instead of an X display. An OpenGL context belongs to one process: a
+forked child would share its parent's, so workers are spawned (:func:`worker_pool`) and each
+makes its own on first use.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
 from gridwm_judge.install import install_line
+from gridwm_judge.workers import init_worker
 from gridwm_judge.worlds.miniworld.interventions import apply_ops
 
 INSTALL_HINT = f"MiniWorld support needs the 3d extra: {install_line('3d')}"
@@ -85,6 +91,14 @@ def renderer_info() -> dict[str, str]:
 
     return {"vendor": str(gl_info.get_vendor()), "renderer": str(gl_info.get_renderer()),
             "version": str(gl_info.get_version())}
+
+
+def worker_pool(num_proc: int) -> ProcessPoolExecutor:
+    """``num_proc`` spawned worker processes that die with this one: each imports miniworld
+    headless and makes its own OpenGL context when it first renders (never this process's,
+    which a forked child would share)."""
+    return ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker,
+                               mp_context=multiprocessing.get_context("spawn"))
 
 
 _ENVS: dict[tuple, Any] = {}

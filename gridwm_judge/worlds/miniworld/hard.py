@@ -43,14 +43,12 @@ from gridwm_judge.worlds.core.draw import (
     HARD_SUFFIX,
     ExtraGate,
     SeedOutcome,
-    check_draw,
-    draw_groups,
     extra_outcome,
     gate_outcome,
 )
 from gridwm_judge.worlds.core.records import GenerationResult
 from gridwm_judge.worlds.miniworld.backend import reset_env, without_observations
-from gridwm_judge.worlds.miniworld.cards import WorldCard, get_card
+from gridwm_judge.worlds.miniworld.cards import WorldCard
 from gridwm_judge.worlds.miniworld.counterfactual import NoCounterfactual, _clearance, _path
 from gridwm_judge.worlds.miniworld.gates import GATES, run_gates
 from gridwm_judge.worlds.miniworld.outcome import outcome_views
@@ -58,7 +56,7 @@ from gridwm_judge.worlds.miniworld.planner import is_free
 from gridwm_judge.worlds.miniworld.records import MiniWorldGroup
 from gridwm_judge.worlds.miniworld.render import entity_area
 from gridwm_judge.worlds.miniworld.states import APPROACH, MIN_AREA
-from gridwm_judge.worlds.miniworld.variants import SeedRejected, build_group
+from gridwm_judge.worlds.miniworld.variants import SeedRejected, build_group, pooled_draw
 
 HARD_GATES: tuple[str, ...] = ("H1", "H2")
 ALL_GATES: tuple[str, ...] = GATES + HARD_GATES
@@ -315,20 +313,19 @@ def try_hard_seed(family: str, seed: int, shown: Shown | None = None, choose_cf=
     return gate_outcome(group, ALL_GATES)
 
 
-def _seed_results(family: str, shown: Shown | None, extra_gate: ExtraGate | None,
-                  seeds: range):
-    for s in seeds:
-        yield s, extra_outcome(try_hard_seed(family, s, shown), extra_gate)
+def _try_seed(family: str, shown: Shown | None, extra_gate: ExtraGate | None, seed: int
+              ) -> SeedOutcome:
+    return extra_outcome(try_hard_seed(family, seed, shown), extra_gate)
 
 
 def generate_hard_groups(family: str, n: int, seed: int, shown: Shown | None = None,
-                         extra_gate: ExtraGate | None = None) -> GenerationResult:
+                         extra_gate: ExtraGate | None = None, num_proc: int = 1,
+                         executor=None) -> GenerationResult:
     """Exactly ``n`` groups with a hard CF from consecutive seeds ``seed, seed + 1, ...``, with
     the rejected seeds and their reasons; Full and NoCue as ``variants.generate_groups``'s.
     ``shown``: the CF frames a judge sees (H2 then asks the target to be seen in one of them);
     None: any frame of the CF's walk. ``extra_gate`` (``worlds.core.draw.ExtraGate``, e.g. the
-    dataset layer's static-cue gate) runs on a group that passed every gate here."""
-    card = get_card(family)
-    check_draw(n, seed)
-    return draw_groups(family, card.env_id, n, seed,
-                       functools.partial(_seed_results, family, shown, extra_gate))
+    dataset layer's static-cue gate) runs on a group that passed every gate here. The same
+    groups whether drawn here or in ``num_proc`` workers (``variants.pooled_draw``)."""
+    return pooled_draw(family, n, seed, functools.partial(_try_seed, family, shown, extra_gate),
+                       num_proc, executor)

@@ -16,9 +16,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from gridwm_judge.worlds.core.draw import SeedOutcome, check_draw, draw_groups, gate_outcome
+from gridwm_judge.worlds.core.draw import (
+    SeedOutcome,
+    check_draw,
+    draw_groups,
+    gate_outcome,
+    seed_outcomes,
+)
 from gridwm_judge.worlds.core.records import GenerationResult, Rollout
-from gridwm_judge.worlds.miniworld.backend import reset_env
+from gridwm_judge.worlds.miniworld.backend import reset_env, worker_pool
 from gridwm_judge.worlds.miniworld.cards import env_short, get_card, mission_text, roles
 from gridwm_judge.worlds.miniworld.controller import ControlError, drive
 from gridwm_judge.worlds.miniworld.counterfactual import NoCounterfactual, cf_ops
@@ -102,13 +108,27 @@ def try_seed(family: str, seed: int) -> SeedOutcome:
     return gate_outcome(group, GATES)
 
 
-def _seed_results(family: str, seeds: range):
-    for s in seeds:
-        yield s, try_seed(family, s)
-
-
-def generate_groups(family: str, n: int, seed: int) -> GenerationResult:
-    """Exactly ``n`` valid groups from consecutive seeds ``seed, seed + 1, ...``."""
+def pooled_draw(family: str, n: int, seed: int, try_one, num_proc: int = 1, executor=None
+                ) -> GenerationResult:
+    """:func:`draw_groups` over ``try_one(seed) -> SeedOutcome`` (picklable), here or in
+    ``num_proc`` workers: ``executor`` (from :func:`backend.worker_pool`, which the caller
+    owns) or a pool made for this draw. A parallel draw evaluates a batch of the seeds still
+    needed, at least ``num_proc`` (a MiniWorld seed costs about a second: few are computed
+    past the n-th valid group), and keeps the first ``n`` valid in seed order, so the groups,
+    seeds drawn and rejects are the serial draw's."""
     card = get_card(family)
     check_draw(n, seed)
-    return draw_groups(family, card.env_id, n, seed, functools.partial(_seed_results, family))
+    if executor is None and num_proc > 1:
+        with worker_pool(num_proc) as pool:
+            return pooled_draw(family, n, seed, try_one, num_proc, pool)
+    return draw_groups(family, card.env_id, n, seed,
+                       functools.partial(seed_outcomes, try_one, executor=executor),
+                       min_batch=0 if executor is None else num_proc)
+
+
+def generate_groups(family: str, n: int, seed: int, num_proc: int = 1, executor=None
+                    ) -> GenerationResult:
+    """Exactly ``n`` valid groups from consecutive seeds ``seed, seed + 1, ...``; the same
+    groups whether drawn here or in ``num_proc`` workers (see :func:`pooled_draw`)."""
+    return pooled_draw(family, n, seed, functools.partial(try_seed, family), num_proc,
+                       executor)
