@@ -64,10 +64,11 @@ class Crop:
 
 
 def replay_key(group: Group, variant: str) -> tuple:
-    """What ``variant``'s replay of ``group`` depends on: its env, seed, actions and
-    intervention (the group id too, so two groups never share an entry)."""
+    """What ``variant``'s replay of ``group`` depends on: its env, seed, actions (by name: one
+    name per action id) and intervention (the group id too, so two groups never share an
+    entry)."""
     rollout = rollout_of(group, variant)
-    return (group.group_id, group.env_id, int(group.seed), variant, tuple(group.actions),
+    return (group.group_id, group.env_id, int(group.seed), variant, tuple(group.action_names),
             json.dumps(list(rollout.intervention), sort_keys=True))
 
 
