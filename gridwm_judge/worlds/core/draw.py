@@ -66,21 +66,24 @@ def seed_outcomes(try_seed: Callable[[int], SeedOutcome], seeds: Iterable[int], 
     """(seed, ``try_seed(seed)``) for each seed in order: computed here, or, with ``executor``
     (a ``concurrent.futures`` executor; ``try_seed`` then picklable), every seed submitted at
     once and read back in seed order, so :func:`draw_groups` keeps what a serial draw keeps.
-    Seeds not read when the caller stops are cancelled where they have not started."""
+    Seeds not read when the caller stops early are cancelled where they have not started; on
+    an error or Ctrl-C the pool's owner stops it (``workers.stop_pool``: cancelling here would
+    race the pool marking them broken)."""
     if executor is None:
         for s in seeds:
             yield s, try_seed(s)
         return
     seeds = list(seeds)
     futures = []
-    try:  # submitted inside the try: a Ctrl-C during submission cancels what was submitted
-        for s in seeds:
-            futures.append(executor.submit(try_seed, s))
+    for s in seeds:
+        futures.append(executor.submit(try_seed, s))
+    try:
         for s, fut in zip(seeds, futures, strict=True):
             yield s, fut.result()
-    finally:
+    except GeneratorExit:  # the draw has its n groups: the rest is not needed
         for fut in futures:
             fut.cancel()
+        raise
 
 
 def draw_groups(family: str, env_id: str, n: int, seed: int,
