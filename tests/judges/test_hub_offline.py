@@ -168,3 +168,39 @@ def test_a_cached_model_is_given_to_vllm_as_its_cache_folder_when_the_hub_is_dow
     assert "loading 'tiny-org/tiny-vlm' from the local Hub cache" in err
     assert f"vllm.LLM(model={str(snap)!r})" in err, err
     assert code == 1 and "Retrying" not in err
+
+
+@pytest.mark.parametrize("client", ["httpx", "requests"])
+def test_a_hub_that_answers_is_reachable_with_either_session_kind(monkeypatch, client):
+    """huggingface_hub >= 1 hands out an httpx client, older releases (which transformers 4.x
+    pins) a requests session: both must read an answering endpoint as reachable."""
+    import http.server
+    import threading
+
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    from gridwm_judge.judges import hub_access
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            self.send_response(302)  # the Hub's root redirects; a reply is all that counts
+            self.send_header("Location", "/elsewhere")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+        if client == "requests":
+            import requests
+
+            monkeypatch.setattr(huggingface_hub, "get_session", requests.Session)
+        assert hub_access.hub_unreachable(timeout_s=5.0) is None
+        monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{closed_port()}")
+        assert hub_access.hub_unreachable(timeout_s=5.0) is not None
+    finally:
+        server.shutdown()
