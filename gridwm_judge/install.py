@@ -14,3 +14,10 @@ def install_line(extra: str) -> str:
     git URL."""
     return (f'pip install -e ".[{extra}]" in a clone of {REPOSITORY} (or pip install '
             f'"gridwm-judge[{extra}] @ git+{REPOSITORY}")')
+
+
+def release_line(version: str, extra: str | None = None) -> str:
+    """The pip line that installs release ``version`` (tagged ``v<version>`` in the
+    repository), with ``extra`` when given: what rebuilds a dataset that release built."""
+    name = f"gridwm-judge[{extra}]" if extra else "gridwm-judge"
+    return f'pip install "{name} @ git+{REPOSITORY}@v{version}"'

@@ -80,6 +80,8 @@ def test_top_level_fields_and_yaml_are_checked(smoke, tmp_path):
      "spec file '{path}' is not valid YAML: line 2, column 1: found character '\\t' that "
      "cannot start any token (while scanning for the next token)"),
     ("empty.yaml", "", "spec file '{path}' is empty"),
+    ("twice.yaml", "dataset: x\njudges:\n  - judge: a\njudges:\n  - judge: b\n",
+     "spec file '{path}' is not valid YAML: line 4, column 1: the key 'judges' is given twice"),
     ("folder", "<dir>", "cannot read spec file '{path}': Is a directory"),
 ])
 def test_an_unreadable_spec_file_is_one_line_naming_it(tmp_path, capsys, name, text, message):

@@ -147,7 +147,7 @@ def render(folder: Path, *, splits: dict[str, dict[str, int]], validation: dict[
         columns_note=card_text.columns_note(configs),
         columns_table=columns_table(),
         how_made=card_text.how_made(configs, profile, validation),
-        install=card_text.install_line(configs),
+        install=card_text.install_line(configs, __version__),
         simulator_licenses=card_text.simulator_licenses(configs),
         load_path=load_path,
         build_command=build_command,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import Any
 
+from gridwm_judge.install import release_line
 from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
 from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
@@ -43,20 +44,21 @@ class WorldText:
     what: str
     nocue: str
     tags: tuple[str, ...]
-    install: str
+    extra: str
+    """The package extra this world needs ("" for none)."""
 
 
 WORLD_TEXT: dict[str, WorldText] = {
     "minigrid": WorldText(
         "MiniGrid", "a [MiniGrid](https://minigrid.farama.org/) trajectory", "",
         "the same states with the target evidence hidden in early frames",
-        ("minigrid",), "pip install gridwm-judge"),
+        ("minigrid",), ""),
     "miniworld": WorldText(
         "MiniWorld",
         "a [MiniWorld](https://miniworld.farama.org/) trajectory", "3D rooms, seen in first person",
         "the same states with the target box (Sign: the sign) left out of a few early frames "
         "that show it",
-        ("miniworld", "3d"), 'pip install "gridwm-judge[3d]"   # MiniWorld; needs EGL and Mesa'),
+        ("miniworld", "3d"), "3d"),
 }
 """Card text per world of :data:`~gridwm_judge.task_table.WORLDS` (a card with both worlds names
 them in that order). Both simulators are Apache-2.0 (MiniGrid's and MiniWorld 2.1's licence
@@ -255,10 +257,13 @@ def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]
                        for w, p in zip(worlds, parts, strict=True))
 
 
-def install_line(configs: Sequence[str]) -> str:
-    """The ``pip install`` line of the regenerate block: the 3d extra when MiniWorld is built
-    (it installs MiniGrid's dependencies too)."""
-    return WORLD_TEXT[worlds_of(configs)[-1]].install
+def install_line(configs: Sequence[str], version: str) -> str:
+    """The ``pip install`` line of the regenerate block: release ``version`` (the one that
+    built the copy), with the 3d extra when MiniWorld is built (it installs MiniGrid's
+    dependencies too; MiniWorld also needs EGL and Mesa)."""
+    extra = WORLD_TEXT[worlds_of(configs)[-1]].extra
+    return release_line(version, extra or None) + (
+        "   # MiniWorld; needs EGL and Mesa" if extra == "3d" else "")
 
 
 def simulator_licenses(configs: Sequence[str]) -> str:

@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.formats import CI_DIGITS, DASH, fcount_of, fnum, fsigned
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
 from gridwm_judge.judges.baseline import BaselineJudge
 from gridwm_judge.judges.shortcuts import NAMES, tasks_for
@@ -179,15 +180,17 @@ def markdown(ceilings: dict[str, dict]) -> str:
 
 
 def _cell(m: dict | None, *, ci: bool = True) -> str:
+    """``0.500 (7/14) [0.21, 0.79]``, in the report's number format."""
     if not m or m.get("value") is None:
-        return "–"
-    text = f"{m['value']:.2f} ({m['num']}/{m['den']})"
+        return DASH
+    text = f"{fnum(m['value'])} ({m['num']}/{m['den']})"
     if ci and m.get("ci"):
-        text += f" [{m['ci'][0]:.2f}, {m['ci'][1]:.2f}]"
+        text += f" [{fnum(m['ci'][0], CI_DIGITS)}, {fnum(m['ci'][1], CI_DIGITS)}]"
     return text
 
 
 def _lift(m: dict | None) -> str:
+    """A difference with the groups it rests on: ``+0.125, 8 groups``."""
     if not m or m.get("value") is None:
-        return "–"
-    return f"{m['value']:+.2f} (n={m['den']})"
+        return DASH
+    return f"{fsigned(m['value'])}, {fcount_of(m['den'], 'groups')}"

@@ -110,7 +110,9 @@ def build_dataset(
     ``progress`` receives one plain line as each stage ends (groups generated, each config).
     ``nocue_style`` (``schema.NOCUE_STYLES``) is how NoCue hides its evidence in MiniGrid
     (``render.nocue_style``); it is recorded in the card, ``validation.json`` and the
-    ``nocue_style`` column.
+    ``nocue_style`` column. With ``num_proc`` > 1 and MiniWorld configs the groups are drawn in
+    spawned worker processes, which import the calling script: call it from a script under
+    ``if __name__ == "__main__":`` (the ``gridwm-judge`` command needs nothing).
     """
     with workers_die_with_parent(quiet_ctrl_c=True), _plain_failures():
         return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,

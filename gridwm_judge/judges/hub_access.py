@@ -10,6 +10,7 @@ the local Hub cache, load from the cache only; neither, one line saying how to w
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from gridwm_judge.judges.base import looks_like_path
 
@@ -39,10 +40,10 @@ def hub_unreachable(timeout_s: float = REACH_TIMEOUT_S) -> str | None:
     from huggingface_hub import constants, get_session
 
     try:
-        session = get_session()  # httpx (huggingface_hub >= 1) or requests (older releases)
-        stay = ({"follow_redirects": False} if type(session).__module__.startswith("httpx")
-                else {"allow_redirects": False})  # the endpoint's redirect is a reply enough
-        session.head(constants.ENDPOINT, timeout=timeout_s, **stay)
+        session: Any = get_session()  # httpx (huggingface_hub >= 1) or requests (older)
+        stay = ("follow_redirects" if type(session).__module__.startswith("httpx")
+                else "allow_redirects")  # the endpoint's redirect is reply enough
+        session.head(constants.ENDPOINT, timeout=timeout_s, **{stay: False})
     except Exception as exc:  # noqa: BLE001 (any failure to get a reply is "unreachable")
         text = str(exc).splitlines()[0] if str(exc) else ""
         return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

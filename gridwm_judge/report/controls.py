@@ -4,6 +4,7 @@ MA, which has no B or E). The tasks are found by recipe in the task table."""
 
 from __future__ import annotations
 
+from gridwm_judge.formats import p_is
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import Table, fdiff, with_unit
 from gridwm_judge.report.tables import (
@@ -14,7 +15,6 @@ from gridwm_judge.report.tables import (
     coverage_note,
     invalid,
 )
-from gridwm_judge.scoring.formats import p_is
 from gridwm_judge.task_table import task_spec, world_task
 
 RECIPES = ("next_state", "perception", "state_tracking")

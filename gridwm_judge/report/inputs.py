@@ -76,6 +76,8 @@ class ReportData:
     runs: tuple[RunInput, ...]
     judges: tuple[JudgeEntry, ...]
     comparisons: Results
+    n_resamples: int | None = None
+    """Bootstrap resamples for what the report computes itself (None: the default)."""
 
     def asked(self, tasks: Sequence[str]) -> bool:
         """Whether any judge of the report was asked any of ``tasks``: a section is drawn
@@ -188,7 +190,7 @@ def collect(
         for r, j in own
     )
     comparisons = compare_judges({e.label: e.scores for e in entries})
-    return ReportData(runs, entries, comparisons)
+    return ReportData(runs, entries, comparisons, n_resamples)
 
 
 def _oracle(run: RunInput, judge: str) -> bool:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gridwm_judge.formats import fp
 from gridwm_judge.records import SCORED_ROWS_FILE
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.table import Table, fnum, fsigned, fsigned_ci
-from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.judge_pairs import PAIRED_TASKS, JudgePair, compare_pairs, read_graded
 from gridwm_judge.task_table import task_spec
@@ -55,7 +55,8 @@ def verdict(p: JudgePair) -> str:
 
 def table(data: ReportData) -> Table:
     graded, missing = _graded(data)
-    pairs = compare_pairs(graded)
+    pairs = compare_pairs(graded, **({} if data.n_resamples is None
+                                     else {"n_resamples": data.n_resamples}))
     rows = tuple(
         (task_spec(p.task).config, p.a, p.b, p.groups, fnum(p.idr_a), fnum(p.idr_b),
          f"{fsigned(p.difference)} {fsigned_ci(p.ci)}", f"{p.n_a_only} / {p.n_b_only}",

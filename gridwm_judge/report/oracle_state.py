@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.formats import fp
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fdiff
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.schema import EVIDENCE
-from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.scopes import CausalScope
 
 TASK = "OS"

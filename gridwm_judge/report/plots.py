@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from gridwm_judge.formats import fnum
 from gridwm_judge.report.inputs import ReportData
 from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
 from gridwm_judge.results import MIN_GROUPS
@@ -263,7 +264,7 @@ def _label(ax, x: float, bar: Bar) -> None:
     v, lo, hi = bar[0], bar[1], bar[2]
     up = v >= 0
     end = max(v, v if hi is None else hi) if up else min(v, v if lo is None else lo)
-    ax.annotate(f"{v:.2f}", (x, end), xytext=(0, LABEL_GAP if up else -LABEL_GAP),
+    ax.annotate(fnum(v), (x, end), xytext=(0, LABEL_GAP if up else -LABEL_GAP),
                 textcoords="offset points", ha="center", va="bottom" if up else "top",
                 fontsize=5.5, rotation=90)
 

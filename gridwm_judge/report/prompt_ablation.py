@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gridwm_judge.formats import fp
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import Table, fsigned
 from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
-from gridwm_judge.scoring.formats import fp
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 
 TASK = "PA"

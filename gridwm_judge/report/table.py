@@ -9,7 +9,7 @@ diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itsel
 marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every difference
 in every table has the one format of :func:`fsigned`); one with a ``"unit"`` shows its
 denominator as a number of that unit (:func:`with_unit`). How each kind of number is written
-(decimals, p-values) is :mod:`gridwm_judge.scoring.formats`'s.
+(decimals, p-values) is :mod:`gridwm_judge.formats`'s.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gridwm_judge.formats import CI_DIGITS, DASH, fcount_of, fnum, fsigned
 from gridwm_judge.results import MIN_GROUPS
-from gridwm_judge.scoring.formats import CI_DIGITS, DASH, fnum, fsigned
 
 DESCRIPTIVE = "†"
 DESCRIPTIVE_NOTE = (f"{DESCRIPTIVE} Descriptive: a per-family or per-probe figure over fewer than "
@@ -69,7 +69,7 @@ def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
     elif ci or env:
         text += f" {ci or 'env ' + env}"
     if unit and m.get("den") is not None:
-        text += f", {fcount(m['den'])} {unit}"
+        text += f", {fcount_of(m['den'], unit)}"
     return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
 
 
@@ -90,7 +90,7 @@ def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True)
         if m.get("ci_env"):
             text = text[:-1] + f"; env {fci(m['ci_env'])[1:]}"
     if count and unit and m.get("den") is not None:
-        text += f", {fcount(m['den'])} {unit}"
+        text += f", {fcount_of(m['den'], unit)}"
     return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
 
 
@@ -103,7 +103,7 @@ def with_unit(m: Mapping[str, Any] | None, unit: str, *, signed: bool = False
         return None
     out = {**m, "unit": unit}
     if signed:
-        out.update(num=None, signed=True)
+        out["signed"] = True
     return out
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gridwm_judge.formats import fles, fp, p_is
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import causal_scopes
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Table, fnum, fsigned
 from gridwm_judge.results import MetricResult
 from gridwm_judge.schema import REPRESENTATIONS
-from gridwm_judge.scoring.formats import fles, fp, p_is
 from gridwm_judge.scoring.scopes import CausalScope, ProbeScope, Scope, causal_scope
 from gridwm_judge.task_table import task_spec, world_of
 

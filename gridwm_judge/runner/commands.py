@@ -17,7 +17,7 @@ from gridwm_judge.judges.base import (
 )
 from gridwm_judge.redact import redact
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
-from gridwm_judge.runner.many import load_spec, run_many
+from gridwm_judge.runner.many import FIELD_REFERENCE, load_spec, run_many
 from gridwm_judge.runner.ray_engine import ENGINES, RayEngine, ReplicaFailedError
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
 
@@ -170,8 +170,7 @@ def register_many(subparsers) -> None:
         help="run several judges over one dataset (one run folder each, one Ray)",
         description="Run every judge of SPEC.yaml over its dataset, one run folder each, on "
         "one Ray cluster (or locally); the whole file is checked before anything runs. "
-        "Rerunning resumes each run. Field reference: python -c 'import "
-        "gridwm_judge.runner.many as m; print(m.__doc__)'",
+        f"Rerunning resumes each run. Field reference: {FIELD_REFERENCE}",
     )
     p.add_argument("spec", type=Path, metavar="SPEC.yaml", help="the judges to run")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")

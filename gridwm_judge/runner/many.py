@@ -176,14 +176,38 @@ def load_spec(path: Path) -> ManyPlan:
         raise ValueError(f"cannot read spec file {str(path)!r}: "
                          f"{exc.strerror or type(exc).__name__}") from None
     try:
-        spec = yaml.safe_load(text)
+        spec = yaml.load(text, Loader=_unique_key_loader())  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         raise ValueError(f"spec file {str(path)!r} is not valid YAML: {_yaml_problem(exc)}"
                          ) from None
     if spec is None:
         raise ValueError(f"spec file {str(path)!r} is empty; it lists the judges to run "
-                         "(see the field reference in `gridwm-judge eval-many --help`)")
+                         f"(field reference: {FIELD_REFERENCE})")
     return plan(spec, str(path))
+
+
+FIELD_REFERENCE = "python -c 'import gridwm_judge.runner.many as m; print(m.__doc__)'"
+"""How to print this module's docstring, the spec's field reference."""
+
+
+def _unique_key_loader():
+    """A ``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the
+    last silently: a second ``judges:`` would drop the first list's runs)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while reading a mapping", node.start_mark,
+                        f"the key {key!r} is given twice", key_node.start_mark)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
 
 
 def _yaml_problem(exc: Exception) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gridwm_judge.scoring.formats import fles, fnum, p_is
+from gridwm_judge.formats import fles, fnum, p_is
 
 NS_LOW = 0.90  # NS_F below this: verdicts move under a semantics-preserving probe
 FLIP_HIGH = 0.10  # Flip_F at or above this

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass
 
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import get_profile
+from gridwm_judge.formats import fcount_of, fnum
 from gridwm_judge.scoring import power
-from gridwm_judge.scoring.formats import fnum
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
 from gridwm_judge.tasks import build_rows, task_module
@@ -213,12 +213,14 @@ def text(result: dict) -> str:
                      f"{c['images']} images, ~{c['tokens_per_judge']:,} prompt tokens "
                      f"(~{c['per_request']['tokens']:.0f} per request)")
     if "resolution" in result:
+        level = f"{100 * (1 - result['alpha']):g}%"
         lines += ["", f"profile {result['profile']}: what it resolves "
-                      f"(95% CI half-width at {result['base_rate']}, MDE at power "
+                      f"({level} CI half-width at {result['base_rate']}, MDE at power "
                       f"{result['power']})"]
         for r in result["resolution"]:
             mde = "none up to --discordance" if r["mde"] is None else fnum(r["mde"])
-            lines.append(f"  {r['config']:<18} {r['family']:<12} {r['units']:>5} {unit}  "
+            n, word = fcount_of(r["units"], unit).split(" ", 1)
+            lines.append(f"  {r['config']:<18} {r['family']:<12} {n:>5} {word:<{len(unit)}}  "
                          f"±{fnum(r['ci_half_width'])}  {r['mde_design']} MDE {mde}")
     return "\n".join(lines)
 

@@ -16,7 +16,8 @@ FORMULAS = """formulas:
   --paired: n shared groups = (z sqrt(psi) + z_power sqrt(psi - mde^2))^2 / mde^2, psi =
     --discordance, the share of groups where exactly one judge discriminates (Full accepted
     and CF rejected at the neutral presentation): McNemar's test (Connor 1987)
-  --profile: 95% CI half-width z sqrt(p (1 - p) / n); MDE = the difference whose n is the size
+  --profile: (1 - alpha) CI half-width z sqrt(p (1 - p) / n); MDE = the difference whose n
+    is the size
   tokens per request ~ sum over images of ceil(w/patch) * ceil(h/patch) + prompt chars / 4
     + the task's answer budget, measured on a smoke-sized sample of each config"""
 

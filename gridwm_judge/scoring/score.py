@@ -24,6 +24,7 @@ from gridwm_judge.dataset_io import (
     dataset_provenance,
     load_task,
 )
+from gridwm_judge.install import release_line
 from gridwm_judge.item_hash import item_digest, request_hash, stored_image_bytes
 from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import (
@@ -186,7 +187,7 @@ def version_change(runs: Sequence[RunPredictions], dataset: str) -> str:
         return (f". The dataset changed version: {run.path} was asked from dataset version "
                 f"{asked}, the dataset given is version {here} (CHANGELOG.md says what "
                 f"changed). Rebuild the one it was asked from with the release that built it: "
-                f"pip install 'gridwm-judge=={package}' && {build}"
+                f"{release_line(package)} && {build}"
                 + (" (its task_c and task_d items are also rebuilt by this release with "
                    "--nocue-style occlude)" if asked == UNVERSIONED else ""))
     return ""

@@ -8,8 +8,10 @@ import dataclasses
 
 import yaml
 
+from gridwm_judge import __version__
 from gridwm_judge.dataset import card, card_text
 from gridwm_judge.dataset.profiles import Profile, get_profile
+from gridwm_judge.install import REPOSITORY
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, MINIWORLD_TASKS, WORLDS
 from gridwm_judge.worlds.minigrid.cards import FAMILIES as MG_FAMILIES
@@ -52,7 +54,7 @@ def test_miniworld_card_names_its_configs_and_families_and_no_minigrid(tmp_path)
     # nothing of MiniGrid's: not its trajectories, tasks, renderer, planner or install line
     for text in ("[MiniGrid](", "- **task_", "task_a", "shortest-path planner",
                  "MiniGrid's own renderer", "mask/target IoU", "MiniGrid is Apache",
-                 "pip install gridwm-judge\n"):
+                 'pip install "gridwm-judge @'):
         assert text not in prose, text
     assert "[MiniWorld](https://miniworld.farama.org/) trajectory" in prose
     assert "first-person 3D view" in prose and "top-down map" in prose
@@ -62,7 +64,7 @@ def test_miniworld_card_names_its_configs_and_families_and_no_minigrid(tmp_path)
         assert gate in prose
     assert RENDERER["renderer"] in prose and "EGL" in prose
     assert all(op in prose for op in ("`move_entity`", "`swap_entities`", "`set`"))
-    assert 'pip install "gridwm-judge[3d]"' in prose
+    assert (f'pip install "gridwm-judge[3d] @ git+{REPOSITORY}@v{__version__}"' in prose)
     assert "MiniWorld is Apache-2.0 licensed." in prose
     assert "Task A, C or D" in prose and "identical: only the" in prose
     assert "$" not in prose
@@ -96,6 +98,8 @@ def test_minigrid_card_keeps_minigrid_text_and_no_miniworld(tmp_path):
     for config in get_profile("base").configs:
         assert f"- **{config}," in prose
     assert "for oracle_state the pixel arm" in prose
+    # the release that built it, from the repository (the package is not on PyPI)
+    assert f'pip install "gridwm-judge @ git+{REPOSITORY}@v{__version__}"\n' in prose
 
 
 def test_card_describes_only_the_configs_built(tmp_path):

@@ -239,6 +239,21 @@ def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
     assert any("rerun `gridwm-judge score`" in n for n in table(data).notes)
 
 
+def test_judge_pairs_bootstrap_as_many_resamples_as_the_report(qs, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from gridwm_judge.report import judge_pairs
+
+    asked = []
+    real = judge_pairs.compare_pairs
+    monkeypatch.setattr(judge_pairs, "compare_pairs",
+                        lambda graded, **kw: asked.append(kw) or real(graded, **kw))
+    data = collect(qs.run_dirs, work_dir=tmp_path / "w")
+    judge_pairs.table(replace(data, n_resamples=50))
+    judge_pairs.table(data)
+    assert asked == [{"n_resamples": 50}, {}]
+
+
 def test_differences_signed_and_bar_labels_clear(qs, monkeypatch):
     from figure_checks import check_report  # tests/report/
 

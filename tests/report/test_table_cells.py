@@ -62,3 +62,10 @@ def test_a_cell_with_a_unit_keeps_the_descriptive_mark():
     assert fmetric(with_unit(m, "items")) == "0.250, 12 items†"
     assert fmetric(with_unit({**m, "value": -0.25, "num": -3.0}, "groups", signed=True)) == \
         "-0.250, 12 groups†"
+
+
+def test_a_signed_cell_keeps_its_net_count_for_json_and_one_item_is_singular():
+    m = {"value": -1 / 3, "num": -1.0, "den": 1, "ci": None, "status": "descriptive"}
+    cell = with_unit(m, "groups", signed=True)
+    assert cell is not None and cell["num"] == -1.0  # JSON and CSV keep the metric object
+    assert fmetric(cell) == "-0.333, 1 group†"

@@ -9,6 +9,7 @@ import pytest
 
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import build_dataset
+from gridwm_judge.install import REPOSITORY
 from gridwm_judge.schema import DATASET_VERSION
 
 
@@ -46,7 +47,8 @@ def test_an_unversioned_run_scored_against_this_version_names_the_change(two_bui
     assert "answered a different item" in err
     assert f"asked from dataset version 0.1.0, the dataset given is version {DATASET_VERSION}" in (
         err)
-    assert "pip install 'gridwm-judge==0.1.0'" in err and "--profile smoke --seed 830000" in err
+    assert f'pip install "gridwm-judge @ git+{REPOSITORY}@v0.1.0"' in err
+    assert "--profile smoke --seed 830000" in err
     assert "--nocue-style occlude" in err
     assert not (tmp_path / "s").exists()
     # the same run against the dataset it was asked from scores

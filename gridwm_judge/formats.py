@@ -48,3 +48,9 @@ def p_is(p: float | None) -> str:
     """A p-value in a sentence: ``p = 0.032``, ``p < 0.001``."""
     text = fp(p)
     return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
+
+
+def fcount_of(n: float | int, unit: str) -> str:
+    """A count with its unit, singular for one: ``1 group``, ``52 groups``."""
+    count = str(int(n)) if float(n).is_integer() else f"{float(n):.1f}"
+    return f"{count} {unit[:-1] if float(n) == 1 and unit.endswith('s') else unit}"

@@ -3,8 +3,8 @@ p-values 3 or "<0.001"), in the report's tables and the scorer's evidence senten
 
 from __future__ import annotations
 
+from gridwm_judge.formats import DASH, fcount_of, fles, fnum, fp, fsigned, p_is
 from gridwm_judge.scoring import ActionEvidence, FamilyEvidence, diagnose
-from gridwm_judge.scoring.formats import DASH, fles, fnum, fp, fsigned, p_is
 
 
 def test_a_p_value_below_the_last_decimal_is_never_printed_as_zero():
@@ -26,3 +26,9 @@ def test_the_scorers_evidence_follows_the_same_rules():
     assert les == "LES_framing (C/split) = 1.23 (p < 0.001, fit ok)"
     (delta,) = modes["action_ignorant_heuristic"].evidence
     assert delta == "Delta_shuffle = 0.010 < 0.05 with Acc_A1 = 0.900, McNemar p < 0.001"
+
+
+def test_a_count_names_its_unit_singular_for_one():
+    assert [fcount_of(n, "groups") for n in (0, 1, 1.0, 2, 52)] == \
+        ["0 groups", "1 group", "1 group", "2 groups", "52 groups"]
+    assert fcount_of(1, "paired questions") == "1 paired question"
