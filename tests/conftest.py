@@ -58,3 +58,36 @@ def smoke_build(tmp_path_factory) -> SmokeBuild:
     before = PngCache.encodes
     report = build_dataset(tmp_path_factory.mktemp("build") / "gwj", "smoke", num_proc=1)
     return SmokeBuild(report.out, report, PngCache.encodes - before)
+
+
+class QuickstartRun(NamedTuple):
+    result: Any  # the run's QuickstartResult
+    printed: str  # what `gridwm-judge quickstart` printed on stdout
+    code: int  # the command's exit status
+
+
+@pytest.fixture(scope="session")
+def quickstart_run(tmp_path_factory) -> QuickstartRun:
+    """One real ``gridwm-judge quickstart --out <new folder>`` (the default profile, the nine
+    baseline judges, 2000 resamples) through the CLI, exactly as a user runs it: the README's
+    quoted figures, the CLI end-to-end test and the report tests all read it (the suite's
+    costliest pipeline, run once). ``run_quickstart`` is wrapped only to keep the result it
+    returns; its arguments and work are the command's own."""
+    import contextlib
+    import io
+
+    from gridwm_judge import cli, quickstart
+
+    out = tmp_path_factory.mktemp("quickstart") / "qs"
+    real, results = quickstart.run_quickstart, []
+
+    def recording(*args, **kwargs):
+        results.append(real(*args, **kwargs))
+        return results[-1]
+
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(printed):
+        mp.setattr(quickstart, "run_quickstart", recording)
+        code = cli.main(["quickstart", "--out", str(out)])
+    [result] = results
+    return QuickstartRun(result, printed.getvalue(), code)

@@ -1,23 +1,16 @@
-"""`gridwm-judge quickstart` end to end through the CLI, at a tiny size and two judges."""
+"""`gridwm-judge quickstart` end to end through the CLI: the session's one real quickstart
+(``quickstart_run`` in conftest.py: the default profile, the nine baseline judges)."""
 
 from __future__ import annotations
 
 import json
 
 from gridwm_judge import cli, quickstart
-from gridwm_judge.dataset import profiles
 
 
-def test_quickstart_cli_end_to_end(tmp_path, monkeypatch, capsys):
-    tiny = profiles.quickstart_profile(
-        3, 1, c_probe_sets=("baseline",), d_conditions=("clean-neutral",), n_controls=2,
-        n_hard_per_family=1,
-    )
-    monkeypatch.setitem(profiles.PROFILES, "quickstart", tiny)
-    monkeypatch.setattr(quickstart, "BASELINES", ("always-yes", "oracle"))
-    out = tmp_path / "qs"
-    assert cli.main(["quickstart", "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
+def test_quickstart_cli_end_to_end(quickstart_run, capsys):
+    assert quickstart_run.code == 0
+    printed, out = quickstart_run.printed, quickstart_run.result.out
     assert "Headline" in printed and "baseline:oracle" in printed
     assert "success-biased" in printed  # always-yes is flagged in the table itself
     assert str(out) in printed and "quickstart finished in" in printed

@@ -1,7 +1,7 @@
-"""The report over real baseline runs: one small dataset, five judges, scored once per module.
+"""The report over real baseline runs: the session's one real quickstart (``quickstart_run`` in
+conftest.py: build -> eval -> score -> report, the nine baseline judges), read here.
 
-The pipeline is the quickstart's (build -> eval -> score -> report) at a size where Task C and
-Task D both have >= 10 groups, so the oracle carries no low-activation caution.
+Task C and Task D both have >= 10 groups there, so the oracle carries no low-activation caution.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import pytest
 from PIL import Image
 
 from gridwm_judge import cli
-from gridwm_judge.dataset.profiles import quickstart_profile
-from gridwm_judge.quickstart import run_quickstart
 from gridwm_judge.records import SCORES_FILE as SCORES
 from gridwm_judge.report import Table, collect, summarize, write_report
 from gridwm_judge.report.sections import FIGURES as FIGURE_SECTIONS
@@ -30,16 +28,8 @@ FIGURES = ("fig3a_activation_idr.png", "fig3b_composite_split.png", "fig4_stabil
 
 
 @pytest.fixture(scope="module")
-def qs(tmp_path_factory):
-    out = tmp_path_factory.mktemp("qs") / "run"
-    profile = quickstart_profile(
-        10,
-        2,
-        c_probe_sets=("baseline",),
-        d_conditions=("clean-neutral", "clean-positive"),
-        n_controls=4,
-    )
-    return run_quickstart(out, profile=profile, n_resamples=500, log=lambda _m: None)
+def qs(quickstart_run):
+    return quickstart_run.result  # the session's one real quickstart (conftest.py)
 
 
 def _entry(data, judge):
