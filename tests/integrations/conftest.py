@@ -1,18 +1,19 @@
-"""A real smoke build (task_c and task_d: Full / NoCue / CF groups under every probe) and a
-scripted judge whose answers mix right, wrong, accepted-CF and unparseable ones, shared by the
-framework-bridge tests."""
+"""A real smoke build (every smoke config: task_c and task_d with Full / NoCue / CF groups under
+every probe, the controlled analyses too) and a scripted judge whose answers mix right, wrong,
+accepted-CF and unparseable ones, shared by the framework-bridge tests."""
 
 from __future__ import annotations
 
 import hashlib
 
 import pytest
-from bridge_helpers import built
 
 
 @pytest.fixture(scope="session")
-def smoke_build(tmp_path_factory):
-    return built(tmp_path_factory, "bridge", "--profile", "smoke", "--configs", "task_c,task_d")
+def smoke_build(smoke_build):
+    """The session's smoke build (tests/conftest.py: every smoke config, read-only), as its
+    folder: the bridges read task_c, task_d, oracle_state and prompt_ablation from it."""
+    return smoke_build.out
 
 
 def scripted_answer(uid: str, audit) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from bridge_helpers import built, lmms_yaml, mock_model, score_judge, write_predictions
+from bridge_helpers import lmms_yaml, mock_model, score_judge, write_predictions
 
 from gridwm_judge.cli import main
 from gridwm_judge.integrations.lmms_eval import utils
@@ -28,9 +28,8 @@ JUDGE = "inspect/mockllm/model"
 
 
 @pytest.fixture(scope="module")
-def controls_build(tmp_path_factory):
-    return built(tmp_path_factory, "controls", "--profile", "smoke",
-                 "--configs", "oracle_state,prompt_ablation")
+def controls_build(smoke_build):
+    return smoke_build  # the session's smoke build (conftest.py): it holds both controls
 
 
 def control_answer(uid: str, audit) -> str:
