@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -22,6 +23,13 @@ for _name, _sub in (("HF_HOME", "hf"), ("HF_DATASETS_CACHE", "hf/datasets"), ("T
     (SESSION_ROOT / _sub).mkdir(parents=True, exist_ok=True)
     os.environ[_name] = str(SESSION_ROOT / _sub)
 tempfile.tempdir = os.environ["TMPDIR"]
+
+# The Ctrl-C tests send SIGINT to commands run as subprocesses. A suite started in the
+# background by a non-interactive shell (`cmd &`) inherits SIGINT ignored, and an ignored
+# signal stays ignored across exec, so those commands would never see it: handle it here
+# (a handler is reset to the default on exec), as a suite started from a terminal does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_sessionfinish(session, exitstatus):
