@@ -50,7 +50,13 @@ def p_is(p: float | None) -> str:
     return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
 
 
+def fcount(x: float | int | None) -> str:
+    """A count: ``12``, a fractional sum ``8.5``."""
+    if x is None:
+        return DASH
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
 def fcount_of(n: float | int, unit: str) -> str:
     """A count with its unit, singular for one: ``1 group``, ``52 groups``."""
-    count = str(int(n)) if float(n).is_integer() else f"{float(n):.1f}"
-    return f"{count} {unit[:-1] if float(n) == 1 and unit.endswith('s') else unit}"
+    return f"{fcount(n)} {unit[:-1] if float(n) == 1 and unit.endswith('s') else unit}"

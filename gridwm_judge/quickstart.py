@@ -36,7 +36,7 @@ from gridwm_judge.runner.evaluate import EvalConfig, run_eval
 from gridwm_judge.scoring.score import load_rows, score
 from gridwm_judge.scoring.task_scores import Settings
 from gridwm_judge.task_table import TASK_NAMES
-from gridwm_judge.workers import stop_pool
+from gridwm_judge.workers import owned_pool
 
 BASELINES = ("always-yes", "always-no", "random", "pixel-heuristic", "oracle", *SHORTCUTS)
 PROFILE = "quickstart"
@@ -127,14 +127,10 @@ def _run(out: Path, *, judges, profile, n_resamples, dataset, log) -> Quickstart
         for cfg in slow_first:
             run_eval(cfg)
     else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        try:
+        # Ctrl-C (its workers ignore it) or a failed run stops them now
+        with owned_pool(ProcessPoolExecutor(max_workers=workers)) as pool:
             for fut in [pool.submit(run_eval, cfg) for cfg in slow_first]:
                 fut.result()
-        except BaseException:  # Ctrl-C (its workers ignore it) or a failed run: stop them now
-            stop_pool(pool)
-            raise
-        pool.shutdown()
     timings["eval_s"] = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Executor
+from typing import TypeVar
 
 PR_SET_PDEATHSIG = 1
 _WATCH_S = 0.5
@@ -119,6 +121,22 @@ def workers_die_with_parent(quiet_ctrl_c: bool = False) -> Iterator[None]:
     finally:
         _state["active"] -= 1
         _state["quiet"] -= bool(quiet_ctrl_c)
+
+
+E = TypeVar("E", bound=Executor)
+
+
+@contextlib.contextmanager
+def owned_pool(executor: E) -> Iterator[E]:
+    """Use ``executor`` (a ``ProcessPoolExecutor``) for a block: when the block ends it waits
+    for the workers to finish; on Ctrl-C or an error it stops them now (:func:`stop_pool`)
+    instead of waiting for their tasks."""
+    try:
+        yield executor
+    except BaseException:
+        stop_pool(executor)
+        raise
+    executor.shutdown()
 
 
 def stop_pool(executor) -> None:

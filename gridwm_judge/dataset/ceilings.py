@@ -27,7 +27,7 @@ from gridwm_judge.judges.baseline import BaselineJudge
 from gridwm_judge.judges.shortcuts import NAMES, tasks_for
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.task_table import task_spec
-from gridwm_judge.workers import init_worker, stop_pool
+from gridwm_judge.workers import init_worker, owned_pool
 
 CANONICAL = {
     "temporal": ("orig", ""),
@@ -107,14 +107,10 @@ def _answer_all(work: list[tuple[list[str], list[dict]]], num_proc: int) -> list
     size = max(1, sum(len(rows) for _, rows in work) // (4 * num_proc))
     chunks = [(w, names, rows[i:i + size]) for w, (names, rows) in enumerate(work)
               for i in range(0, len(rows), size)]
-    ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
-    try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
+    with owned_pool(ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)) as ex:
+        # submit, not map: map cancels its futures on Ctrl-C, which races the pool
         futures = [ex.submit(_answers, names, rows) for _, names, rows in chunks]
         done = [fut.result() for fut in futures]
-    except BaseException:
-        stop_pool(ex)
-        raise
-    ex.shutdown()
     out: list[list[list]] = [[[] for _ in names] for names, _ in work]
     for (w, _, _), answers in zip(chunks, done, strict=True):
         for whole, part in zip(out[w], answers, strict=True):

@@ -19,7 +19,7 @@ from typing import Any
 from gridwm_judge.dataset.profiles import TaskPlan
 from gridwm_judge.dataset.static_cue import static_cue_reasons
 from gridwm_judge.render.keyframes import keyframes
-from gridwm_judge.workers import init_worker, stop_pool
+from gridwm_judge.workers import init_worker, owned_pool
 from gridwm_judge.worlds.core.records import GenerationResult
 from gridwm_judge.worlds.minigrid import ENV_CARDS, generate_groups
 from gridwm_judge.worlds.miniworld.backend import renderer_info, worker_pool
@@ -102,27 +102,20 @@ class GroupPool:
         spawned = [t for t in todo if is_miniworld(t[0][0])]
         todo = [t for t in todo if not is_miniworld(t[0][0])]
         if num_proc > 1 and spawned:   # one key after another, each key's seeds in parallel
-            ex = worker_pool(num_proc)
-            try:
+            with owned_pool(worker_pool(num_proc)) as ex:
                 for k, n in spawned:
                     self.draws[k] = self._draw(k, n, num_proc, ex)
-            except BaseException:
-                stop_pool(ex)
-                raise
-            ex.shutdown()
         else:
             for k, n in spawned:
                 self.draws[k] = self._draw(k, n)
         if num_proc > 1 and len(todo) > 1:
-            ex = ProcessPoolExecutor(max_workers=num_proc, initializer=init_worker)
-            try:  # submit, not map: map cancels its futures on Ctrl-C, which races the pool
+            # Ctrl-C or a failed draw: do not wait for the others
+            with owned_pool(ProcessPoolExecutor(max_workers=num_proc,
+                                                initializer=init_worker)) as ex:
+                # submit, not map: map cancels its futures on Ctrl-C, which races the pool
                 futures = [ex.submit(_generate, *k[:2], n, self.seed, k[2],
                                      self.configs.get(k, "")) for k, n in todo]
                 draws = [fut.result() for fut in futures]
-            except BaseException:  # Ctrl-C or a failed draw: do not wait for the others
-                stop_pool(ex)
-                raise
-            ex.shutdown()
         else:
             draws = [self._draw(k, n) for k, n in todo]
         for (k, _), d in zip(todo, draws, strict=True):

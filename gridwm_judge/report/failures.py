@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from gridwm_judge.formats import fcount, fnum
 from gridwm_judge.report.inputs import JudgeEntry
-from gridwm_judge.report.table import fcount, fnum
 from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring import scopes
 from gridwm_judge.scoring.scopes import CausalScope

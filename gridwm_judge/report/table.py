@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gridwm_judge.formats import CI_DIGITS, DASH, fcount_of, fnum, fsigned
+from gridwm_judge.formats import CI_DIGITS, DASH, fcount, fcount_of, fnum, fsigned
 from gridwm_judge.results import MIN_GROUPS
 
 DESCRIPTIVE = "†"
@@ -36,12 +36,6 @@ def is_metric(cell: Any) -> bool:
 
 def is_descriptive(cell: Any) -> bool:
     return is_metric(cell) and cell.get("status") == "descriptive"
-
-
-def fcount(x: float | int | None) -> str:
-    if x is None:
-        return DASH
-    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
 
 
 def fci(ci) -> str:

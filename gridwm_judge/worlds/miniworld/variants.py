@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from gridwm_judge.workers import stop_pool
+from gridwm_judge.workers import owned_pool
 from gridwm_judge.worlds.core.draw import (
     SeedOutcome,
     check_draw,
@@ -120,14 +120,8 @@ def pooled_draw(family: str, n: int, seed: int, try_one, num_proc: int = 1, exec
     card = get_card(family)
     check_draw(n, seed)
     if executor is None and num_proc > 1:
-        pool = worker_pool(num_proc)
-        try:
-            result = pooled_draw(family, n, seed, try_one, num_proc, pool)
-        except BaseException:  # Ctrl-C or an error: kill the workers, do not wait for them
-            stop_pool(pool)
-            raise
-        pool.shutdown()
-        return result
+        with owned_pool(worker_pool(num_proc)) as pool:
+            return pooled_draw(family, n, seed, try_one, num_proc, pool)
     return draw_groups(family, card.env_id, n, seed,
                        functools.partial(seed_outcomes, try_one, executor=executor),
                        min_batch=0 if executor is None else num_proc)
