@@ -55,7 +55,7 @@ def encode_floor(folder: Path, configs: tuple[str, ...]) -> dict[str, float]:
     import pyarrow.parquet as pq
     from PIL import Image
 
-    from gridwm_judge.dataset.builder import PngCache
+    from gridwm_judge.dataset.png_store import PngCache
 
     encoder = PngCache()
     seen: set[bytes] = set()

@@ -60,8 +60,8 @@ class SmokeBuild(NamedTuple):
 def smoke_build(tmp_path_factory) -> SmokeBuild:
     """The ``smoke`` build (every config, one process, so every encode is counted here), read
     by the round-trip and encode-once modules."""
-    from gridwm_judge.dataset.builder import PngCache
     from gridwm_judge.dataset.export import build_dataset
+    from gridwm_judge.dataset.png_store import PngCache
 
     before = PngCache.encodes
     report = build_dataset(tmp_path_factory.mktemp("build") / "gwj", "smoke", num_proc=1)

@@ -14,18 +14,16 @@ Usage (the ``gridwm-judge build`` command wraps this and writes the Hub layout):
 
 from __future__ import annotations
 
-import hashlib
-import io
-import os
+import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import datasets
 
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
+from gridwm_judge.dataset.png_store import PngCache
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import DATASET_VERSION, dataset_row, row_dict
@@ -37,12 +35,6 @@ try:  # datasets >= 5 identifies examples by (shard, index)
     from datasets.builder import Key
 except ImportError:  # pragma: no cover - older datasets take string keys
     Key = None
-
-PNG_COMPRESS_LEVEL = 6
-PNG_COMPRESS_TYPE = 3
-"""zlib Z_RLE: MiniGrid frames are flat colour runs, so run-length matching compresses them
-as well as the default strategy at a third of the time, and noisy frames (incompressible)
-cost little more than Huffman-only."""
 
 ONE_PROCESS_WORLDS = frozenset({"miniworld"})
 """Worlds whose configs' rows are built in the main process whatever ``num_proc`` says."""
@@ -70,60 +62,19 @@ class GridWMJudgeConfig(datasets.BuilderConfig):
     nocue_style: str = DEFAULT_NOCUE_STYLE
 
 
-class PngCache:
-    """PNG bytes per image: per distinct image object (held alive so ids stay unique), then
-    per pixel content, shared through ``store`` (a folder) by every shard, config and worker
-    process of one build, so an image several rows or configs show (probes that reuse frames,
-    Oracle-State's arms, the prompt ablation's styles, a hard CF group's Full) is encoded once.
-    PNG encoding is deterministic: a stored encoding is byte for byte a fresh one."""
+class Part(NamedTuple):
+    """The ``index``-th of ``count`` slices of a task that samples across all its ``groups``
+    (plans with ``shard_by`` "part", A and E): every part makes the same selection and renders
+    its own slice of the rows, so the task's rendering is shared by ``num_proc`` workers."""
 
-    encodes = 0
-    """Encodes done in this process (all caches): the benchmark's and tests' counter."""
-
-    def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL,
-                 compress_type: int = PNG_COMPRESS_TYPE, store: str | Path | None = None) -> None:
-        self.compress_level = compress_level
-        self.compress_type = compress_type
-        self.store = Path(store) if store is not None else None
-        self._cache: dict[int, tuple[Any, dict]] = {}
-
-    def __call__(self, image: Any) -> dict:
-        hit = self._cache.get(id(image))
-        if hit is not None:
-            return hit[1]
-        encoded = {"bytes": self._stored(image), "path": None}
-        self._cache[id(image)] = (image, encoded)
-        return encoded
-
-    def _stored(self, image: Any) -> bytes:
-        if self.store is None:
-            return self.encode(image)
-        digest = hashlib.sha256(f"{image.mode}|{image.size}|".encode() + image.tobytes())
-        path = self.store / f"{digest.hexdigest()}.png"
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            data = self.encode(image)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)  # atomic: a concurrent worker reads a whole file or none
-            return data
-
-    def encode(self, image: Any) -> bytes:
-        """PNG bytes of one image (no cache)."""
-        type(self).encodes += 1
-        buf = io.BytesIO()
-        img = image if image.mode in ("RGB", "L", "RGBA") else image.convert("RGB")
-        img.save(buf, format="PNG", compress_level=self.compress_level,
-                 compress_type=self.compress_type)
-        return buf.getvalue()
-
-    def __len__(self) -> int:
-        return len(self._cache)
+    groups: tuple[Any, ...]
+    index: int
+    count: int
 
 
-def shards_for(plan: Any, groups: list[Any]) -> list[tuple[Any, ...]]:
-    """Split ``groups`` into the independent units of ``plan.shard_by``.
+def shards_for(plan: Any, groups: list[Any]) -> list[Any]:
+    """Split ``groups`` into the independent units of ``plan.shard_by``: tuples of groups, or
+    for "part" plans one :class:`Part` that ``_prepare_split`` cuts into one per worker.
 
     Group shards are interleaved across envs (one of each env in turn) so that the contiguous
     runs of shards ``datasets`` hands to each worker cost about the same; the order is fixed,
@@ -141,6 +92,8 @@ def shards_for(plan: Any, groups: list[Any]) -> list[tuple[Any, ...]]:
         for g in groups:
             batches.setdefault((g.family, g.env_id), []).append(g)
         return [tuple(b) for b in batches.values()]
+    if plan.shard_by == "part":
+        return [Part(tuple(groups), 0, 1)]
     return [tuple(groups)]
 
 
@@ -216,7 +169,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                 gen_kwargs={
                     "shards": shards_for(plan, groups),
                     "config": plan.config,
-                    "n_items": plan.n_items if plan.shard_by == "task" else None,
+                    "n_items": plan.n_items if plan.shard_by in ("task", "part") else None,
                     "options": {**dict(plan.options),
                                 **({"nocue_style": self.config.nocue_style}
                                    if self.config.name in NOCUE_CONFIGS else {}),
@@ -232,14 +185,28 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         # never in worker processes (a forked worker would inherit the context unusable).
         if world_of(self.config.name) in ONE_PROCESS_WORLDS:
             kwargs["num_proc"] = None
+        shards = split_generator.gen_kwargs["shards"]
+        workers = kwargs.get("num_proc") or 1
+        if len(shards) == 1 and isinstance(shards[0], Part) and workers > 1:
+            shards = [shards[0]._replace(index=k, count=workers) for k in range(workers)]
+        # datasets pickles each worker's arguments with dill, whose pure-Python pickler takes
+        # 0.2-0.35 s for a config's groups (Python's own: 0.01 s), and the workers wait for it
+        split_generator.gen_kwargs["shards"] = [
+            s if isinstance(s, bytes) else pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)
+            for s in shards]
         return super()._prepare_split(split_generator, *args, **kwargs)
 
     # datasets calls it with the split's gen_kwargs by name; its base takes **kwargs
     def _generate_examples(  # pyright: ignore[reportIncompatibleMethodOverride]
             self, shards: list, config: str, n_items: int | None, options: dict, seed: int,
             png_store: str | None = None) -> Iterator[tuple[Any, dict]]:
-        for shard_id, groups in enumerate(shards):
-            rows = build_rows(config, list(groups), n_items=n_items, seed=seed, **options)
+        for shard_id, packed in enumerate(shards):
+            shard = pickle.loads(packed) if isinstance(packed, bytes) else packed
+            if isinstance(shard, Part):
+                rows = build_rows(config, list(shard.groups), n_items=n_items, seed=seed,
+                                  part=(shard.index, shard.count), **options)
+            else:
+                rows = build_rows(config, list(shard), n_items=n_items, seed=seed, **options)
             cache = PngCache(store=png_store)
             for i, row in enumerate(encode_rows(rows, cache, where=config)):
                 yield (Key(shard_id, i) if Key is not None else row["uid"]), row

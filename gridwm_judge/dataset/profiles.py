@@ -26,7 +26,7 @@ from gridwm_judge.worlds.core.draw import CF_KINDS
 from gridwm_judge.worlds.minigrid.cards import family_of
 from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_WORLD_FAMILIES
 
-SHARD_BY = ("group", "env", "task")
+SHARD_BY = ("group", "env", "part", "task")
 CORE: tuple[str, ...] = ("doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom")
 """The paper's six core MiniGrid families (Tasks A, B, D and the controlled analyses), named
 here so that a new card joins a profile only where a line of it names the family."""
@@ -39,8 +39,10 @@ class TaskPlan:
     """What one config needs: groups per family, the task options and the row count to expect.
 
     ``shard_by`` says how the builder may split the work without changing the rows: per group
-    (C), per env batch (D: a reference and its queries) or not at all (A, B, E sample across
-    all their groups). ``extra_per_env`` adds groups per env batch (D: the reference).
+    (C), per env batch (D: a reference and its queries), in parts (A, E: each worker makes the
+    selection across all the groups and renders its slice of the rows, ``tasks.rows.part_of``)
+    or not at all (B, MiniWorld's A). ``extra_per_env`` adds groups per env batch (D: the
+    reference).
     ``envs``, when given, names the envs exactly as ``((family, env_id, n_groups), ...)``
     (``families`` then lists the families with their totals) instead of each family's default
     env or a spread over all of its envs. ``cf_kind`` "hard" draws groups with hard CFs that
@@ -185,7 +187,7 @@ def _c_hard(families: tuple[tuple[str, int], ...], config: str = "task_c_hard") 
 
 
 _B = TaskPlan("task_b", _each(CORE, 12), 144, n_items=144)
-_E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325)
+_E = TaskPlan("task_e", _each(TASK_E_FAMILIES, 24), 325, n_items=325, shard_by="part")
 
 PROFILES: dict[str, Profile] = {
     "base": Profile(
@@ -196,7 +198,7 @@ PROFILES: dict[str, Profile] = {
         "over 98 query groups: prompt_ablation 588 = Full/CF x 3 prompt styles, oracle_state "
         "882 = 3 variants x 3 evidence arms",
         (
-            TaskPlan("task_a", _each(CORE, 3), 309, n_items=103),
+            TaskPlan("task_a", _each(CORE, 3), 309, n_items=103, shard_by="part"),
             _B,
             TaskPlan("task_c", _each(TASK_C_FAMILIES, 6), 972, shard_by="group", options=_C_FULL),
             TaskPlan("task_d", _each(CORE, 2), 144, extra_per_env=1, shard_by="env"),
@@ -212,7 +214,8 @@ PROFILES: dict[str, Profile] = {
         "neutral presentation = 1,326 per representation, D 1,296 = 432 query groups x 3 "
         "variants at clean-neutral, B and E as in base, groups spread over every registered env",
         (
-            TaskPlan("task_a", _spread(CORE, 76), 3090, n_items=1030, spread_envs=True),
+            TaskPlan("task_a", _spread(CORE, 76), 3090, n_items=1030, spread_envs=True,
+                     shard_by="part"),
             _B,
             TaskPlan("task_c", _spread(TASK_C_FAMILIES, 442), 2652, spread_envs=True,
                      shard_by="group", options=(("probe_sets", ("baseline",)),)),
@@ -225,14 +228,14 @@ PROFILES: dict[str, Profile] = {
         "smoke",
         "a few items per task, for tests and demos",
         (
-            TaskPlan("task_a", _each(("doorkey", "lavagap"), 2), 12, n_items=4),
+            TaskPlan("task_a", _each(("doorkey", "lavagap"), 2), 12, n_items=4, shard_by="part"),
             TaskPlan("task_b", _each(("doorkey", "redbluedoor"), 1), 4, n_items=4),
             TaskPlan("task_c", (("redbluedoor", 2),), 48, shard_by="group",
                      options=(("probe_sets", ("baseline", "framing")),
                               ("representations", ("composite", "split")))),
             TaskPlan("task_d", _each(("lavagap", "redbluedoor"), 1), 24, extra_per_env=1,
                      shard_by="env"),
-            TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4),
+            TaskPlan("task_e", (("unlockpickup", 2),), 4, n_items=4, shard_by="part"),
             _c_hard(_each(task_c_hard.FAMILIES, 1)),
             _prompt_ablation(CONTROL_GROUPS_SMOKE),
             _oracle_state(CONTROL_GROUPS_SMOKE),
@@ -278,7 +281,8 @@ def quickstart_profile(
         f"task_c_hard {n_hard_per_family} groups per family",
         (
             TaskPlan(
-                "task_a", tuple((f, per_env_a) for f in CORE), 3 * n_controls, n_items=n_controls
+                "task_a", tuple((f, per_env_a) for f in CORE), 3 * n_controls, n_items=n_controls,
+                shard_by="part",
             ),
             TaskPlan("task_b", tuple((f, per_env_a) for f in CORE), n_controls, n_items=n_controls),
             TaskPlan("task_c", c_fams, c_rows, shard_by="group", options=c_opts),
@@ -291,7 +295,8 @@ def quickstart_profile(
                 options=d_opts,
             ),
             TaskPlan(
-                "task_e", tuple((f, 3) for f in TASK_E_FAMILIES), n_controls, n_items=n_controls
+                "task_e", tuple((f, 3) for f in TASK_E_FAMILIES), n_controls, n_items=n_controls,
+                shard_by="part",
             ),
             *((_c_hard(_each(task_c_hard.FAMILIES, n_hard_per_family)),)
               if n_hard_per_family else ()),
@@ -333,11 +338,13 @@ PROFILES["standard"] = Profile(
     f"{STANDARD_ITEMS} items (95% CI half-width <= 0.05); D 36 query groups x 3 variants x 4 "
     "conditions (432 rows); B and the controls as in base",
     (
-        TaskPlan("task_a", _each(CORE, 12), 3 * STANDARD_ITEMS, n_items=STANDARD_ITEMS),
+        TaskPlan("task_a", _each(CORE, 12), 3 * STANDARD_ITEMS, n_items=STANDARD_ITEMS,
+                 shard_by="part"),
         _B,
         _c_probed("task_c", _each(TASK_C_FAMILIES, STANDARD_GROUPS), _STANDARD_PROBED),
         TaskPlan("task_d", _each(CORE, 6), 432, extra_per_env=1, shard_by="env"),
-        TaskPlan("task_e", _each(TASK_E_FAMILIES, 30), STANDARD_ITEMS, n_items=STANDARD_ITEMS),
+        TaskPlan("task_e", _each(TASK_E_FAMILIES, 30), STANDARD_ITEMS, n_items=STANDARD_ITEMS,
+                 shard_by="part"),
         _c_hard(_each(task_c_hard.FAMILIES, STANDARD_GROUPS)),
         _prompt_ablation(CONTROL_GROUPS),
         _oracle_state(CONTROL_GROUPS),

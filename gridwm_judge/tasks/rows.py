@@ -8,13 +8,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.render import MINIGRID, mark_spec, variant_marks
 from gridwm_judge.schema import COLUMNS
 from gridwm_judge.world import Group, rollout_of
 from gridwm_judge.worlds.core.draw import HARD_SUFFIX
+
+T = TypeVar("T")
+
+
+def part_of(items: Sequence[T], part: tuple[int, int]) -> Sequence[T]:
+    """The ``k``-th of ``n`` contiguous, near-equal slices of ``items`` (``part`` = (k, n)).
+
+    A task that samples its questions across all its groups (A, E) makes the same selection in
+    every part and renders only its own slice, so several workers share the rendering and the
+    parts, in order, are the whole task's rows."""
+    k, n = part
+    if not (isinstance(k, int) and isinstance(n, int) and 0 <= k < n):
+        raise ValueError(f"part must be (k, n) with 0 <= k < n, got {part!r}")
+    return items[len(items) * k // n: len(items) * (k + 1) // n]
 
 
 def base_row(group: Group) -> dict[str, Any]:

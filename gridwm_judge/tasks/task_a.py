@@ -37,7 +37,7 @@ from gridwm_judge.prompts import TASK_A, TASK_A_MASKED_ACTION
 from gridwm_judge.render import MINIGRID, choice_panel, rng_from_key
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.seeds import SAMPLING_SEED
-from gridwm_judge.tasks.rows import base_row
+from gridwm_judge.tasks.rows import base_row, part_of
 from gridwm_judge.world import Group, World, checked_groups
 
 LETTERS = ("A", "B", "C", "D")
@@ -190,10 +190,12 @@ def build_rows(
     seed: int = SAMPLING_SEED,
     action_conditions: Sequence[str] = ACTION_CONDITIONS,
     world: World = MINIGRID,
+    part: tuple[int, int] = (0, 1),
 ) -> list[dict]:
     """3 rows (one per action condition) for each of ``n_items`` questions (all when None).
 
-    Frames and the action vocabulary come from ``world`` (default MiniGrid).
+    Frames and the action vocabulary come from ``world`` (default MiniGrid). ``part`` (k, n):
+    only the rows of the k-th of n contiguous slices of the questions (:func:`part_of`).
     """
     check_action_conditions(action_conditions)
     groups = checked_groups(groups, world, "Task A")
@@ -203,7 +205,7 @@ def build_rows(
     rows: list[dict] = []
     # Questions are built group by group (so each group's frames are rendered once); the
     # gold letter stays tied to the question's place in the selection order.
-    for (gi, t), slot in sorted(zip(chosen, gold_slots.tolist(), strict=True)):
+    for (gi, t), slot in part_of(sorted(zip(chosen, gold_slots.tolist(), strict=True)), part):
         g = groups[gi]
         key = f"{seed}|A|{g.group_id}|{t}"
         negs = _negatives(gi, t, groups, fr, rng_from_key(key, "negatives"))

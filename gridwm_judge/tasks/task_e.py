@@ -29,7 +29,7 @@ from gridwm_judge.prompts import TASK_E
 from gridwm_judge.render import MINIGRID, composite, keyframes, panel_size, rng_from_key, scaled
 from gridwm_judge.schema import E_QUESTIONS, E_STATUSES
 from gridwm_judge.seeds import SAMPLING_SEED
-from gridwm_judge.tasks.rows import checkpoint_row
+from gridwm_judge.tasks.rows import checkpoint_row, part_of
 from gridwm_judge.world import Group, World, checked_groups
 from gridwm_judge.worlds.minigrid.holding import first_pickup, identity_label, status_at
 
@@ -107,10 +107,13 @@ def build_rows(
     n_identity: int | None = None,
     max_frames: int = 8,
     world: World = MINIGRID,
+    part: tuple[int, int] = (0, 1),
 ) -> list[dict]:
     """``n_items`` rows (identity + status); default: every eligible checkpoint, both questions.
 
     Frames come from ``world`` (default MiniGrid); the gold from the groups' pickup / drop events.
+    ``part`` (k, n): only the rows of the k-th of n contiguous slices of the questions
+    (:func:`part_of`).
     """
     groups = checked_groups(groups, world, "Task E")
     if n_items is None:
@@ -124,7 +127,8 @@ def build_rows(
     rows: list[dict] = []
     boards: dict[tuple[int, int], tuple[Any, tuple[int, ...]]] = {}
     panels: dict[tuple, Any] = {}  # (group, state, size) -> scaled frame, shared by boards
-    for gi, t, question in sorted(chosen, key=lambda c: (c[0], c[1], E_QUESTIONS.index(c[2]))):
+    ordered = sorted(chosen, key=lambda c: (c[0], c[1], E_QUESTIONS.index(c[2])))
+    for gi, t, question in part_of(ordered, part):
         g = groups[gi]
         if (gi, t) not in boards:
             idx = keyframes(g, max_frames, end=t)

@@ -10,7 +10,7 @@ import io
 import pyarrow.parquet as pq
 from PIL import Image
 
-from gridwm_judge.dataset.builder import PngCache
+from gridwm_judge.dataset.png_store import PngCache
 
 
 def test_a_smoke_build_encodes_each_distinct_image_once(smoke_build):

@@ -11,7 +11,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from gridwm_judge.dataset.builder import PngCache
+from gridwm_judge.dataset.png_store import PngCache
 from gridwm_judge.dataset.profiles import CONTROL_GROUPS, CONTROL_GROUPS_SMOKE, get_profile
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.prompts import PA_ANSWER, TASK_D_ANSWER, prompt_ablation_prompt, task_d_prompt

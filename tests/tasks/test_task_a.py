@@ -181,3 +181,17 @@ def test_short_trajectory_falls_back_to_other_groups(groups):
         assert all(f.shape == current.shape for f in shown)
         assert sum(np.array_equal(f, current) for f in shown) == 0
         assert len({f.tobytes() for f in shown}) == 4
+
+
+def test_parts_in_order_are_the_whole(groups, rows):
+    """Workers render a task in parts (``part=(k, n)``); the parts, in order, are the rows."""
+    parts = [build_rows(groups, n_items=16, seed=42, part=(k, 3)) for k in range(3)]
+    assert all(parts) and [len(p) % 3 for p in parts] == [0, 0, 0]   # whole questions
+    joined = [r for p in parts for r in p]
+    assert [r["uid"] for r in joined] == [r["uid"] for r in rows]
+    for a, b in zip(joined, rows, strict=True):
+        assert _png_hash(a["images"][0]) == _png_hash(b["images"][0])
+        assert {k: v for k, v in a.items() if k != "images"} == {
+            k: v for k, v in b.items() if k != "images"}
+    with pytest.raises(ValueError, match=r"part must be \(k, n\) with 0 <= k < n, got \(3, 3\)"):
+        build_rows(groups, n_items=16, seed=42, part=(3, 3))

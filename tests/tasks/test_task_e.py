@@ -89,3 +89,13 @@ def test_deterministic_and_errors(groups, rows):
         build_rows(groups, n_items=4 * total, seed=42)
     with pytest.raises(ValueError, match="n_identity"):
         build_rows(groups, n_items=4, n_identity=5, seed=42)
+
+
+def test_parts_in_order_are_the_whole(groups, rows):
+    """Workers render a task in parts (``part=(k, n)``); the parts, in order, are the rows."""
+    joined = [r for k in range(4) for r in build_rows(groups, n_items=24, seed=42, part=(k, 4))]
+    assert [r["uid"] for r in joined] == [r["uid"] for r in rows]
+    for a, b in zip(joined, rows, strict=True):
+        assert _png_hash(a["images"][0]) == _png_hash(b["images"][0])
+        assert {k: v for k, v in a.items() if k != "images"} == {
+            k: v for k, v in b.items() if k != "images"}
