@@ -2,8 +2,10 @@
 
 It generates (or reuses) the profile's trajectory groups in the main process and hands them to
 ``_generate_examples`` in shards that the task modules can build independently (per group for
-Task C, per env batch for Task D, whole task for A/B/E), so ``num_proc`` changes neither the
-rows nor their order. Images are PNG-encoded once per distinct image object and passed to the
+Task C, per env batch for Task D, per worker's part for A and E, whole task for B), so
+``num_proc`` changes neither the rows nor their order. ``gridwm-judge build`` builds the shards
+of every config in one pool of workers (:class:`RowPool`) and writes them here, in the main
+process. Images are PNG-encoded once per distinct image (:class:`PngCache`) and passed to the
 ``Image`` feature as ``{"bytes": ..., "path": None}``.
 
 Usage (the ``gridwm-judge build`` command wraps this and writes the Hub layout)::
@@ -25,6 +27,7 @@ from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.png_store import PngCache
 from gridwm_judge.dataset.profiles import Profile, get_profile
+from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import DATASET_VERSION, dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
@@ -120,6 +123,51 @@ def encode_rows(rows: list[dict], cache: PngCache, *, where: str) -> Iterator[di
         yield out
 
 
+def split_kwargs(plan: Any, groups: list[Any], *, nocue_style: str, sampling_seed: int,
+                 png_store: str | None) -> dict[str, Any]:
+    """The test split's ``gen_kwargs`` for ``plan``'s groups: its shards
+    (:func:`shards_for`) and what each shard's rows are built with."""
+    return {
+        "shards": shards_for(plan, groups),
+        "config": plan.config,
+        "n_items": plan.n_items if plan.shard_by in ("task", "part") else None,
+        "options": {**dict(plan.options),
+                    **({"nocue_style": nocue_style} if plan.config in NOCUE_CONFIGS else {}),
+                    **probed_option(plan, groups)},
+        "seed": int(sampling_seed),
+        "png_store": png_store,
+    }
+
+
+def for_workers(shards: list[Any], workers: int) -> list[bytes]:
+    """``shards`` as ``workers`` processes take them: a :class:`Part` cut into one per worker,
+    each shard pickled. (datasets pickles its workers' arguments with dill, whose pure-Python
+    pickler takes 0.2-0.35 s for a config's groups, Python's own 0.01 s, and the workers wait
+    for it.)"""
+    if len(shards) == 1 and isinstance(shards[0], Part) and workers > 1:
+        shards = [shards[0]._replace(index=k, count=workers) for k in range(workers)]
+    return [s if isinstance(s, bytes) else pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)
+            for s in shards]
+
+
+def shard_rows(packed: Any, config: str, n_items: int | None, options: dict, seed: int,
+               png_store: str | None = None) -> Iterator[dict]:
+    """One shard's rows (``packed``: a shard or its pickle), checked against the schema, with
+    their images as PNG bytes."""
+    shard = pickle.loads(packed) if isinstance(packed, bytes) else packed
+    if isinstance(shard, Part):
+        rows = build_rows(config, list(shard.groups), n_items=n_items, seed=seed,
+                          part=(shard.index, shard.count), **options)
+    else:
+        rows = build_rows(config, list(shard), n_items=n_items, seed=seed, **options)
+    return encode_rows(rows, PngCache(store=png_store), where=config)
+
+
+def built_shard(packed: Any, **kwargs: Any) -> list[dict]:
+    """:func:`shard_rows` as a list: what a :class:`RowPool` worker sends back."""
+    return list(shard_rows(packed, **kwargs))
+
+
 class GridWMJudge(datasets.GeneratorBasedBuilder):
     """GridWM-Judge benchmark: five task configs with one shared row layout."""
 
@@ -136,17 +184,20 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
 
     def __init__(self, *args: Any, profile_spec: Profile | None = None,
                  pool: GroupPool | None = None, png_store: str | None = None,
-                 **kwargs: Any) -> None:
+                 row_pool: RowPool | None = None, **kwargs: Any) -> None:
         """``profile_spec`` (a :class:`Profile` object, e.g. a custom-sized one) and ``pool``
         (groups already generated for the build) are passed as objects; without them the
         profile is looked up by the config's ``profile`` name and groups are generated.
         ``png_store``: a folder the build's configs share encoded images through
-        (:class:`PngCache`); without it each shard encodes its own."""
+        (:class:`PngCache`); without it each shard encodes its own. ``row_pool``: the build's
+        worker processes, which build this config's shards (:class:`RowPool`); without it they
+        are built here or in datasets' ``num_proc`` workers."""
         kwargs.setdefault("dataset_name", "gridwm_judge")  # not the module's name, "builder"
         super().__init__(*args, **kwargs)
         self._profile = profile_spec
         self._pool = pool
         self._png_store = png_store
+        self._row_pool = row_pool
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
@@ -163,50 +214,27 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         pool = self._pool or GroupPool(int(self.config.seed))
         groups = pool.groups(plan)
         self._pool = None  # the shards carry the groups; workers need not pickle the pool
-        return [
-            datasets.SplitGenerator(
-                name=str(datasets.Split.TEST),
-                gen_kwargs={
-                    "shards": shards_for(plan, groups),
-                    "config": plan.config,
-                    "n_items": plan.n_items if plan.shard_by in ("task", "part") else None,
-                    "options": {**dict(plan.options),
-                                **({"nocue_style": self.config.nocue_style}
-                                   if self.config.name in NOCUE_CONFIGS else {}),
-                                **probed_option(plan, groups)},
-                    "seed": int(self.config.sampling_seed),
-                    "png_store": self._png_store,
-                },
-            )
-        ]
+        return [datasets.SplitGenerator(
+            name=str(datasets.Split.TEST),
+            gen_kwargs=split_kwargs(plan, groups, nocue_style=self.config.nocue_style,
+                                    sampling_seed=int(self.config.sampling_seed),
+                                    png_store=self._png_store))]
 
     def _prepare_split(self, split_generator: Any, *args: Any, **kwargs: Any) -> Any:
         # MiniWorld renders through one OpenGL context per process: its rows are built here,
         # never in worker processes (a forked worker would inherit the context unusable).
         if world_of(self.config.name) in ONE_PROCESS_WORLDS:
             kwargs["num_proc"] = None
-        shards = split_generator.gen_kwargs["shards"]
-        workers = kwargs.get("num_proc") or 1
-        if len(shards) == 1 and isinstance(shards[0], Part) and workers > 1:
-            shards = [shards[0]._replace(index=k, count=workers) for k in range(workers)]
-        # datasets pickles each worker's arguments with dill, whose pure-Python pickler takes
-        # 0.2-0.35 s for a config's groups (Python's own: 0.01 s), and the workers wait for it
-        split_generator.gen_kwargs["shards"] = [
-            s if isinstance(s, bytes) else pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)
-            for s in shards]
+        split_generator.gen_kwargs["shards"] = for_workers(split_generator.gen_kwargs["shards"],
+                                                           kwargs.get("num_proc") or 1)
         return super()._prepare_split(split_generator, *args, **kwargs)
 
     # datasets calls it with the split's gen_kwargs by name; its base takes **kwargs
     def _generate_examples(  # pyright: ignore[reportIncompatibleMethodOverride]
             self, shards: list, config: str, n_items: int | None, options: dict, seed: int,
             png_store: str | None = None) -> Iterator[tuple[Any, dict]]:
-        for shard_id, packed in enumerate(shards):
-            shard = pickle.loads(packed) if isinstance(packed, bytes) else packed
-            if isinstance(shard, Part):
-                rows = build_rows(config, list(shard.groups), n_items=n_items, seed=seed,
-                                  part=(shard.index, shard.count), **options)
-            else:
-                rows = build_rows(config, list(shard), n_items=n_items, seed=seed, **options)
-            cache = PngCache(store=png_store)
-            for i, row in enumerate(encode_rows(rows, cache, where=config)):
+        built = (self._row_pool.shards(config) if self._row_pool is not None else
+                 (shard_rows(s, config, n_items, options, seed, png_store) for s in shards))
+        for shard_id, rows in enumerate(built):
+            for i, row in enumerate(rows):
                 yield (Key(shard_id, i) if Key is not None else row["uid"]), row

@@ -23,7 +23,8 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,18 +35,24 @@ from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
+from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.locks import try_lock
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.schema import DATASET_VERSION, DEFAULT_NOCUE_STYLE, NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.workers import workers_die_with_parent
+from gridwm_judge.task_table import world_of
+from gridwm_judge.workers import init_worker, owned_pool, workers_die_with_parent
 
 STAGE_LOCK = ".building.lock"
 
 
 @dataclass(frozen=True)
 class BuildReport:
-    """What a build wrote and how long each config took."""
+    """What a build wrote and how long each config took.
+
+    ``seconds``: per config, from the previous config's rows written to its own (the worker
+    processes build the next configs' shards ahead, so a config's figure can be less than its
+    own work; the build's figures are the totals)."""
 
     out: Path
     profile: str
@@ -92,6 +99,27 @@ def _move_parquet(prepared: Path, dest: Path) -> int:
     return size
 
 
+SHARDS_AHEAD = 8
+"""Shards a :class:`RowPool` keeps submitted per worker: enough that the workers never wait
+while the main process writes a config's last rows or a config's large parts (A, E) finish,
+few enough that the rows waiting to be written stay small (a base shard is 1-40 MB)."""
+
+
+def _shard_jobs(prof: Profile, configs: list[str], pool: GroupPool, workers: int, *,
+                nocue_style: str, sampling_seed: int, png_store: str
+                ) -> Iterator[tuple[str, bytes, dict[str, Any]]]:
+    """``(config, shard, kwargs)`` for a :class:`RowPool`: each config's shards as ``workers``
+    processes take them, built as the builder's own ``_split_generators`` makes them."""
+    from gridwm_judge.dataset.builder import for_workers, split_kwargs
+
+    for config in configs:
+        plan = prof.plan(config)
+        kwargs = split_kwargs(plan, pool.groups(plan), nocue_style=nocue_style,
+                              sampling_seed=sampling_seed, png_store=png_store)
+        for shard in for_workers(kwargs.pop("shards"), workers):
+            yield config, shard, kwargs
+
+
 def build_dataset(
     out: str | Path,
     profile: Profile | str = "base",
@@ -124,7 +152,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
            progress, nocue_style) -> BuildReport:
     import datasets
 
-    from gridwm_judge.dataset.builder import GridWMJudge  # imports datasets: only when building
+    # imports datasets: only when building
+    from gridwm_judge.dataset.builder import ONE_PROCESS_WORLDS, GridWMJudge, built_shard
 
     prof = profile if isinstance(profile, Profile) else get_profile(profile)
     chosen = check_configs(prof, configs)
@@ -162,23 +191,35 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         seconds: dict[str, float] = {}
         png_store = stage / ".png"  # images encoded once for every config and worker
         png_store.mkdir()
-        for config in chosen:
-            t0 = time.perf_counter()
-            builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
-                                  pool=pool, seed=seed, sampling_seed=sampling_seed,
-                                  nocue_style=nocue_style, cache_dir=str(stage / ".cache"),
-                                  png_store=str(png_store))
-            prepared = stage / ".prepared" / config
-            builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
-                                         num_proc=num_proc if num_proc > 1 else None)
-            splits_made = builder.info.splits
-            info = splits_made.get("test") if splits_made is not None else None
-            assert info is not None  # download_and_prepare records the split it wrote
-            splits[config] = {"num_examples": int(info.num_examples),
-                              "num_bytes": int(info.num_bytes),
-                              "download_size": _move_parquet(prepared, stage / "data" / config)}
-            seconds[config] = time.perf_counter() - t0
-            progress(f"{config}: {splits[config]['num_examples']} rows in {seconds[config]:.1f}s")
+        pooled = [c for c in chosen if num_proc > 1 and world_of(c) not in ONE_PROCESS_WORLDS]
+        with contextlib.ExitStack() as stack:
+            rows = None
+            if pooled:   # one pool of workers builds every config's shards
+                executor = stack.enter_context(owned_pool(ProcessPoolExecutor(
+                    max_workers=num_proc, initializer=init_worker)))
+                jobs = _shard_jobs(prof, pooled, pool, num_proc, nocue_style=nocue_style,
+                                   sampling_seed=sampling_seed, png_store=str(png_store))
+                rows = RowPool(executor, built_shard, jobs, ahead=SHARDS_AHEAD * num_proc)
+            for config in chosen:
+                t0 = time.perf_counter()
+                builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
+                                      pool=pool, seed=seed, sampling_seed=sampling_seed,
+                                      nocue_style=nocue_style, cache_dir=str(stage / ".cache"),
+                                      png_store=str(png_store),
+                                      row_pool=rows if config in pooled else None)
+                prepared = stage / ".prepared" / config
+                builder.download_and_prepare(output_dir=str(prepared), file_format="parquet",
+                                             num_proc=None)
+                splits_made = builder.info.splits
+                info = splits_made.get("test") if splits_made is not None else None
+                assert info is not None  # download_and_prepare records the split it wrote
+                splits[config] = {"num_examples": int(info.num_examples),
+                                  "num_bytes": int(info.num_bytes),
+                                  "download_size": _move_parquet(prepared,
+                                                                 stage / "data" / config)}
+                seconds[config] = time.perf_counter() - t0
+                progress(f"{config}: {splits[config]['num_examples']} rows in "
+                         f"{seconds[config]:.1f}s")
         images_encoded = sum(1 for _ in png_store.glob("*.png"))
         # thousands of small files: removed beside the checks and ceilings, done before the
         # stage becomes the output

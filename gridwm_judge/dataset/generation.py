@@ -112,10 +112,13 @@ class GroupPool:
             # Ctrl-C or a failed draw: do not wait for the others
             with owned_pool(ProcessPoolExecutor(max_workers=num_proc,
                                                 initializer=init_worker)) as ex:
-                # submit, not map: map cancels its futures on Ctrl-C, which races the pool
-                futures = [ex.submit(_generate, *k[:2], n, self.seed, k[2],
-                                     self.configs.get(k, "")) for k, n in todo]
-                draws = [fut.result() for fut in futures]
+                # submit, not map: map cancels its futures on Ctrl-C, which races the pool;
+                # hard draws first: gated by the static-cue check, they take longest, and
+                # started last they would leave one worker alone at the end
+                futures = {k: ex.submit(_generate, *k[:2], n, self.seed, k[2],
+                                        self.configs.get(k, ""))
+                           for k, n in sorted(todo, key=lambda t: t[0][2] == "paper")}
+                draws = [futures[k].result() for k, _ in todo]
         else:
             draws = [self._draw(k, n) for k, n in todo]
         for (k, _), d in zip(todo, draws, strict=True):

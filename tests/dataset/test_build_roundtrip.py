@@ -87,10 +87,17 @@ def test_load_dataset_round_trip(built, tmp_path):
         assert all(isinstance(im, Image.Image) for im in rows[0]["images"])
 
 
-def test_same_args_same_rows_with_one_or_two_processes(built, tmp_path):
+def parquet_digests(folder):
+    return {str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted((folder / "data").rglob("*.parquet"))}
+
+
+def test_same_args_same_files_with_one_or_two_processes(built, tmp_path):
     out, _ = built
     again = build_dataset(tmp_path / "np2", "smoke", num_proc=2)
     assert row_hashes(again.out) == row_hashes(out)
+    # two workers build the rows, the main process writes them: the very files of one process
+    assert parquet_digests(again.out) == parquet_digests(out)
     other_seed = build_dataset(tmp_path / "s1", "smoke", configs=["task_d"], seed=830100)
     assert other_seed.rows["task_d"] == 24
     gen = other_seed.validation["generation"]
