@@ -34,6 +34,7 @@ from gridwm_judge.atomic import check_out_dir, make_folder, remove_made, replace
 from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
+from gridwm_judge.dataset.png_store import PackStore, release
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
 from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.locks import try_lock
@@ -189,6 +190,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         progress(f"generated groups in {t_gen:.1f}s")
         splits: dict[str, dict[str, int]] = {}
         seconds: dict[str, float] = {}
+        checked: dict[str, dict[str, Any]] = {}
         png_store = stage / ".png"  # images encoded once for every config and worker
         png_store.mkdir()
         pooled = [c for c in chosen if num_proc > 1 and world_of(c) not in ONE_PROCESS_WORLDS]
@@ -220,7 +222,11 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                 seconds[config] = time.perf_counter() - t0
                 progress(f"{config}: {splits[config]['num_examples']} rows in "
                          f"{seconds[config]:.1f}s")
-        images_encoded = sum(1 for _ in png_store.glob("*.png"))
+                # read back while the workers build the next configs
+                checked[config] = checks.check_config(stage, config,
+                                                      prof.plan(config).expected_rows)
+        release(png_store)   # a one-process build wrote it from here
+        images_encoded = PackStore.count(png_store)
         # thousands of small files: removed beside the checks and ceilings, done before the
         # stage becomes the output
         scratch = threading.Thread(target=_remove, name="gwj-scratch", daemon=True,
@@ -236,8 +242,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
             "profile": prof.name,
             "seeds": {"generation": seed, "sampling": sampling_seed},
             "nocue_style": nocue_style,
-            "configs": {c: checks.check_config(stage, c, prof.plan(c).expected_rows)
-                        for c in chosen},
+            "configs": checked,
             "generation": pool.report(),
         }
         bad = checks.problems(report)
@@ -262,6 +267,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     except BaseException:
         if scratch is not None:
             scratch.join()
+        release(stage / ".png")
         shutil.rmtree(stage, ignore_errors=True)
         remove_made(made)  # a refused build leaves no folder it made
         raise

@@ -1,6 +1,7 @@
 """PNG bytes for the build's images, each distinct image encoded once per build.
 
-Kept apart from ``builder.py`` on purpose: ``datasets`` patches ``open``, ``os.path`` and
+The build's processes share their encodings through a folder (:class:`PackStore`). Kept apart
+from ``builder.py`` on purpose: ``datasets`` patches ``open``, ``os.path`` and
 ``pathlib.Path`` in a builder's module for streaming (``extend_dataset_builder_for_streaming``),
 and this module's file reads and writes, thousands per build, should be plain local ones.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +23,110 @@ as well as the default strategy at a third of the time, and noisy frames (incomp
 cost little more than Huffman-only."""
 
 
+class PackStore:
+    """PNG bytes by content key, shared by the processes of one build through ``folder``.
+
+    Each process appends what it encodes to its own ``<pid>.pack`` and a fixed-size record
+    (key, offset, length) to its own ``<pid>.idx``, after the bytes, so a whole record always
+    points at bytes already written; a key missing from a process's memory index is looked up
+    again in the others' new records. (A file per image cost 1.2 ms to create on ext4 here, a
+    quarter of an encode; appending costs next to nothing.) Two processes that miss the same
+    key at once both encode it, with the same bytes."""
+
+    RECORD = struct.Struct("<16sQQ")
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._index: dict[bytes, tuple[str, int, int]] = {}
+        self._read: dict[str, int] = {}   # another process's .idx -> bytes of it taken in
+        self._own: tuple[int, int, str] | None = None   # pack fd, idx fd, pack name
+        self._size = 0
+
+    def get(self, key: bytes) -> bytes | None:
+        hit = self._index.get(key)
+        if hit is None:
+            self._take_in_new_records()
+            hit = self._index.get(key)
+            if hit is None:
+                return None
+        name, offset, length = hit
+        fd = os.open(os.path.join(self.folder, name), os.O_RDONLY)
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+
+    def put(self, key: bytes, data: bytes) -> None:
+        if self._own is None:
+            stem = os.path.join(self.folder, str(os.getpid()))
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+            self._own = (os.open(f"{stem}.pack", flags, 0o644),
+                         os.open(f"{stem}.idx", flags, 0o644), f"{os.getpid()}.pack")
+        pack, idx, name = self._own
+        view = memoryview(data)
+        while view:
+            view = view[os.write(pack, view):]
+        os.write(idx, self.RECORD.pack(key, self._size, len(data)))
+        self._index[key] = (name, self._size, len(data))
+        self._size += len(data)
+
+    def _take_in_new_records(self) -> None:
+        own = f"{os.getpid()}.idx"
+        for name in os.listdir(self.folder):
+            if not name.endswith(".idx") or name == own:
+                continue
+            start = self._read.get(name, 0)
+            with open(os.path.join(self.folder, name), "rb") as f:
+                f.seek(start)
+                new = f.read()
+            whole = len(new) - len(new) % self.RECORD.size   # a record being written waits
+            pack = name[:-len(".idx")] + ".pack"
+            for key, offset, length in self.RECORD.iter_unpack(new[:whole]):
+                self._index.setdefault(key, (pack, offset, length))
+            self._read[name] = start + whole
+
+    def close(self) -> None:
+        if self._own is not None:
+            os.close(self._own[0])
+            os.close(self._own[1])
+            self._own = None
+
+    @classmethod
+    def count(cls, folder: str | Path) -> int:
+        """Distinct images stored in ``folder``."""
+        keys = set()
+        for idx in Path(folder).glob("*.idx"):
+            data = idx.read_bytes()
+            keys.update(k for k, _, _ in cls.RECORD.iter_unpack(data[:len(data) - len(data)
+                                                                       % cls.RECORD.size]))
+        return len(keys)
+
+
+_STORES: dict[tuple[str, int], PackStore] = {}
+"""This process's store per folder (keyed by pid too: a forked child starts its own)."""
+
+
+def pack_store(folder: str | Path) -> PackStore:
+    """This process's :class:`PackStore` for ``folder``."""
+    key = (os.fspath(folder), os.getpid())
+    if key not in _STORES:
+        _STORES[key] = PackStore(key[0])
+    return _STORES[key]
+
+
+def release(folder: str | Path) -> None:
+    """Close this process's files of ``folder``'s store and forget it (the build is over)."""
+    store = _STORES.pop((os.fspath(folder), os.getpid()), None)
+    if store is not None:
+        store.close()
+
+
 class PngCache:
     """PNG bytes per image: per distinct image object (held alive so ids stay unique), then
-    per pixel content, shared through ``store`` (a folder) by every shard, config and worker
-    process of one build, so an image several rows or configs show (probes that reuse frames,
-    Oracle-State's arms, the prompt ablation's styles, a hard CF group's Full) is encoded once.
+    per pixel content, shared through ``store`` (a folder, :class:`PackStore`) by every shard,
+    config and worker process of one build, so an image several rows or configs show (probes
+    that reuse frames, Oracle-State's arms, the prompt ablation's styles, a hard CF group's
+    Full) is encoded once.
     PNG encoding is deterministic: a stored encoding is byte for byte a fresh one.
 
     The content key is a 128-bit xxh3 of the mode, size and pixels: the images are ours, not
@@ -54,18 +155,13 @@ class PngCache:
             return self.encode(image)
         digest = xxhash.xxh3_128(f"{image.mode}|{image.size}|".encode())
         digest.update(image.tobytes())
-        name = f"{digest.hexdigest()}.png"
-        path = os.path.join(self.store, name)
-        try:
-            with open(path, "rb") as f:
-                return f.read()
-        except FileNotFoundError:
+        key = digest.digest()
+        store = pack_store(self.store)
+        data = store.get(key)
+        if data is None:
             data = self.encode(image)
-            tmp = os.path.join(self.store, f".{name}.{os.getpid()}.tmp")
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)  # atomic: a concurrent worker reads a whole file or none
-            return data
+            store.put(key, data)
+        return data
 
     def encode(self, image: Any) -> bytes:
         """PNG bytes of one image (no cache)."""

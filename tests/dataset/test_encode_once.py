@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 
 import pyarrow.parquet as pq
 from PIL import Image
 
-from gridwm_judge.dataset.png_store import PngCache
+from gridwm_judge.dataset.png_store import PackStore, PngCache, release
 
 
 def test_a_smoke_build_encodes_each_distinct_image_once(smoke_build):
@@ -35,4 +37,43 @@ def test_the_store_is_shared_between_caches(tmp_path):
     a, b = PngCache(store=tmp_path), PngCache(store=tmp_path)
     assert a(img)["bytes"] == b(twin)["bytes"] == PngCache().encode(img)
     assert PngCache.encodes - before == 2   # a once, and the uncached reference encode
-    assert len(list(tmp_path.glob("*.png"))) == 1
+    assert PackStore.count(tmp_path) == 1
+    release(tmp_path)
+
+
+def _encode_in_a_worker(store: str, colours: list[tuple[int, int, int]]) -> tuple[int, list]:
+    before = PngCache.encodes
+    cache = PngCache(store=store)
+    out = [cache(Image.new("RGB", (16, 8), c))["bytes"] for c in colours]
+    return PngCache.encodes - before, out
+
+
+def test_the_store_is_shared_between_processes(tmp_path):
+    """What one worker encoded, another finds, however many it appended since; what none
+    encoded is encoded once."""
+    colours = [(i, 255 - i, 7) for i in range(0, 250, 10)]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
+        encoded, first = ex.submit(_encode_in_a_worker, str(tmp_path), colours).result()
+    assert encoded == len(colours)
+    before = PngCache.encodes
+    here = PngCache(store=tmp_path)
+    again = [here(Image.new("RGB", (16, 8), c))["bytes"] for c in colours]
+    new = here(Image.new("RGB", (16, 8), (1, 2, 3)))["bytes"]
+    assert again == first and PngCache.encodes - before == 1   # only the new one
+    assert new == PngCache().encode(Image.new("RGB", (16, 8), (1, 2, 3)))
+    assert PackStore.count(tmp_path) == len(colours) + 1
+    release(tmp_path)
+
+
+def test_a_record_still_being_written_is_read_once_whole(tmp_path):
+    """Another process's index ends in half a record while it writes: that record is taken
+    in when whole, not before, and never read wrong."""
+    data = b"\x89PNG fake bytes"
+    (tmp_path / "99.pack").write_bytes(data)
+    record = PackStore.RECORD.pack(b"k" * 16, 0, len(data))
+    (tmp_path / "99.idx").write_bytes(record[:20])
+    store = PackStore(str(tmp_path))
+    assert store.get(b"k" * 16) is None and PackStore.count(tmp_path) == 0
+    with open(tmp_path / "99.idx", "ab") as f:
+        f.write(record[20:])
+    assert store.get(b"k" * 16) == data and PackStore.count(tmp_path) == 1
