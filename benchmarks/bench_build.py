@@ -7,7 +7,9 @@ machine with ``--num-proc 2`` (:data:`TARGETS`): ``base`` total < 90 s, rows wri
 (generation, rows, checks; the shortcut ceilings apart) <= 1.2 x encode floor, peak RSS < 2 GiB;
 ``standard`` < 10 min and ``miniworld_standard`` < 15 min in total. CPU
 seconds (user + sys of this process and its workers) sit beside the wall times: on a loaded
-machine they say what the build cost when wall time cannot.
+machine they say what the build cost when wall time cannot. A config's own line is the time
+from the previous config's rows written to its own: the workers build later configs' shards
+ahead (``dataset/row_pool.py``), so the totals are the build's figures.
 
     python benchmarks/bench_build.py --profile base --num-proc 2 [--configs task_c,task_d]
 """

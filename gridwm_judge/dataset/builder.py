@@ -66,13 +66,13 @@ class GridWMJudgeConfig(datasets.BuilderConfig):
 
 
 class Part(NamedTuple):
-    """The ``index``-th of ``count`` slices of a task that samples across all its ``groups``
+    """The ``slice_index``-th of ``slices`` slices of a task that samples across all its ``groups``
     (plans with ``shard_by`` "part", A and E): every part makes the same selection and renders
     its own slice of the rows, so the task's rendering is shared by ``num_proc`` workers."""
 
     groups: tuple[Any, ...]
-    index: int
-    count: int
+    slice_index: int
+    slices: int
 
 
 def shards_for(plan: Any, groups: list[Any]) -> list[Any]:
@@ -145,7 +145,7 @@ def for_workers(shards: list[Any], workers: int) -> list[bytes]:
     pickler takes 0.2-0.35 s for a config's groups, Python's own 0.01 s, and the workers wait
     for it.)"""
     if len(shards) == 1 and isinstance(shards[0], Part) and workers > 1:
-        shards = [shards[0]._replace(index=k, count=workers) for k in range(workers)]
+        shards = [shards[0]._replace(slice_index=k, slices=workers) for k in range(workers)]
     return [s if isinstance(s, bytes) else pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)
             for s in shards]
 
@@ -157,7 +157,7 @@ def shard_rows(packed: Any, config: str, n_items: int | None, options: dict, see
     shard = pickle.loads(packed) if isinstance(packed, bytes) else packed
     if isinstance(shard, Part):
         rows = build_rows(config, list(shard.groups), n_items=n_items, seed=seed,
-                          part=(shard.index, shard.count), **options)
+                          part=(shard.slice_index, shard.slices), **options)
     else:
         rows = build_rows(config, list(shard), n_items=n_items, seed=seed, **options)
     return encode_rows(rows, PngCache(store=png_store), where=config)
