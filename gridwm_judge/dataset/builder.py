@@ -25,7 +25,7 @@ import datasets
 
 from gridwm_judge.dataset.features import features
 from gridwm_judge.dataset.generation import GroupPool
-from gridwm_judge.dataset.png_store import PngCache
+from gridwm_judge.dataset.png_store import PngCache, release
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE
@@ -66,9 +66,10 @@ class GridWMJudgeConfig(datasets.BuilderConfig):
 
 
 class Part(NamedTuple):
-    """The ``slice_index``-th of ``slices`` slices of a task that samples across all its ``groups``
-    (plans with ``shard_by`` "part", A and E): every part makes the same selection and renders
-    its own slice of the rows, so the task's rendering is shared by ``num_proc`` workers."""
+    """The ``slice_index``-th of ``slices`` slices of a task that samples across all its
+    ``groups`` (plans with ``shard_by`` "part", A and E): every part makes the same selection
+    (Task A's renders every Full frame for it) and builds and encodes its own slice of the rows,
+    so ``num_proc`` workers share the task's panels and encodes."""
 
     groups: tuple[Any, ...]
     slice_index: int
@@ -227,7 +228,11 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
             kwargs["num_proc"] = None
         split_generator.gen_kwargs["shards"] = for_workers(split_generator.gen_kwargs["shards"],
                                                            kwargs.get("num_proc") or 1)
-        return super()._prepare_split(split_generator, *args, **kwargs)
+        try:
+            return super()._prepare_split(split_generator, *args, **kwargs)
+        finally:
+            if self._png_store is not None:
+                release(self._png_store)   # the files this process wrote to, if it did
 
     # datasets calls it with the split's gen_kwargs by name; its base takes **kwargs
     def _generate_examples(  # pyright: ignore[reportIncompatibleMethodOverride]

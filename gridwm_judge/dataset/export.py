@@ -100,10 +100,11 @@ def _move_parquet(prepared: Path, dest: Path) -> int:
     return size
 
 
-SHARDS_AHEAD = 8
-"""Shards a :class:`RowPool` keeps submitted per worker: enough that the workers never wait
-while the main process writes a config's last rows or a config's large parts (A, E) finish,
-few enough that the rows waiting to be written stay small (a base shard is 1-40 MB)."""
+SHARDS_AHEAD = 12
+"""Shards a :class:`RowPool` keeps submitted beyond two per worker: enough that the workers do
+not wait while the main process writes a config's last rows or a config's large parts (A, E)
+finish, few enough that the rows waiting to be written stay small (a base shard's rows are
+20 MB at most: 16 waiting with two workers, 320 MB at worst)."""
 
 
 def _shard_jobs(prof: Profile, configs: list[str], pool: GroupPool, workers: int, *,
@@ -139,9 +140,11 @@ def build_dataset(
     ``progress`` receives one plain line as each stage ends (groups generated, each config).
     ``nocue_style`` (``schema.NOCUE_STYLES``) is how NoCue hides its evidence in MiniGrid
     (``render.nocue_style``); it is recorded in the card, ``validation.json`` and the
-    ``nocue_style`` column. With ``num_proc`` > 1 and MiniWorld configs the groups are drawn in
-    spawned worker processes, which import the calling script: call it from a script under
-    ``if __name__ == "__main__":`` (the ``gridwm-judge`` command needs nothing).
+    ``nocue_style`` column. With ``num_proc`` > 1 the rows are built in worker processes
+    (:class:`RowPool`); MiniWorld's groups are drawn in spawned ones, and where Python does not
+    fork (macOS; Linux from Python 3.14) every worker is started afresh: such workers import
+    the calling script, so call it from a script under ``if __name__ == "__main__":`` (the
+    ``gridwm-judge`` command needs nothing).
     """
     with workers_die_with_parent(quiet_ctrl_c=True), _plain_failures():
         return _build(out, profile, seed=seed, sampling_seed=sampling_seed, num_proc=num_proc,
@@ -201,7 +204,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                     max_workers=num_proc, initializer=init_worker)))
                 jobs = _shard_jobs(prof, pooled, pool, num_proc, nocue_style=nocue_style,
                                    sampling_seed=sampling_seed, png_store=str(png_store))
-                rows = RowPool(executor, built_shard, jobs, ahead=SHARDS_AHEAD * num_proc)
+                rows = RowPool(executor, built_shard, jobs, ahead=2 * num_proc + SHARDS_AHEAD)
             for config in chosen:
                 t0 = time.perf_counter()
                 builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import secrets
 import struct
 from pathlib import Path
 from typing import Any
@@ -26,19 +27,20 @@ cost little more than Huffman-only."""
 class PackStore:
     """PNG bytes by content key, shared by the processes of one build through ``folder``.
 
-    Each process appends what it encodes to its own ``<pid>.pack`` and a fixed-size record
-    (key, offset, length) to its own ``<pid>.idx``, after the bytes, so a whole record always
-    points at bytes already written; a key missing from a process's memory index is looked up
-    again in the others' new records. (A file per image cost 1.2 ms to create on ext4 here, a
-    quarter of an encode; appending costs next to nothing.) Two processes that miss the same
-    key at once both encode it, with the same bytes."""
+    Each store object appends what it encodes to a pack file of its own
+    (``<pid>-<random>.pack``, created new) and a fixed-size record (key, offset, length) to its
+    ``.idx``, after the bytes, so a whole record always points at bytes already written; a key
+    missing from its memory index is looked up again in the other files' new records. (A file
+    per image cost 1.2 ms to create on ext4 here, a quarter of an encode; appending costs next
+    to nothing.) Two processes that miss the same key at once both encode it, with the same
+    bytes."""
 
     RECORD = struct.Struct("<16sQQ")
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self._index: dict[bytes, tuple[str, int, int]] = {}
-        self._read: dict[str, int] = {}   # another process's .idx -> bytes of it taken in
+        self._read: dict[str, int] = {}   # another store's .idx -> bytes of it taken in
         self._own: tuple[int, int, str] | None = None   # pack fd, idx fd, pack name
         self._size = 0
 
@@ -58,20 +60,21 @@ class PackStore:
 
     def put(self, key: bytes, data: bytes) -> None:
         if self._own is None:
-            stem = os.path.join(self.folder, str(os.getpid()))
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-            self._own = (os.open(f"{stem}.pack", flags, 0o644),
-                         os.open(f"{stem}.idx", flags, 0o644), f"{os.getpid()}.pack")
+            # new files of this object alone: offsets count from 0 whatever was here before
+            # (a released store, another object, a process with a reused pid)
+            stem = f"{os.getpid()}-{secrets.token_hex(8)}"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            self._own = (os.open(os.path.join(self.folder, f"{stem}.pack"), flags, 0o644),
+                         os.open(os.path.join(self.folder, f"{stem}.idx"), flags, 0o644),
+                         f"{stem}.pack")
         pack, idx, name = self._own
-        view = memoryview(data)
-        while view:
-            view = view[os.write(pack, view):]
-        os.write(idx, self.RECORD.pack(key, self._size, len(data)))
+        _write_all(pack, data)
+        _write_all(idx, self.RECORD.pack(key, self._size, len(data)))
         self._index[key] = (name, self._size, len(data))
         self._size += len(data)
 
     def _take_in_new_records(self) -> None:
-        own = f"{os.getpid()}.idx"
+        own = self._own[2][:-len(".pack")] + ".idx" if self._own is not None else ""
         for name in os.listdir(self.folder):
             if not name.endswith(".idx") or name == own:
                 continue
@@ -102,13 +105,19 @@ class PackStore:
         return len(keys)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 _STORES: dict[tuple[str, int], PackStore] = {}
 """This process's store per folder (keyed by pid too: a forked child starts its own)."""
 
 
 def pack_store(folder: str | Path) -> PackStore:
     """This process's :class:`PackStore` for ``folder``."""
-    key = (os.fspath(folder), os.getpid())
+    key = (os.path.realpath(folder), os.getpid())
     if key not in _STORES:
         _STORES[key] = PackStore(key[0])
     return _STORES[key]
@@ -116,7 +125,7 @@ def pack_store(folder: str | Path) -> PackStore:
 
 def release(folder: str | Path) -> None:
     """Close this process's files of ``folder``'s store and forget it (the build is over)."""
-    store = _STORES.pop((os.fspath(folder), os.getpid()), None)
+    store = _STORES.pop((os.path.realpath(folder), os.getpid()), None)
     if store is not None:
         store.close()
 

@@ -10,7 +10,7 @@ from their results in shard order: the rows and their order are those of any oth
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from typing import Any
@@ -20,15 +20,17 @@ class RowPool:
     """Shards of the build's configs, submitted to ``executor`` in the order given.
 
     ``jobs``: ``(config, shard, kwargs)`` in build order; ``build(shard, **kwargs)`` (run in a
-    worker) returns a shard's rows as a list. :meth:`shards` gives a config's results in order;
-    configs must be asked for in the order of ``jobs``."""
+    worker) returns a shard's rows as a list. :meth:`shards` gives a config's results in order
+    (none for a config without shards); configs must be asked for in the order of ``jobs``."""
 
     def __init__(self, executor: Executor, build: Callable[..., list[dict]],
                  jobs: Iterable[tuple[str, Any, dict[str, Any]]], ahead: int) -> None:
         if ahead < 1:
             raise ValueError(f"ahead must be >= 1, got {ahead}")
+        jobs = list(jobs)
         self._executor = executor
         self._build = build
+        self._left = Counter(config for config, _, _ in jobs)
         self._jobs = iter(jobs)
         self._ahead = ahead
         self._window: deque[tuple[str, Future]] = deque()
@@ -43,11 +45,14 @@ class RowPool:
 
     def shards(self, config: str) -> Iterator[list[dict]]:
         """The rows of each of ``config``'s shards, in order, as the workers finish them."""
+        if not self._left[config]:
+            return
         self._top_up()
         if not self._window or self._window[0][0] != config:
             ahead = self._window[0][0] if self._window else "no config"
             raise RuntimeError(f"the row pool was asked for {config!r}; {ahead} comes next")
         while self._window and self._window[0][0] == config:
             _, future = self._window.popleft()
+            self._left[config] -= 1
             self._top_up()   # the workers go on with the next shards while these are written
             yield future.result()

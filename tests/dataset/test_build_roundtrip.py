@@ -107,6 +107,24 @@ def test_same_args_same_files_with_one_or_two_processes(built, tmp_path):
     assert set(uids(other_seed.out, "task_d")).isdisjoint(uids(out, "task_d"))
 
 
+def test_the_builder_on_its_own_with_datasets_workers_gives_the_same_rows(built, tmp_path):
+    """GridWMJudge used directly, as its docstring shows, with datasets' own num_proc: Task A
+    and E are cut into one part per worker, and the rows are the build's."""
+    from gridwm_judge.dataset.builder import GridWMJudge
+
+    out, _ = built
+    for config in ("task_a", "task_e"):
+        builder = GridWMJudge(config_name=config, profile="smoke", cache_dir=str(tmp_path / "c"))
+        builder.download_and_prepare(output_dir=str(tmp_path / config), file_format="parquet",
+                                     num_proc=2)
+        files = sorted((tmp_path / config).glob("*.parquet"))
+        assert len(files) == 2   # one per part, from datasets' two workers
+        mine = [r for f in files for r in pq.read_table(f).to_pylist()]
+        ours = [r for f in sorted((out / "data" / config).glob("*.parquet"))
+                for r in pq.read_table(f).to_pylist()]
+        assert mine == ours
+
+
 def uids(folder, config):
     files = sorted((folder / "data" / config).glob("*.parquet"))
     return [u for f in files for u in pq.read_table(f, columns=["uid"]).column("uid").to_pylist()]

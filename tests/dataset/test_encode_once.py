@@ -77,3 +77,19 @@ def test_a_record_still_being_written_is_read_once_whole(tmp_path):
     with open(tmp_path / "99.idx", "ab") as f:
         f.write(record[20:])
     assert store.get(b"k" * 16) == data and PackStore.count(tmp_path) == 1
+
+
+def test_a_store_reopened_in_the_same_folder_reads_what_it_wrote(tmp_path):
+    """A store released and opened again (or a process with a reused pid) appends to files
+    of its own, so every key still reads its own image's bytes."""
+    a = Image.new("RGB", (9, 9), (200, 10, 10))
+    b = Image.new("RGB", (9, 9), (10, 200, 10))
+    PngCache(store=tmp_path)(a)
+    release(tmp_path)
+    PngCache(store=tmp_path)(b)
+    release(tmp_path)
+    fresh = PngCache(store=str(tmp_path) + "/.")   # another spelling of the same folder
+    assert fresh(a.copy())["bytes"] == PngCache().encode(a)
+    assert fresh(b.copy())["bytes"] == PngCache().encode(b)
+    assert PackStore.count(tmp_path) == 2 and len(list(tmp_path.glob("*.pack"))) == 2
+    release(tmp_path)

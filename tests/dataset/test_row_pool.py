@@ -60,12 +60,16 @@ def test_the_next_config_is_already_being_built_while_one_is_written():
 
 def test_asking_out_of_order_is_an_error_that_names_both():
     with ThreadPoolExecutor(1) as ex:
-        pool = RowPool(ex, _rows, _jobs("task_c", 1, 0), ahead=2)
+        pool = RowPool(ex, _rows, [*_jobs("task_c", 1, 0), *_jobs("task_d", 1, 0)], ahead=2)
         with pytest.raises(RuntimeError, match="asked for 'task_d'; task_c comes next"):
             next(iter(pool.shards("task_d")))
-        assert [r for rows in pool.shards("task_c") for r in rows] == [
-            {"config": "task_c", "shard": 0}]
-        with pytest.raises(RuntimeError, match="asked for 'task_c'; no config comes next"):
-            next(iter(pool.shards("task_c")))
     with pytest.raises(ValueError, match="ahead must be >= 1, got 0"):
         RowPool(ThreadPoolExecutor(1), _rows, [], ahead=0)
+
+
+def test_a_config_without_shards_gets_none_and_the_next_one_its_own():
+    with ThreadPoolExecutor(1) as ex:
+        pool = RowPool(ex, _rows, _jobs("task_d", 2, 0), ahead=2)
+        assert list(pool.shards("task_c")) == []   # a config with no groups: no shards
+        assert [r["shard"] for rows in pool.shards("task_d") for r in rows] == [0, 1]
+        assert list(pool.shards("task_d")) == []
