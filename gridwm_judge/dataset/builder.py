@@ -226,13 +226,14 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
         # never in worker processes (a forked worker would inherit the context unusable).
         if world_of(self.config.name) in ONE_PROCESS_WORLDS:
             kwargs["num_proc"] = None
-        split_generator.gen_kwargs["shards"] = for_workers(split_generator.gen_kwargs["shards"],
-                                                           kwargs.get("num_proc") or 1)
+        if self._row_pool is None:   # else the pool's workers have the shards already
+            split_generator.gen_kwargs["shards"] = for_workers(
+                split_generator.gen_kwargs["shards"], kwargs.get("num_proc") or 1)
         try:
             return super()._prepare_split(split_generator, *args, **kwargs)
         finally:
             if self._png_store is not None:
-                release(self._png_store)   # the files this process wrote to, if it did
+                release(self._png_store)   # the files this process wrote to, if any
 
     # datasets calls it with the split's gen_kwargs by name; its base takes **kwargs
     def _generate_examples(  # pyright: ignore[reportIncompatibleMethodOverride]

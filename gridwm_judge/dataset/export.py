@@ -34,7 +34,7 @@ from gridwm_judge.atomic import check_out_dir, make_folder, remove_made, replace
 from gridwm_judge.dataset import card, ceilings
 from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
-from gridwm_judge.dataset.png_store import PackStore, release
+from gridwm_judge.dataset.png_store import PackStore
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
 from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.locks import try_lock
@@ -228,7 +228,6 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                 # read back while the workers build the next configs
                 checked[config] = checks.check_config(stage, config,
                                                       prof.plan(config).expected_rows)
-        release(png_store)   # a one-process build wrote it from here
         images_encoded = PackStore.count(png_store)
         # thousands of small files: removed beside the checks and ceilings, done before the
         # stage becomes the output
@@ -270,7 +269,6 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     except BaseException:
         if scratch is not None:
             scratch.join()
-        release(stage / ".png")
         shutil.rmtree(stage, ignore_errors=True)
         remove_made(made)  # a refused build leaves no folder it made
         raise

@@ -82,11 +82,11 @@ class PackStore:
             with open(os.path.join(self.folder, name), "rb") as f:
                 f.seek(start)
                 new = f.read()
-            whole = len(new) - len(new) % self.RECORD.size   # a record being written waits
+            records, taken = self._whole_records(new)
             pack = name[:-len(".idx")] + ".pack"
-            for key, offset, length in self.RECORD.iter_unpack(new[:whole]):
+            for key, offset, length in records:
                 self._index.setdefault(key, (pack, offset, length))
-            self._read[name] = start + whole
+            self._read[name] = start + taken
 
     def close(self) -> None:
         if self._own is not None:
@@ -95,13 +95,18 @@ class PackStore:
             self._own = None
 
     @classmethod
+    def _whole_records(cls, data: bytes) -> tuple[list[tuple[bytes, int, int]], int]:
+        """The whole records at the start of ``data`` and the bytes they take (a record being
+        written waits for the next read)."""
+        whole = len(data) - len(data) % cls.RECORD.size
+        return list(cls.RECORD.iter_unpack(data[:whole])), whole
+
+    @classmethod
     def count(cls, folder: str | Path) -> int:
         """Distinct images stored in ``folder``."""
         keys = set()
         for idx in Path(folder).glob("*.idx"):
-            data = idx.read_bytes()
-            keys.update(k for k, _, _ in cls.RECORD.iter_unpack(data[:len(data) - len(data)
-                                                                       % cls.RECORD.size]))
+            keys.update(k for k, _, _ in cls._whole_records(idx.read_bytes())[0])
         return len(keys)
 
 
