@@ -23,7 +23,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,13 +36,13 @@ from gridwm_judge.dataset import validation as checks
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.png_store import PackStore
 from gridwm_judge.dataset.profiles import Profile, check_configs, get_profile
-from gridwm_judge.dataset.row_pool import RowPool
+from gridwm_judge.dataset.row_pool import RowPool, init_row_worker
 from gridwm_judge.locks import try_lock
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.schema import DATASET_VERSION, DEFAULT_NOCUE_STYLE, NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
 from gridwm_judge.task_table import world_of
-from gridwm_judge.workers import init_worker, owned_pool, workers_die_with_parent
+from gridwm_judge.workers import owned_pool, workers_die_with_parent
 
 STAGE_LOCK = ".building.lock"
 
@@ -105,6 +105,14 @@ SHARDS_AHEAD = 12
 not wait while the main process writes a config's last rows or a config's large parts (A, E)
 finish, few enough that the rows waiting to be written stay small (a base shard's rows are
 20 MB at most: 16 waiting with two workers, 320 MB at worst)."""
+
+
+def build_order(prof: Profile, configs: Sequence[str]) -> list[str]:
+    """``configs`` in the order the build makes them: those cut in parts (A, E: a few long
+    shards each) first, so the workers end on short shards and finish together (longest
+    first). A long part last held the main process's writing, and the window of shards ahead
+    with it, while the other worker sat idle. Files and reports keep ``configs``' order."""
+    return sorted(configs, key=lambda c: prof.plan(c).shard_by != "part")
 
 
 def _shard_jobs(prof: Profile, configs: list[str], pool: GroupPool, workers: int, *,
@@ -196,16 +204,17 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         checked: dict[str, dict[str, Any]] = {}
         png_store = stage / ".png"  # images encoded once for every config and worker
         png_store.mkdir()
-        pooled = [c for c in chosen if num_proc > 1 and world_of(c) not in ONE_PROCESS_WORLDS]
+        order = build_order(prof, chosen)
+        pooled = [c for c in order if num_proc > 1 and world_of(c) not in ONE_PROCESS_WORLDS]
         with contextlib.ExitStack() as stack:
             rows = None
             if pooled:   # one pool of workers builds every config's shards
                 executor = stack.enter_context(owned_pool(ProcessPoolExecutor(
-                    max_workers=num_proc, initializer=init_worker)))
+                    max_workers=num_proc, initializer=init_row_worker)))
                 jobs = _shard_jobs(prof, pooled, pool, num_proc, nocue_style=nocue_style,
                                    sampling_seed=sampling_seed, png_store=str(png_store))
                 rows = RowPool(executor, built_shard, jobs, ahead=2 * num_proc + SHARDS_AHEAD)
-            for config in chosen:
+            for config in order:
                 t0 = time.perf_counter()
                 builder = GridWMJudge(config_name=config, profile=prof.name, profile_spec=prof,
                                       pool=pool, seed=seed, sampling_seed=sampling_seed,
@@ -228,6 +237,9 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
                 # read back while the workers build the next configs
                 checked[config] = checks.check_config(stage, config,
                                                       prof.plan(config).expected_rows)
+        splits = {c: splits[c] for c in chosen}   # in the profile's order, not the build's
+        seconds = {c: seconds[c] for c in chosen}
+        checked = {c: checked[c] for c in chosen}
         images_encoded = PackStore.count(png_store)
         # thousands of small files: removed beside the checks and ceilings, done before the
         # stage becomes the output

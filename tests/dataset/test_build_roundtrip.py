@@ -98,6 +98,9 @@ def test_same_args_same_files_with_one_or_two_processes(built, tmp_path):
     assert row_hashes(again.out) == row_hashes(out)
     # two workers build the rows, the main process writes them: the very files of one process
     assert parquet_digests(again.out) == parquet_digests(out)
+    # the workers start on A and E (build_order) but reports keep the profile's order
+    assert list(again.rows) == list(again.validation["configs"]) == list(again.seconds) \
+        == list(get_profile("smoke").configs)
     other_seed = build_dataset(tmp_path / "s1", "smoke", configs=["task_d"], seed=830100)
     assert other_seed.rows["task_d"] == 24
     gen = other_seed.validation["generation"]
