@@ -54,3 +54,10 @@ def test_ctrl_c_kills_the_workers_a_command_started_and_only_those():
     finally:
         older.kill()
         older.join(30)
+
+
+def test_keeping_freed_memory_changes_nothing_where_glibc_is_missing(monkeypatch):
+    import gridwm_judge.workers as workers
+
+    monkeypatch.setattr(workers.sys, "platform", "darwin")
+    assert workers.keep_freed_memory() is False

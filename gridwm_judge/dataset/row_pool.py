@@ -10,41 +10,19 @@ from their results in shard order: the rows and their order are those of any oth
 
 from __future__ import annotations
 
-import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from typing import Any
 
-from gridwm_judge.workers import init_worker
-
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-"""glibc's ``mallopt`` parameters (malloc.h)."""
-KEEP_BYTES = 1 << 30
-MMAP_BYTES = 32 << 20
-"""Heap held back from the kernel (trim threshold) and the block size below which glibc
-serves allocations from the heap (its largest mmap threshold on 64-bit)."""
+from gridwm_judge.workers import init_worker, keep_freed_memory
 
 
 def init_row_worker() -> None:
-    """A row worker's initializer: :func:`init_worker`, and memory freed stays for reuse.
-
-    A worker frees and allocates image buffers all build long; glibc hands large blocks and
-    the heap's top back to the kernel and faults them in again, zeroed, a page at a time.
-    Keeping them halved a base build's page faults in the workers here (530,000 to 250,000
-    with the smaller frame cache), kernel time that the encode floor does not pay. Only
-    where glibc's ``mallopt`` exists; the process is ours, its settings no one else's."""
+    """A row worker's initializer: it dies with the build (:func:`init_worker`) and reuses
+    the image buffers it frees (:func:`keep_freed_memory`)."""
     init_worker()
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):   # not glibc
-        return
-    mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
-    mallopt(M_TRIM_THRESHOLD, KEEP_BYTES)
+    keep_freed_memory()
 
 
 class RowPool:

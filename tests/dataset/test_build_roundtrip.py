@@ -11,7 +11,7 @@ import yaml
 from PIL import Image
 
 from gridwm_judge.cli import main
-from gridwm_judge.dataset.export import build_dataset
+from gridwm_judge.dataset.export import build_dataset, build_order
 from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.dataset.validation import AUDIT_READ, nocue_image_gate, problems, read_columns
 from gridwm_judge.task_table import CONFIGS
@@ -207,3 +207,12 @@ def test_nocue_gate_reads_the_written_images(tmp_path):
     gate = nocue_image_gate(tmp_path, "task_c", read_columns(tmp_path, "task_c"))
     assert gate["unmatched"] == 1 and gate["unmatched_examples"] == ["C.g2.nocue"]
     assert not gate["ok"]
+
+
+def test_configs_cut_in_parts_are_built_first_and_the_rest_keep_their_order():
+    base = get_profile("base")
+    assert build_order(base, list(base.configs)) == [
+        "task_a", "task_e", "task_b", "task_c", "task_d", "task_c_hard", "prompt_ablation",
+        "oracle_state"]
+    assert build_order(base, ["task_d", "task_e", "task_c"]) == ["task_e", "task_d", "task_c"]
+
