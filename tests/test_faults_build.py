@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -56,24 +57,32 @@ def _lock_free(stage: Path) -> bool:
         os.close(fd)
 
 
-def _start_build(out: Path, stage_has: str | None = None, **popen):
+def _start_build(out: Path, stage_has: str | None = None, printed: str | None = None,
+                 **popen):
     """A base build with 2 workers, returned once its worker processes exist (and, with
-    ``stage_has``, once its staging folder holds that path: a later stage, reached sooner
-    by building alone the config the path names)."""
-    configs = ["--configs", Path(stage_has).name.split(".")[0]] if stage_has else []
+    ``stage_has``, once its staging folder holds that path; with ``printed``, once it has
+    printed that line: a later stage, reached sooner by building alone the config the path
+    names, or task_a for ``printed``)."""
+    config = Path(stage_has).name.split(".")[0] if stage_has else "task_a" if printed else None
+    configs = ["--configs", config] if config else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "gridwm_judge", "build", "--profile", "base", "--out", str(out),
          "--num-proc", "2", *configs],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, **popen)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **popen)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
+    reader.start()
     deadline = time.monotonic() + 180
 
     def ready() -> bool:
         if stage_has and not list(out.parent.glob(f".{out.name}.building-*/{stage_has}")):
             return False
+        if printed and not any(line.startswith(printed) for line in list(lines)):
+            return False
         return len(_children(proc.pid)) >= 2
 
     while not ready():
-        assert proc.poll() is None, f"build ended early: {proc.communicate()[0].decode()[-2000:]}"
+        assert proc.poll() is None, f"build ended early: {''.join(lines)[-2000:]}"
         assert time.monotonic() < deadline, "the build started no worker"
         time.sleep(0.02)
     return proc, _children(proc.pid)
@@ -87,18 +96,23 @@ def _wait_dead(pids: list[int], limit_s: float) -> float:
 
 
 @slow
-# the ceilings pool is reached through task_a (its least-change shortcut has a ceiling): base's
-# task_a is written in about 5 s here, task_c in about 13 s, and either's pool runs > 1 s
-@pytest.mark.parametrize("stage_has", [None, ".prepared/task_c.incomplete", "data/task_a"],
-                         ids=["generation-pool", "datasets-pool", "ceilings-pool"])
-def test_kill_9_of_a_build_kills_its_workers_and_the_next_build_cleans_up(tmp_path, stage_has):
+# the ceilings pool is reached through task_a (its least-change shortcut has a ceiling) and
+# started after the build prints its line (task_a's row workers, seen once its rows are
+# written, may be exiting): base's task_a is written in about 5 s here, task_c in about 13 s,
+# and either's pool runs > 1 s
+@pytest.mark.parametrize("stage_has, printed", [
+    (None, None), (".prepared/task_c.incomplete", None),
+    (None, "measuring the shortcut ceilings")],
+    ids=["generation-pool", "rows-pool", "ceilings-pool"])
+def test_kill_9_of_a_build_kills_its_workers_and_the_next_build_cleans_up(tmp_path, stage_has,
+                                                                           printed):
     out = tmp_path / "ds"
-    proc, workers = _start_build(out, stage_has)
+    proc, workers = _start_build(out, stage_has, printed)
     assert workers and all(_alive(p) for p in workers)
     proc.kill()
     proc.wait(timeout=10)
     took = _wait_dead(workers, 10)
-    print(f"kill -9 of build ({stage_has or 'generation'}): {len(workers)} workers gone "
+    print(f"kill -9 of build ({stage_has or printed or 'generation'}): {len(workers)} workers gone "
           f"after {took:.2f} s")
     assert not [p for p in workers if _alive(p)], "workers outlived their killed parent"
     stages = list(tmp_path.glob(".ds.building-*"))
