@@ -60,15 +60,21 @@ def _quiet_exit(signum, frame) -> None:
     os._exit(128 + signum)
 
 
+def _linux_libc(function: str):
+    """``function`` of this process's C library on Linux; None elsewhere or where that
+    library lacks it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), function)
+    except (OSError, AttributeError):
+        return None
+
+
 def _pdeathsig() -> bool:
     """Ask Linux to SIGKILL this process when its parent ends; False where unavailable."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
+    prctl = _linux_libc("prctl")
+    return prctl is not None and prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
 
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
@@ -90,13 +96,8 @@ def keep_freed_memory() -> bool:
     64 MiB frame cache a base build's row workers took 250,000 page faults instead of 530,000
     (this alone: 360,000). For worker processes, whose allocator settings are no one else's.
     """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)) and bool(
+    mallopt = _linux_libc("mallopt")
+    return mallopt is not None and bool(mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)) and bool(
         mallopt(M_TRIM_THRESHOLD, KEEP_BYTES))
 
 

@@ -140,12 +140,21 @@ def split_kwargs(plan: Any, groups: list[Any], *, nocue_style: str, sampling_see
     }
 
 
-def for_workers(shards: list[Any], workers: int) -> list[bytes]:
+def in_workers(config: str, num_proc: int | None) -> bool:
+    """Whether ``config``'s rows are built in ``num_proc`` worker processes. MiniWorld renders
+    through one OpenGL context per process: its rows are built in the builder's own process
+    (a forked worker would inherit the context unusable)."""
+    return (num_proc or 1) > 1 and world_of(config) not in ONE_PROCESS_WORLDS
+
+
+def for_workers(shards: list[Any], workers: int) -> list[Any]:
     """``shards`` as ``workers`` processes take them: a :class:`Part` cut into one per worker,
-    each shard pickled. (datasets pickles its workers' arguments with dill, whose pure-Python
-    pickler takes 0.2-0.35 s for a config's groups, Python's own 0.01 s, and the workers wait
-    for it.)"""
-    if len(shards) == 1 and isinstance(shards[0], Part) and workers > 1:
+    each shard pickled (one process takes them as they are). (datasets pickles its workers'
+    arguments with dill, whose pure-Python pickler takes 0.2-0.35 s for a config's groups,
+    Python's own 0.01 s, and the workers wait for it.)"""
+    if workers <= 1:
+        return list(shards)
+    if len(shards) == 1 and isinstance(shards[0], Part):
         shards = [shards[0]._replace(slice_index=k, slices=workers) for k in range(workers)]
     return [s if isinstance(s, bytes) else pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)
             for s in shards]
@@ -222,9 +231,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
                                     png_store=self._png_store))]
 
     def _prepare_split(self, split_generator: Any, *args: Any, **kwargs: Any) -> Any:
-        # MiniWorld renders through one OpenGL context per process: its rows are built here,
-        # never in worker processes (a forked worker would inherit the context unusable).
-        if world_of(self.config.name) in ONE_PROCESS_WORLDS:
+        if not in_workers(self.config.name, kwargs.get("num_proc")):
             kwargs["num_proc"] = None
         if self._row_pool is None:   # else the pool's workers have the shards already
             split_generator.gen_kwargs["shards"] = for_workers(

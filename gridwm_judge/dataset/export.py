@@ -41,7 +41,6 @@ from gridwm_judge.locks import try_lock
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.schema import DATASET_VERSION, DEFAULT_NOCUE_STYLE, NOCUE_STYLES
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import world_of
 from gridwm_judge.workers import owned_pool, workers_die_with_parent
 
 STAGE_LOCK = ".building.lock"
@@ -165,7 +164,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     import datasets
 
     # imports datasets: only when building
-    from gridwm_judge.dataset.builder import ONE_PROCESS_WORLDS, GridWMJudge, built_shard
+    from gridwm_judge.dataset.builder import GridWMJudge, built_shard, in_workers
 
     prof = profile if isinstance(profile, Profile) else get_profile(profile)
     chosen = check_configs(prof, configs)
@@ -205,7 +204,7 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
         png_store = stage / ".png"  # images encoded once for every config and worker
         png_store.mkdir()
         order = build_order(prof, chosen)
-        pooled = [c for c in order if num_proc > 1 and world_of(c) not in ONE_PROCESS_WORLDS]
+        pooled = [c for c in order if in_workers(c, num_proc)]
         with contextlib.ExitStack() as stack:
             rows = None
             if pooled:   # one pool of workers builds every config's shards

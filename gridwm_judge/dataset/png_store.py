@@ -41,7 +41,7 @@ class PackStore:
         self.folder = folder
         self._index: dict[bytes, tuple[str, int, int]] = {}
         self._read: dict[str, int] = {}   # another store's .idx -> bytes of it taken in
-        self._own: tuple[int, int, str] | None = None   # pack fd, idx fd, pack name
+        self._own: tuple[int, int, str] | None = None   # pack fd, idx fd, their stem
         self._size = 0
 
     def get(self, key: bytes) -> bytes | None:
@@ -66,15 +66,15 @@ class PackStore:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
             self._own = (os.open(os.path.join(self.folder, f"{stem}.pack"), flags, 0o644),
                          os.open(os.path.join(self.folder, f"{stem}.idx"), flags, 0o644),
-                         f"{stem}.pack")
-        pack, idx, name = self._own
+                         stem)
+        pack, idx, stem = self._own
         _write_all(pack, data)
         _write_all(idx, self.RECORD.pack(key, self._size, len(data)))
-        self._index[key] = (name, self._size, len(data))
+        self._index[key] = (f"{stem}.pack", self._size, len(data))
         self._size += len(data)
 
     def _take_in_new_records(self) -> None:
-        own = self._own[2][:-len(".pack")] + ".idx" if self._own is not None else ""
+        own = f"{self._own[2]}.idx" if self._own is not None else ""
         for name in os.listdir(self.folder):
             if not name.endswith(".idx") or name == own:
                 continue
