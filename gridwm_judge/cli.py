@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "gridwm_judge.worlds.commands",
     "gridwm_judge.dataset.commands",
     "gridwm_judge.runner.commands",
+    "gridwm_judge.release.commands",
     "gridwm_judge.scoring.commands",
     "gridwm_judge.scoring.plan_commands",
     "gridwm_judge.report.commands",

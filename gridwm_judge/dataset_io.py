@@ -141,7 +141,7 @@ def load_task(dataset: str, config: str):
         raise ValueError(f"dataset {dataset!r} has no config {config!r}; it has: {have}{hint}")
     import datasets
 
-    with _bars_only_on_a_terminal(datasets):
+    with bars_only_on_a_terminal(datasets):
         if path.is_dir():
             cache_dir = _content_cache_dir(path, config)
             hold_cached_copy(cache_dir)
@@ -150,7 +150,7 @@ def load_task(dataset: str, config: str):
 
 
 @contextlib.contextmanager
-def _bars_only_on_a_terminal(datasets):
+def bars_only_on_a_terminal(datasets):
     """No ``datasets`` progress bars when stderr is a file or pipe (they become long lines)."""
     if sys.stderr.isatty() or datasets.are_progress_bars_disabled():
         yield

@@ -32,6 +32,9 @@ RUN_FILE = "run.json"
 SCORES_FILE = "scores.json"
 SCORED_ROWS_FILE = "rows.jsonl"
 RUN_FORMAT = "gridwm-judge-run/1"
+PUBLISHED = "published"
+"""A run's ``source.kind`` (and its judge spec's prefix) for answers imported from the paper's
+release: not a run this package made."""
 SCORES_FORMAT = "gridwm-judge-scores/3"
 PREVIOUS_SCORES_FORMAT = "gridwm-judge-scores/2"
 """Read by ``score`` and ``report`` (its nested ``tasks`` blocks become results on reading)."""
@@ -48,7 +51,10 @@ class PredictionRecord:
     images): scoring refuses a dataset whose item under that uid differs. ``sent`` holds the
     decoding fields the request carried (as the backend wrote them) and ``served`` what the
     server said answered it (``model``, ``fingerprint``), ``finish_reason`` the API's word for
-why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
+why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known. ``published``
+is the parse an answer was published with (answers imported from the paper's release:
+``{"value": "success" / "failure" / None, "mode": strict / recovered / invalid, "as_published":
+the release's own fields}``), what ``score --rules published`` reads; None elsewhere.
     """
 
     uid: str
@@ -67,8 +73,13 @@ why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
     sent: Mapping[str, Any] | None = None
     served: Mapping[str, str] | None = None
     finish_reason: str | None = None
+    published: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        if self.published is not None and self.published.get("mode") not in PARSE_MODES:
+            raise ValueError(f"prediction {self.uid!r}: published parse mode "
+                             f"{self.published.get('mode')!r} is not one of "
+                             f"{', '.join(PARSE_MODES)}")
         if self.status not in STATUSES:
             raise ValueError(
                 f"prediction {self.uid!r} has unknown status {self.status!r}; "
@@ -99,6 +110,7 @@ why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
             **({"sent": dict(self.sent)} if self.sent is not None else {}),
             **({"served": dict(self.served)} if self.served is not None else {}),
             **({"finish_reason": self.finish_reason} if self.finish_reason else {}),
+            **({"published": dict(self.published)} if self.published is not None else {}),
         }
 
     @classmethod
@@ -129,6 +141,7 @@ why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known.
                 sent=obj.get("sent"),
                 served=obj.get("served"),
                 finish_reason=obj.get("finish_reason"),
+                published=obj.get("published"),
             )
         except ValueError as exc:
             raise ValueError(f"{at}{exc}") from None
@@ -174,7 +187,8 @@ class RunRecord:
     profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``, ``operational`` (workers,
     retries ...: they may change on a resume), ``created`` / ``updated``, ``as_sent`` (what
     the requests carried) and ``usage`` (tokens); ``oracle_upper_bound`` for a judge that
-    reads the gold answer; ``source`` for a run converted from another framework's log.
+    reads the gold answer; ``source`` for a run converted from another framework's log, or
+    (``kind`` "published") answers published with the paper's release: :attr:`published`.
     A run.json of no ``format`` (written before it had one) reads the same.
     """
 
@@ -199,6 +213,12 @@ class RunRecord:
     as_sent: Mapping[str, Any] | None = None
     usage: Mapping[str, Any] | None = None
     source: Mapping[str, Any] | None = None
+
+    @property
+    def published(self) -> bool:
+        """Answers published with the paper's release, imported by ``import-paper``: nothing
+        this package asked (model and provider as the release records them)."""
+        return isinstance(self.source, Mapping) and self.source.get("kind") == PUBLISHED
 
     def identity(self) -> dict[str, Any]:
         """What a request hash is taken over besides the item and budget: the judge, its
@@ -262,7 +282,10 @@ class TaskCoverage:
     ``asked`` counts the task's dataset rows; ``answered`` those whose request came back
     (ok / empty / truncated), ``errored`` those where nothing came back, ``missing`` those
     never asked; ``invalid`` the answered ones that did not parse. Only answered rows are
-    scored; ``coverage`` = answered / asked.
+    scored; ``coverage`` = answered / asked. For answers published with a parse of their own
+    (the paper's release), ``disagree`` counts the answered rows whose published verdict and
+    this package's parser's (the default rules) differ, and ``disagree_head`` names the
+    first; None for answers without one.
     """
 
     asked: int
@@ -273,6 +296,8 @@ class TaskCoverage:
     parse_modes: Mapping[str, int]
     statuses: Mapping[str, int]
     unanswered_head: tuple[str, ...] = ()
+    disagree: int | None = None
+    disagree_head: tuple[str, ...] = ()
 
     @property
     def coverage(self) -> float | None:
@@ -293,13 +318,18 @@ class TaskCoverage:
             "parse_modes": dict(self.parse_modes),
             "statuses": dict(self.statuses),
             "unanswered_head": list(self.unanswered_head),
+            **({"disagree": self.disagree, "disagree_head": list(self.disagree_head)}
+               if self.disagree is not None else {}),
         }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> TaskCoverage:
+        disagree = obj.get("disagree")
         return cls(int(obj["asked"]), int(obj["answered"]), int(obj["errored"]),
                    int(obj["missing"]), int(obj["invalid"]), dict(obj["parse_modes"]),
-                   dict(obj["statuses"]), tuple(obj.get("unanswered_head", ())))
+                   dict(obj["statuses"]), tuple(obj.get("unanswered_head", ())),
+                   None if disagree is None else int(disagree),
+                   tuple(obj.get("disagree_head", ())))
 
 
 MODE_STATUSES = ("flagged", "suggested", "clear", "not assessed", "not applicable")

@@ -13,9 +13,11 @@ from collections.abc import Mapping
 from dataclasses import fields, make_dataclass
 from typing import Any
 
-DATASET_VERSION = "0.3.0"
+DATASET_VERSION = "0.4.0"
 """The version of the items a build writes (card, ``validation.json``, the builder's configs,
-each run's run.json). Bump it whenever the same profile and seeds give other items. 0.3.0:
+each run's run.json). Bump it whenever the same profile and seeds give other items or rows.
+0.4.0: the ``source`` audit column (where an imported row came from; '' in generated rows),
+every item as 0.3.0's. 0.3.0:
 Oracle-State state tables name lava without the colour attribute MiniGrid gives it (it is
 drawn orange, not red). 0.2.1:
 RedBlueDoor's hard CF moves the red door along its wall (it ends with Full, no repeated
@@ -96,6 +98,10 @@ prompt_version     string version of the prompt templates
 nocue_style        string configs with NoCue rows (C, D, OS, MC, MD; PA when it asks NoCue):
                           the build's --nocue-style, clean / occlude (MiniWorld hides its entity
                           the same way under both); '' elsewhere
+source             string rows imported from elsewhere (the paper's release, `import-paper`):
+                          JSON {"release", "revision", "license", "path", "line", "uid"}: the
+                          repository, its commit or SHA256SUMS digest, its licence, the exam
+                          file, its line and the release's own uid; '' in generated rows
 """
 
 

@@ -223,7 +223,10 @@ class TaskSpec:
     (required: no built config goes without one), and ``world`` (:data:`WORLDS`), the one
     place that says which world a task's rows come from. ``paper``, for a hard-CF config, names
     the paper config it is the hard counterpart of ("C" for "CH"): reports set them side by
-    side.
+    side. ``imported``, for a config whose rows come from the paper's public release (never
+    generated, :data:`PAPER_TASKS`), names the generated config that asks the same question
+    ("D" for "RDR"); ``also_protocols`` names protocols its verdict figures are given under
+    besides ``protocol`` (the release's D-R figures use both).
     """
 
     name: str
@@ -238,14 +241,17 @@ class TaskSpec:
     description: str = field(repr=False)
     world: str = "minigrid"
     paper: str | None = None
+    imported: str | None = None
+    also_protocols: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.description.strip():
             raise ValueError(f"task {self.name} needs a description (its dataset config's)")
         if self.world not in WORLDS:
             raise ValueError(f"unknown world {self.world!r} of {self.name}; expected {WORLDS}")
-        if self.protocol is not None and self.protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {self.protocol!r}; expected one of {PROTOCOLS}")
+        for protocol in (self.protocol, *self.also_protocols):
+            if protocol is not None and protocol not in PROTOCOLS:
+                raise ValueError(f"unknown protocol {protocol!r}; expected one of {PROTOCOLS}")
         if self.max_tokens <= 0:
             raise ValueError(f"max_tokens of {self.name} must be positive, got {self.max_tokens}")
 
@@ -396,9 +402,40 @@ CONTROL_TASKS: tuple[TaskSpec, ...] = (
 """The controlled analyses (Oracle-State evidence arms, prompt-structure ablation):
 Task-D-style studies over one shared set of groups, named to use them (not in ``all``)."""
 
-ALL_TASKS: tuple[TaskSpec, ...] = TASKS + HARD_TASKS + MINIWORLD_TASKS + CONTROL_TASKS
+PAPER_TASKS: tuple[TaskSpec, ...] = (
+    TaskSpec("RA", "paper_task_a", "the paper's released Task A exam (A-D choice)",
+             Choice(("A", "B", "C", "D")), 512, "next_state",
+             description="RA: the paper's own Task A exam, imported from its public release "
+                         "(action-conditioned next state, A-D choice)", imported="A"),
+    TaskSpec("RC", "paper_task_c", "the paper's released Task C exam (composite storyboards)",
+             Verdict("Yes", "No"), 256, "presentation_invariance", "eligible_pairs",
+             description="RC: the paper's own Task C exam, imported from its public release "
+                         "(composite storyboards, Yes/No)", imported="C"),
+    TaskSpec("RDR", "paper_task_d_r", "the paper's released reference-aided Task D (Task D-R, "
+             "Table 13)", Verdict("Success", "Fail"), 256, "reference_aided", "all_groups",
+             description="RDR: the paper's own reference-aided Task D exam (Task D-R, Table 13), "
+                         "imported from its public release: one combined reference + query "
+                         "image per row (Success/Fail)", imported="D",
+             also_protocols=("eligible_pairs",)),
+    TaskSpec("RE", "paper_task_e", "the paper's released Task E exam (JSON label)",
+             JsonObject(LABEL_SCHEMA, required="answer",
+                        line='Answer using JSON only: {"answer":"<label>"}.'), 256,
+             "state_tracking",
+             description="RE: the paper's own Task E exam, imported from its public release "
+                         "(prefix state tracking, JSON label)", imported="E"),
+)
+"""Configs whose rows are the paper's own frozen exams, imported from its public release by
+``gridwm-judge import-paper`` (:mod:`gridwm_judge.dataset.paper`), never generated: prompts and
+images are the release's byte for byte. Task D-R's figures are given under both protocols:
+all groups (the paper's Table 13) and eligible pairs (the release's metrics CSV). Named to use
+them (not in ``all``)."""
+
+ALL_TASKS: tuple[TaskSpec, ...] = (TASKS + HARD_TASKS + MINIWORLD_TASKS + CONTROL_TASKS
+                                   + PAPER_TASKS)
 ALL_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS)
-"""Every config a dataset may hold (the builder, profiles and scoring accept each)."""
+"""Every config a dataset may hold (scoring accepts each)."""
+BUILT_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS if not t.imported)
+"""The configs the builder generates (every config but the imported ones)."""
 
 TASK_NAMES: tuple[str, ...] = tuple(t.name for t in TASKS)
 CONFIGS: tuple[str, ...] = tuple(t.config for t in TASKS)
@@ -425,7 +462,8 @@ def world_task(recipe: str, world: str = "minigrid") -> str:
     """The task of ``world`` that asks ``recipe``'s question in the paper's form (not a hard
     counterpart): ``world_task("next_state", "miniworld")`` is ``"MA"``. What the report's
     per-world sections read instead of spelling a world's task names."""
-    found = [t.name for t in ALL_TASKS if t.recipe == recipe and t.world == world and not t.paper]
+    found = [t.name for t in ALL_TASKS
+             if t.recipe == recipe and t.world == world and not (t.paper or t.imported)]
     if len(found) != 1:
         raise ValueError(f"{len(found)} tasks of world {world!r} ask recipe {recipe!r} "
                          f"({', '.join(found) or 'none'}); expected one")

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),
-    ("runner",),
+    ("runner", "release"),
     ("scoring",),
     ("report",),
     ("integrations",),

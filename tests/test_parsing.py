@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from gridwm_judge.parsing import (
     PARSE_MODES,
     PARSER_VERSIONS,
+    PUBLISHED_RULES,
     RULES,
     VERDICTS,
     ParsedAnswer,
@@ -262,8 +263,11 @@ def test_bad_arguments_raise_naming_the_value():
 
 def test_rules_and_versions():
     assert RULES == ("committed", "paper")
-    assert set(PARSER_VERSIONS) == set(RULES)
-    assert all(PARSER_VERSIONS[r].split("/")[0] for r in RULES)
+    # score's --rules: the text rule sets, and each answer's published parse (not a text rule)
+    assert set(PARSER_VERSIONS) == {*RULES, PUBLISHED_RULES}
+    assert all(PARSER_VERSIONS[r].split("/")[0] for r in PARSER_VERSIONS)
+    with pytest.raises(ValueError, match="unknown parser rules 'published'"):
+        parse_answer("D", "Success", rules=PUBLISHED_RULES)
 
 
 # --- the tests that predate the committed rules: both rule sets unless noted --------------------

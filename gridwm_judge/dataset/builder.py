@@ -31,7 +31,7 @@ from gridwm_judge.dataset.row_pool import RowPool
 from gridwm_judge.render import DEFAULT_NOCUE_STYLE
 from gridwm_judge.schema import DATASET_VERSION, dataset_row, row_dict
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import ALL_CONFIGS, task_spec, world_of
+from gridwm_judge.task_table import BUILT_CONFIGS, task_spec, world_of
 from gridwm_judge.tasks import NOCUE_CONFIGS, build_rows
 
 try:  # datasets >= 5 identifies examples by (shard, index)
@@ -186,7 +186,7 @@ class GridWMJudge(datasets.GeneratorBasedBuilder):
     BUILDER_CONFIGS = [
         GridWMJudgeConfig(name=c, version=datasets.Version(DATASET_VERSION),
                           description=task_spec(c).description)
-        for c in ALL_CONFIGS
+        for c in BUILT_CONFIGS
     ]
     DEFAULT_CONFIG_NAME = "task_c"
     DEFAULT_WRITER_BATCH_SIZE = 32  # rows buffered per Parquet row group (images are large)

@@ -32,9 +32,11 @@ def size_category(n: int) -> str:
     return "n>1M"
 
 
-def card_yaml(splits: dict[str, dict[str, int]]) -> str:
+def card_yaml(splits: dict[str, dict[str, int]], license: str = "apache-2.0",
+              pretty_name: str = PRETTY_NAME) -> str:
     """The YAML block (without the ``---`` fences) for ``{config: {num_examples, num_bytes,
-    download_size}}``."""
+    download_size}}``. ``license``: the items' (this package's builds are Apache-2.0, like
+    the simulators; the paper's release, imported, is MIT)."""
     import datasets
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
@@ -43,9 +45,9 @@ def card_yaml(splits: dict[str, dict[str, int]]) -> str:
     from gridwm_judge.dataset.features import features
 
     data = DatasetCardData(
-        license="apache-2.0",
+        license=license,
         language=["en"],
-        pretty_name=PRETTY_NAME,
+        pretty_name=pretty_name,
         task_categories=TASK_CATEGORIES,
         size_categories=[size_category(sum(s["num_examples"] for s in splits.values()))],
         tags=[*card_text.hub_tags(splits), "vlm-as-a-judge", "world-models", "counterfactual",

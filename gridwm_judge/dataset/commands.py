@@ -9,7 +9,7 @@ from gridwm_judge.command_line import add_command
 from gridwm_judge.dataset.profiles import PROFILES
 from gridwm_judge.schema import DEFAULT_NOCUE_STYLE
 from gridwm_judge.seeds import GENERATION_SEED, SAMPLING_SEED
-from gridwm_judge.task_table import ALL_CONFIGS
+from gridwm_judge.task_table import BUILT_CONFIGS
 
 DEFAULT_NUM_PROC = max(1, min(4, os.cpu_count() or 1))
 
@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"(default {DEFAULT_NUM_PROC}: the CPU count, at most 4)")
     b.add_argument("--configs", type=_configs, default=None,
                    help="comma-separated subset of the profile's configs (default all): "
-                        f"{', '.join(ALL_CONFIGS)}")
+                        f"{', '.join(BUILT_CONFIGS)}")
     b.add_argument("--nocue-style", default=DEFAULT_NOCUE_STYLE,
                    help="how MiniGrid's NoCue frames hide the evidence: clean (no mark only "
                         "NoCue shows: a key, ball, box or goal is erased; a door, wall or lava "

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gridwm_judge.task_table import ALL_CONFIGS
+from gridwm_judge.task_table import BUILT_CONFIGS
 from gridwm_judge.tasks import miniworld_c_hard, task_c_hard, task_module
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 from gridwm_judge.worlds.core.draw import CF_KINDS
@@ -72,9 +72,9 @@ class TaskPlan:
         if self.envs and family_totals(self.envs) != tuple(self.families):
             raise ValueError(f"{self.config}: families {self.families} do not sum the "
                              f"explicit envs {self.envs}")
-        if self.config not in ALL_CONFIGS:
+        if self.config not in BUILT_CONFIGS:
             raise ValueError(
-                f"unknown config {self.config!r}; expected one of {', '.join(ALL_CONFIGS)}"
+                f"unknown config {self.config!r}; expected one of {', '.join(BUILT_CONFIGS)}"
             )
         if self.shard_by not in SHARD_BY:
             raise ValueError(

@@ -88,3 +88,27 @@ def oracle_state(dataset: str, representation: str | None = None) -> Task:
     """OS: Oracle-State evidence arms: staged task type, objective and verdict from pixels, a state
     table or both (JSON)."""
     return gridwm_task("oracle_state", dataset, representation)
+
+
+@task
+def paper_task_a(dataset: str, representation: str | None = None) -> Task:
+    """RA: the paper's released Task A exam (A-D choice)."""
+    return gridwm_task("paper_task_a", dataset, representation)
+
+
+@task
+def paper_task_c(dataset: str, representation: str | None = None) -> Task:
+    """RC: the paper's released Task C exam (composite storyboards)."""
+    return gridwm_task("paper_task_c", dataset, representation)
+
+
+@task
+def paper_task_d_r(dataset: str, representation: str | None = None) -> Task:
+    """RDR: the paper's released reference-aided Task D (Task D-R, Table 13)."""
+    return gridwm_task("paper_task_d_r", dataset, representation)
+
+
+@task
+def paper_task_e(dataset: str, representation: str | None = None) -> Task:
+    """RE: the paper's released Task E exam (JSON label)."""
+    return gridwm_task("paper_task_e", dataset, representation)

@@ -36,8 +36,8 @@ import numpy as np
 from gridwm_judge.judges import pixels
 
 NAMES = ("first-frame", "last-frame", "mask-artifact", "least-change")
-VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH", "MCH")
-CHOICE_TASKS = ("A", "MA")
+VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH", "MCH", "RC", "RDR")
+CHOICE_TASKS = ("A", "MA", "RA")
 MINIGRID_SEE = 0.0005
 """Share of a MiniGrid frame the target's colour must cover to count as visible (a key at the
 smallest tile size covers about twice this)."""

@@ -10,7 +10,11 @@ ParseMode = Literal["strict", "recovered", "invalid"]
 PARSE_MODES = ("strict", "recovered", "invalid")
 VERDICTS = ("success", "failure")
 RULES = ("committed", "paper")
-PARSER_VERSIONS: dict[str, str] = {"committed": "committed/2", "paper": "paper-f4/1"}
+PUBLISHED_RULES = "published"
+"""Not a rule set over text: the parse each answer was published with (answers imported from
+the paper's release carry the authors' own), which ``score --rules published`` reads."""
+PARSER_VERSIONS: dict[str, str] = {"committed": "committed/2", "paper": "paper-f4/1",
+                                   PUBLISHED_RULES: "as-published/1"}
 """Recorded in the scores, so a parse can be traced to the rules that made it."""
 
 

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from gridwm_judge.report import hard_cf, judge_pairs, shortcuts
+from gridwm_judge.report import hard_cf, judge_pairs, paper_release, shortcuts
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.controls import controls, next_state
@@ -89,6 +89,9 @@ TABLES: tuple[TableSection, ...] = (
     Section("oracle_state_idr", (OS,), os_.idr),
     Section("oracle_state_differences", (OS,), os_.differences),
     Section("hard_counterfactuals", HARD, hard_cf.table),
+    Section("paper_task_d_r", (paper_release.TASK,), paper_release.task_d_r),
+    Section("parse_agreement", paper_release.PAPER, paper_release.parse_agreement,
+            shown=paper_release.has_published_parse),
     Section("shortcut_ceiling", EVERY, shortcuts.ceiling),
     Section("shortcut_vs_judges", EVERY, shortcuts.beside_judges),
     Section("judge_pairs", judge_pairs.PAIRED_TASKS, judge_pairs.table,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gridwm_judge.atomic import atomic_open
-from gridwm_judge.parsing import parse_answer
+from gridwm_judge.parsing import PUBLISHED_RULES, ParsedAnswer, parse_answer
 from gridwm_judge.records import PredictionRecord, TaskCoverage, counts
 from gridwm_judge.scoring.grading import GradedRow, graded_row
 from gridwm_judge.scoring.recipes import recipe_for
@@ -55,13 +55,25 @@ def _check_uids(judge: str, rows: Sequence[Mapping], records: Iterable[Predictio
     return by_uid
 
 
+def _published(judge: str, rec: PredictionRecord) -> ParsedAnswer:
+    """The parse ``rec`` was published with; an answer published without one is refused."""
+    if rec.published is None:
+        raise ValueError(f"judge {judge!r}: --rules published reads the parse each answer was "
+                         f"published with, and {rec.uid!r} has none (only runs written by "
+                         "`gridwm-judge import-paper` carry one); use --rules committed")
+    return ParsedAnswer(rec.published.get("value"), rec.published["mode"])
+
+
 def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[PredictionRecord], *,
                rules: str) -> JudgeJoin:
-    """Grade every answered dataset row for one judge; coverage per task."""
+    """Grade every answered dataset row for one judge; coverage per task. ``rules``: a text
+    rule set, or ``published`` (each answer's published parse). Answers published with a
+    parse are also read with the default rules, and the rows where the two differ counted."""
     by_uid = _check_uids(judge, rows, records)
     graded: list[GradedRow] = []
     per_task: dict[str, list[tuple[str, str]]] = {}  # task -> [(status, parse mode)]
     unanswered: dict[str, list[str]] = {}
+    disagree: dict[str, list[str]] = {}
     for row in rows:
         task, uid = str(row["task"]), str(row["uid"])
         rec = by_uid.get(uid)
@@ -71,8 +83,17 @@ def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[Prediction
             unanswered.setdefault(task, []).append(uid)
             continue
         spec = task_spec(task)
-        parsed = parse_answer(task, rec.raw, rules=rules, truncated=rec.status == "truncated",
-                              style=str(row.get("prompt_style") or ""))
+        truncated, style = rec.status == "truncated", str(row.get("prompt_style") or "")
+        if rules == PUBLISHED_RULES:
+            parsed = _published(judge, rec)
+        else:
+            parsed = parse_answer(task, rec.raw, rules=rules, truncated=truncated, style=style)
+        if rec.published is not None:
+            ours = (parsed if rules == "committed" else
+                    parse_answer(task, rec.raw, truncated=truncated, style=style))
+            differ = disagree.setdefault(task, [])
+            if ours.value != rec.published.get("value"):
+                differ.append(uid)
         grade = recipe_for(spec).grade(parsed.value, row)
         graded.append(graded_row(judge, row, rec.status, parsed.mode, parsed.value, grade))
         per_task.setdefault(task, []).append((rec.status, parsed.mode))
@@ -91,6 +112,8 @@ def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[Prediction
             parse_modes=modes,
             statuses=statuses,
             unanswered_head=tuple(unanswered.get(task, ())[:MAX_NAMED]),
+            disagree=len(disagree[task]) if task in disagree else None,
+            disagree_head=tuple(disagree.get(task, ())[:MAX_NAMED]),
         )
     return JudgeJoin(tuple(graded), coverage)
 

@@ -1,9 +1,10 @@
 """Can two judges be told apart?
 
-For each pair of judges scored on the same groups of a Task C-style config (C, CH, MC, MCH) and
-representation, the per-group discrimination indicator at the neutral presentation (Full
-accepted and CF rejected: IDR_raw's numerator, over the groups both judges' IDR_raw counts) is
-compared the way a paired design must be:
+For each pair of judges scored on the same groups of a config with Full-CF pairs (Task C-style:
+C, CH, MC, MCH per representation; reference-aided: D, MD, the paper's D-R) and representation,
+the per-group discrimination indicator at the neutral presentation (Full accepted and CF
+rejected: IDR_raw's numerator, over the groups both judges' IDR_raw counts, under the config's
+protocol) is compared the way a paired design must be:
 
 - the difference in IDR_raw with a paired bootstrap CI (groups resampled, both judges' verdicts
   kept together);
@@ -36,7 +37,7 @@ from gridwm_judge.scoring.significance import holm, mcnemar
 from gridwm_judge.scoring.task_scores import canonical_rows, protocol_of
 from gridwm_judge.task_table import ALL_TASKS, task_spec
 
-PAIRED_RECIPES = ("presentation_invariance",)
+PAIRED_RECIPES = ("presentation_invariance", "reference_aided")
 PAIRED_TASKS = tuple(s.name for s in ALL_TASKS if s.recipe in PAIRED_RECIPES)
 
 
@@ -121,9 +122,8 @@ def _paired_ci(x: np.ndarray, y: np.ndarray, n_resamples: int, seed: int
 def compare_pairs(graded: Mapping[str, Sequence[GradedRow]], *,
                   n_resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED
                   ) -> list[JudgePair]:
-    """Every pair of ``graded``'s judges (judge -> its graded rows) on every Task C-style
-    task and representation both answered, Holm-adjusted within each task and
-    representation."""
+    """Every pair of ``graded``'s judges (judge -> its graded rows) on every paired task and
+    representation both answered, Holm-adjusted within each task and representation."""
     out: list[JudgePair] = []
     tasks = sorted({r.task for rows in graded.values() for r in rows if r.task in PAIRED_TASKS})
     for task in tasks:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
-from gridwm_judge.task_table import ALL_TASKS, world_of
+from gridwm_judge.task_table import ALL_TASKS, task_spec, world_of
 
 IDR_COND_RULE = {"undefined": "undefined", "descriptive": "unstable", "ok": "ok"}
 """An IDR_cond result's status as the reporting rule names it."""
@@ -92,8 +92,10 @@ class CausalScope(Scope):
 
     def probes(self) -> tuple[ProbeScope, ...]:
         """Its presentation-probe families (NS, JCR, Flip, LES), in scoring order."""
-        names = self.results.select(name="ns", **self.where).values_of("probe")
-        return tuple(ProbeScope(p, {**self.where, "probe": p}, self.results)
+        # stability reads the verdicts given (eligible pairs) whatever the block's protocol
+        where = {k: v for k, v in self.where.items() if k != "protocol"}
+        names = self.results.select(name="ns", **where).values_of("probe")
+        return tuple(ProbeScope(p, {**where, "probe": p}, self.results)
                      for p in names if p is not None)
 
 
@@ -107,7 +109,11 @@ class ProbeScope(Scope):
 
 def causal_scope(results: Results, task: str, **fields: Any) -> CausalScope | None:
     """The causal block of ``task`` at ``fields`` (e.g. ``representation="composite"``), None
-    when the judge has none."""
+    when the judge has none. A task scored under several protocols (the paper's D-R) gives
+    its entry's own protocol's block unless ``protocol`` is named."""
+    spec = task_spec(task)
+    if spec.also_protocols and "protocol" not in fields:
+        fields = {**fields, "protocol": spec.protocol}
     where = {"task": task, **fields}
     scope = CausalScope("/".join([task, *(str(v) for v in fields.values())]), where, results)
     return scope if scope.metric("g_active") is not None else None

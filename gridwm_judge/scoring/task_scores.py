@@ -131,8 +131,10 @@ def causal_results(rows: Sequence[GradedRow], protocol: str, s: Batch, where: Wh
 
 def probe_results(rows: Sequence[GradedRow], fam: ProbeFamily, protocol: str, s: Batch,
                   where: Where) -> None:
-    """A probe family's stability at ``where``: NS, JCR, Flip over the Full rows it keeps,
-    its rows and presentation levels, and (``Settings.with_les``) the leakage model's fit."""
+    """A probe family's stability at ``where``: NS, JCR, Flip over the Full rows it keeps
+    (and, for a family of several non-baseline levels, NS against each level alone:
+    ``condition`` = the level), its rows and presentation levels, and
+    (``Settings.with_les``) the leakage model's fit."""
     sel = [r for r in rows if r.variant == "full" and fam.keep(r)]
     y = verdicts(sel)
     g = [r.group_id for r in sel]
@@ -141,6 +143,13 @@ def probe_results(rows: Sequence[GradedRow], fam: ProbeFamily, protocol: str, s:
     where = {**where, "protocol": protocol, "probe": fam.name}
     s.figures({"ns": ns(y, g, p, fam.baseline, protocol=protocol), "jcr": j, "flip": flip},
               where)
+    levels = [lv for lv in dict.fromkeys(p) if lv != fam.baseline]
+    if len(levels) > 1:   # which presentation moves the verdict: NS against each level alone
+        for level in levels:
+            keep = [i for i, lv in enumerate(p) if lv in (fam.baseline, level)]
+            s.figures({"ns": ns([y[i] for i in keep], [g[i] for i in keep],
+                                [p[i] for i in keep], fam.baseline, protocol=protocol)},
+                      {**where, "condition": level})
     s.count("n_rows", len(sel), where)
     s.count("n_levels", len(set(p)), where)
     if not s.settings.with_les:
@@ -187,12 +196,13 @@ def score_task_c(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings) 
 
 
 def score_task_d(rows: Sequence[GradedRow], spec: TaskSpec, settings: Settings) -> Results:
-    """The causal block (group and environment CIs), the same per presentation condition,
-    and the framing / visual probe families."""
+    """The causal block (group and environment CIs; once per protocol the entry names), the
+    same per presentation condition, and the framing / visual probe families."""
     s = Batch(settings, spec.name)
     protocol = protocol_of(spec)
     envs = {r.group_id: r.env_id or r.family for r in rows}  # environment = registered env id
-    causal_results(rows, protocol, s, {}, clusters=envs)
+    for p in (protocol, *spec.also_protocols):   # the paper's D-R: all groups and eligible
+        causal_results(rows, p, s, {}, clusters=envs)
     for vis, fr in sorted({(r.visual, r.framing) for r in rows}):
         sub = [r for r in rows if (r.visual, r.framing) == (vis, fr)]
         causal_results(sub, protocol, s, {"condition": f"{vis}-{fr}"}, select=everything)

@@ -13,7 +13,7 @@ from gridwm_judge.dataset import card, card_text
 from gridwm_judge.dataset.profiles import Profile, get_profile
 from gridwm_judge.install import REPOSITORY
 from gridwm_judge.schema import COLUMNS
-from gridwm_judge.task_table import ALL_CONFIGS, CONFIGS, MINIWORLD_TASKS, WORLDS
+from gridwm_judge.task_table import BUILT_CONFIGS, CONFIGS, MINIWORLD_TASKS, WORLDS
 from gridwm_judge.worlds.minigrid.cards import FAMILIES as MG_FAMILIES
 from gridwm_judge.worlds.miniworld.cards import FAMILIES as MW_FAMILIES
 from gridwm_judge.worlds.miniworld.cards import get_card
@@ -116,7 +116,7 @@ def test_card_with_both_worlds_describes_both(tmp_path):
     mixed = Profile("mixed", "both worlds", base.plans + mw.plans)
     meta, prose = render(tmp_path, mixed)
     assert meta["tags"][:3] == ["minigrid", "miniworld", "3d"]
-    for config in ALL_CONFIGS:   # every config has its paragraph
+    for config in BUILT_CONFIGS:   # every config it builds has its paragraph
         assert f"- **{config}," in prose
     assert "**MiniGrid.** Groups are generated" in prose and "**MiniWorld.** Groups are" in prose
     assert "MiniGrid and MiniWorld are Apache-2.0 licensed." in prose

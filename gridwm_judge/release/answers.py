@@ -1,0 +1,163 @@
+"""The Task D-R judges' answers the release publishes, as this package's run folders
+(``predictions.jsonl`` + ``run.json``), each marked as published: nothing here was asked by
+this package.
+
+Per model folder (``frozen_outputs/minigrid/taskd-r/<model>/``): ``responses.jsonl`` gives the
+raw text and the provider's metadata (model, provider, finish reason, latency, usage) and
+``score_per_row.jsonl`` the authors' own parse of each answer, kept beside the raw text in the
+record's ``published`` field (what ``score --rules published`` reads). A prediction's item
+digest and request hash are this package's, taken over the imported item (the release's prompt
+and image bytes, checked against its SHA256SUMS), so ``score`` checks them as it checks any run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gridwm_judge.item_hash import item_digest, request_hash
+from gridwm_judge.judges.base import status_for
+from gridwm_judge.records import PUBLISHED, PredictionRecord, RunRecord
+from gridwm_judge.release.layout import DR_OUTPUTS, Release, ReleaseError
+from gridwm_judge.runner.as_sent import usage_total
+from gridwm_judge.task_table import task_spec
+
+RESPONSES = "responses.jsonl"
+PARSES = "score_per_row.jsonl"
+PARSE_MODES: Mapping[str, str] = {"strict": "strict", "recoverable": "recovered",
+                                  "fail": "invalid"}
+"""The release's parse modes -> this package's (``fail``: no label, counted incorrect)."""
+VALUES: Mapping[str, str] = {"success": "success", "fail": "failure"}
+"""The release's normalised verdicts (``pred_norm``) -> this package's."""
+TRUNCATED = ("length", "max_tokens", "MAX_TOKENS")
+"""Finish reasons that mean the answer was cut by its token budget."""
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    """One model's published answers: its judge spec, records and run record."""
+
+    model: str
+    judge: str
+    records: tuple[PredictionRecord, ...]
+    run: RunRecord
+
+
+def judge_name(model: str) -> str:
+    """The judge spec a published model's run carries: ``published:<model>`` (never a
+    backend ``eval`` can run)."""
+    return f"{PUBLISHED}:{model}"
+
+
+def models(release: Release) -> list[str]:
+    """The model folders of the published Task D-R answers, sorted."""
+    root = release.file(DR_OUTPUTS)
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / RESPONSES).is_file())
+
+
+def _jsonl(path: Path, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as fh:
+        for n, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ReleaseError(f"{rel}:{n} is not a JSON line ({exc.msg})") from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("uid"), str):
+                raise ReleaseError(f"{rel}:{n} has no string 'uid'")
+            yield n, obj
+
+
+def published_parse(row: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The authors' parse of one answer, in this package's terms, with their own fields."""
+    mode = row.get("parse_mode")
+    if mode not in PARSE_MODES:
+        raise ReleaseError(f"{where}: parse_mode {mode!r} is not one of "
+                           f"{', '.join(PARSE_MODES)}")
+    norm = row.get("pred_norm")
+    value = VALUES.get(str(norm).lower()) if norm is not None else None
+    if (value is None) != (PARSE_MODES[mode] == "invalid"):
+        raise ReleaseError(f"{where}: pred_norm {norm!r} does not fit parse_mode {mode!r}")
+    kept = ("parse_mode", "pred_norm", "gold", "correct", "score", "failure")
+    return {"value": value, "mode": PARSE_MODES[mode],
+            "as_published": {k: row[k] for k in kept if k in row}}
+
+
+def published_run(release: Release, model: str, items: Mapping[str, Mapping[str, Any]],
+                  dataset: str, fingerprint: str, provenance: Mapping[str, Any]
+                  ) -> PublishedRun:
+    """One model's run: every response joined to its imported item (by the release's uid)
+    and to the authors' parse of it. ``items``: release uid -> the imported row (its uid,
+    prompt and image bytes)."""
+    folder = f"{DR_OUTPUTS}/{model}"
+    task = task_spec("paper_task_d_r")
+    judge = judge_name(model)
+    parses: dict[str, tuple[str, dict[str, Any]]] = {}
+    parse_file = release.file(f"{folder}/{PARSES}")
+    if not parse_file.is_file():
+        raise ReleaseError(f"{folder}/{PARSES} is missing: the authors' parse of {model}'s "
+                           "answers is part of the release")
+    for n, row in _jsonl(parse_file, f"{folder}/{PARSES}"):
+        parses[row["uid"]] = (f"{folder}/{PARSES}:{n}", row)
+    first: dict[str, Any] = {}
+    records = []
+    for n, obj in _jsonl(release.file(f"{folder}/{RESPONSES}"), f"{folder}/{RESPONSES}"):
+        where, uid = f"{folder}/{RESPONSES}:{n}", obj["uid"]
+        if uid not in items:
+            raise ReleaseError(f"{where}: uid {uid!r} is not in the Task D-R exam")
+        if uid not in parses:
+            raise ReleaseError(f"{where}: uid {uid!r} has no line in {folder}/{PARSES}")
+        meta = obj.get("meta") if isinstance(obj.get("meta"), dict) else {}
+        first = first or meta
+        item = items[uid]
+        raw = obj.get("raw")
+        ok = bool(meta.get("ok", True)) and isinstance(raw, str)
+        status = (status_for(raw, meta.get("finish_reason") in TRUNCATED) if ok else "error")
+        digest = item_digest(task.name, item["prompt"],
+                             [im["bytes"] for im in item["images"]])
+        identity = {"judge": judge, "judge_options": {}, "judge_settings": None}
+        latency = meta.get("latency_ms")
+        records.append(PredictionRecord(
+            uid=item["uid"], judge=judge, task=task.name, raw=raw if ok else None,
+            status=status, request_hash=request_hash(identity, task.max_tokens, digest),
+            item_digest=digest,
+            latency_s=round(latency / 1000, 6) if isinstance(latency, (int, float)) else 0.0,
+            usage=meta.get("usage") if isinstance(meta.get("usage"), dict) else None,
+            error=None if ok else str(meta.get("error") or "the release records no answer"),
+            served={k: str(meta[k]) for k in ("model", "provider") if meta.get(k)} or None,
+            finish_reason=meta.get("finish_reason") or None,
+            published=published_parse(parses[uid][1], parses[uid][0]) if ok else None,
+        ))
+    if not records:
+        raise ReleaseError(f"{folder}/{RESPONSES} holds no answer")
+    source = {
+        "kind": PUBLISHED, **provenance,
+        "model": first.get("model") or model, "provider": first.get("provider"),
+        "backend": first.get("backend"), "responses": f"{folder}/{RESPONSES}",
+        "parse": f"{folder}/{PARSES}",
+        "note": "answers published with the paper's release, imported by gridwm-judge "
+                "import-paper: not a run this package made",
+    }
+    run = RunRecord(
+        judge=judge, dataset=dataset, dataset_fingerprint=fingerprint,
+        dataset_provenance={"source": "paper release", "release": provenance.get("release"),
+                            "revision": provenance.get("revision"),
+                            "sums_sha256": provenance.get("sums_sha256")},
+        tasks=(task.name,), engine={"name": PUBLISHED},
+        usage=usage_total([r.to_json() for r in records]), source=source,
+    )
+    return PublishedRun(model, judge, tuple(records), run)
+
+
+def published_runs(release: Release, rows: Sequence[Mapping[str, Any]], dataset: str,
+                   fingerprint: str) -> list[PublishedRun]:
+    """Every published model's run over the imported Task D-R ``rows``."""
+    items = {json.loads(r["source"])["uid"]: r for r in rows}
+    return [published_run(release, m, items, dataset, fingerprint, release.provenance)
+            for m in models(release)]
