@@ -9,8 +9,8 @@ import pytest
 
 from gridwm_judge.dataset.builder import GridWMJudge
 from gridwm_judge.task_table import (
-    BUILT_CONFIGS,
     ALL_TASKS,
+    BUILT_CONFIGS,
     CONTROL_TASKS,
     MINIWORLD_TASKS,
     TASKS,

@@ -21,6 +21,7 @@ from gridwm_judge.judges.base import (
     MissingDependencyError,
     Usage,
 )
+from gridwm_judge.records import PUBLISHED
 from gridwm_judge.task_table import DEFAULT_MAX_TOKENS
 
 BACKENDS: dict[str, str] = {
@@ -47,6 +48,11 @@ def split_spec(spec: str) -> tuple[str, str]:
     """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; bad specs name the valid backends."""
     backend, sep, name = spec.partition(":")
     valid = ", ".join(BACKENDS)
+    if backend == PUBLISHED:
+        raise ValueError(
+            f"{spec!r} names answers published with the paper's release, which `gridwm-judge "
+            "import-paper` writes as runs (DIR/runs/published/<model>): score or report those "
+            f"runs; to ask a model yourself, give a backend: {valid}")
     if backend not in BACKENDS:
         raise ValueError(
             f"unknown judge backend {backend!r} in {spec!r}; valid backends: {valid}"

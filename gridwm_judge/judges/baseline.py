@@ -224,20 +224,24 @@ class BaselineJudge:
             raise ValueError(f"baseline:{self.name} answers verdicts, not {type(fmt).__name__}")
         if not req.images:
             raise ValueError(f"baseline:{self.name} reads images; {req.uid!r} has none")
-        ordered = _in_time_order(req.prompt, query_frames(spec.recipe, req.prompt, req.images))
+        montage = montage_of(spec.name)
+        ordered = _in_time_order(req.prompt, query_frames(spec.recipe, req.prompt, req.images,
+                                                          montage=montage))
         target = shortcuts.stated_target(req.prompt)
         if target is None and spec.world == "minigrid" and spec.recipe in REFERENCE_AIDED:
             target = shortcuts.reference_target(_in_time_order(
-                req.prompt, reference_frames(spec.recipe, req.prompt, req.images)))
+                req.prompt, reference_frames(spec.recipe, req.prompt, req.images,
+                                             montage=montage)))
         ok = shortcuts.verdict(self.name, spec.world, ordered, target)
         return fmt.success if ok else fmt.failure
 
     def _pixel(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         if isinstance(fmt, Verdict):
-            frames = query_frames(task_spec(req.task).recipe, req.prompt, req.images)
+            frames = query_frames(task_spec(req.task).recipe, req.prompt, req.images,
+                                  montage=montage_of(req.task))
             if not frames:
                 return fmt.failure
-            reversed_order = REVERSED_NOTE in req.prompt
+            reversed_order = says_reversed(req.prompt)
             last = frames[0] if reversed_order else frames[-1]
             return fmt.success if pixels.agent_on_goal(last) else fmt.failure
         if isinstance(fmt, Choice):
@@ -245,9 +249,12 @@ class BaselineJudge:
         return _fixed(fmt, req.prompt)
 
 
-def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
+def query_frames(recipe: str, prompt: str, images, *, montage: int | None = None
+                 ) -> Sequence[np.ndarray]:
     """Frames (in shown order) of the storyboard being judged: the query storyboard of a
-    reference-aided item (Task D).
+    reference-aided item (Task D). ``montage``: the panel side of storyboards drawn as
+    gutterless montages (the paper's released items, :data:`pixels.RELEASE_PANEL`), cut
+    into their panels.
 
     Separate frame images are converted on access, so reading only the last frame decodes
     only that image (the eval runner hands images over still encoded).
@@ -258,17 +265,18 @@ def query_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
         if m and 0 < int(m.group(1)) <= len(images):
             return _Arrays(images, len(images) - int(m.group(1)))
         if len(images) >= 2:
-            return pixels.panels(images[-1])
+            return _cut(pixels.panels(images[-1]), montage)
         frames = pixels.panels(images[0]) if images else []
-        return frames[len(frames) // 2 :]
+        return _cut(frames[len(frames) // 2 :], montage)
     if len(images) == 1:
-        return pixels.panels(images[0])
+        return _cut(pixels.panels(images[0]), montage)
     return _Arrays(images, 0)
 
 
-def reference_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
+def reference_frames(recipe: str, prompt: str, images, *, montage: int | None = None
+                     ) -> Sequence[np.ndarray]:
     """Frames (in shown order) of a reference-aided item's reference storyboard: the images
-    before the query's, or the first image's panels."""
+    before the query's, or the first image's panels (``montage``: as :func:`query_frames`)."""
     images = images if isinstance(images, Sequence) else list(images)
     if recipe not in REFERENCE_AIDED or not images:
         return []
@@ -276,15 +284,37 @@ def reference_frames(recipe: str, prompt: str, images) -> Sequence[np.ndarray]:
     if m and 0 < int(m.group(1)) < len(images):
         return [pixels.to_array(im) for im in images[: len(images) - int(m.group(1))]]
     if len(images) >= 2:
-        return pixels.panels(images[0])
+        return _cut(pixels.panels(images[0]), montage)
     frames = pixels.panels(images[0])
-    return frames[: len(frames) // 2]
+    return _cut(frames[: len(frames) // 2], montage)
+
+
+def _cut(blocks: Sequence[np.ndarray], montage: int | None) -> Sequence[np.ndarray]:
+    """``blocks``, each montage among them cut into its panels (``montage``: their side)."""
+    if montage is None:
+        return blocks
+    return [panel for block in blocks for panel in pixels.montage_panels(block, montage)]
+
+
+def montage_of(task: str) -> int | None:
+    """The panel side of a task's gutterless montages: the imported release's, else None."""
+    return pixels.RELEASE_PANEL if task_spec(task).imported else None
 
 
 def _in_time_order(prompt: str, frames: Sequence[np.ndarray]) -> list[np.ndarray]:
     """``frames`` in time order (a reversed storyboard's prompt says so)."""
     frames = list(frames)
-    return frames[::-1] if REVERSED_NOTE in prompt else frames
+    return frames[::-1] if says_reversed(prompt) else frames
+
+
+_REVERSED = re.compile(r"frames are shown in reverse chronological order", re.IGNORECASE)
+
+
+def says_reversed(prompt: str) -> bool:
+    """Whether a prompt says its storyboard runs backwards: this package's note
+    (``prompts.REVERSED_NOTE``) or the paper's released one ("Note: The frames are shown in
+    reverse chronological order (final state first, ...)")."""
+    return REVERSED_NOTE in prompt or bool(_REVERSED.search(prompt))
 
 
 class _Arrays(LazySequence[np.ndarray]):

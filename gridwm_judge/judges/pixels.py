@@ -103,6 +103,25 @@ def panels(image) -> list[np.ndarray]:
     return [leaf[2] for leaf in panel_boxes(image)]
 
 
+RELEASE_PANEL = 224
+"""The side of a panel in the paper's released storyboards: a 7 x 7-tile agent view at 32 px
+a tile, set edge to edge in a grid without gutters, empty cells black (its generator's
+``make_montage``)."""
+
+
+def montage_panels(block: np.ndarray, side: int = RELEASE_PANEL) -> list[np.ndarray]:
+    """The panels of a gutterless montage of ``side``-px square frames, in reading order,
+    trailing empty (all-black) cells left out; a block that is no whole grid of such frames
+    is one panel."""
+    h, w = block.shape[:2]
+    if h % side or w % side or (h == side and w == side):
+        return [block]
+    cells = [block[r:r + side, c:c + side] for r in range(0, h, side) for c in range(0, w, side)]
+    while len(cells) > 1 and not cells[-1].any():
+        cells.pop()
+    return cells
+
+
 def _red(arr: np.ndarray) -> np.ndarray:
     r, g, b = arr[..., 0], arr[..., 1], arr[..., 2]
     return (r > 120) & (r > 2 * g + 20) & (r > 2 * b + 20)

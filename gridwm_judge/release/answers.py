@@ -76,7 +76,7 @@ def _jsonl(path: Path, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def published_parse(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     """The authors' parse of one answer, in this package's terms, with their own fields."""
-    mode = row.get("parse_mode")
+    mode = str(row.get("parse_mode"))
     if mode not in PARSE_MODES:
         raise ReleaseError(f"{where}: parse_mode {mode!r} is not one of "
                            f"{', '.join(PARSE_MODES)}")
@@ -113,7 +113,7 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
             raise ReleaseError(f"{where}: uid {uid!r} is not in the Task D-R exam")
         if uid not in parses:
             raise ReleaseError(f"{where}: uid {uid!r} has no line in {folder}/{PARSES}")
-        meta = obj.get("meta") if isinstance(obj.get("meta"), dict) else {}
+        meta: dict[str, Any] = obj["meta"] if isinstance(obj.get("meta"), dict) else {}
         first = first or meta
         item = items[uid]
         raw = obj.get("raw")

@@ -129,6 +129,7 @@ canonical items of each config (see the GridWM-Judge README):
 {_licence(release)}
 """
     path = folder / "README.md"
-    write_text(path, f"---\n{card_yaml(dict(splits), license='mit', pretty_name=PRETTY_NAME)}"
-                     f"\n---\n\n{prose}")
+    meta = card_yaml({c: dict(s) for c, s in splits.items()}, license="mit",
+                     pretty_name=PRETTY_NAME)
+    write_text(path, f"---\n{meta}\n---\n\n{prose}")
     return path

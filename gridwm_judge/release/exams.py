@@ -17,7 +17,7 @@ from typing import Any
 
 from gridwm_judge.release.layout import Exam, Release, ReleaseError
 from gridwm_judge.schema import COLUMNS, VARIANTS, VISUAL
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import Choice, Verdict, task_spec
 from gridwm_judge.tasks.task_d import CONDITIONS
 
 FAMILIES: Mapping[str, str] = {
@@ -97,6 +97,14 @@ def blank_row(task: str, release: Release, line: Line) -> dict[str, Any]:
     return row
 
 
+def _options(task: str) -> tuple[str, ...]:
+    """The answer words of a verdict or choice task (success first)."""
+    fmt = task_spec(task).answer
+    if not isinstance(fmt, (Verdict, Choice)):
+        raise TypeError(f"task {task} is not asked as a verdict or a choice")
+    return fmt.options
+
+
 def _verdict_label(line: Line, key: str = "answer") -> int:
     word = line.text(key).strip().lower()
     if word not in VERDICT_WORDS:
@@ -126,7 +134,7 @@ def task_d_r_row(release: Release, line: Line) -> dict[str, Any]:
         item_id=f"{task}.{group}.{variant}",
         prompt=line.text("prompt"),
         images=[{"bytes": image_bytes(release, line, line.text("image")), "path": None}],
-        answer=task_spec(task).answer.options[1 - label],
+        answer=_options(task)[1 - label],
         label=label,
         variant=variant,
         temporal=line.pick("temporal", {"orig": "orig", "rev": "rev"})
@@ -149,7 +157,7 @@ def task_a_row(release: Release, line: Line) -> dict[str, Any]:
     parts = uid.split(".")
     if len(parts) < 4 or not parts[-1].startswith("t") or not parts[-1][1:].isdigit():
         raise ReleaseError(f"{line.where()}: uid {uid!r} is not A.<env>.<group>.t<step>")
-    letters = task_spec(task).answer.options
+    letters = _options(task)
     answer = line.text("answer").strip().upper()
     if answer not in letters:
         raise ReleaseError(f"{line.where()}: gold {answer!r} is not one of {', '.join(letters)}")
@@ -180,7 +188,7 @@ def task_c_row(release: Release, line: Line) -> dict[str, Any]:
         item_id=f"{task}.{group}.{variant}",
         prompt=line.text("prompt"),
         images=[{"bytes": image_bytes(release, line, line.text("image")), "path": None}],
-        answer=task_spec(task).answer.options[1 - label], label=label, variant=variant,
+        answer=_options(task)[1 - label], label=label, variant=variant,
         temporal=line.pick("temporal", {"orig": "orig", "rev": "rev"}),
         visual=line.pick("visual", {v: v for v in VISUAL}),
         framing=line.pick("framing", FRAMINGS) if framed else "neutral",

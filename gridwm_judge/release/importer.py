@@ -21,7 +21,7 @@ from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, new_folder, replace_dir, write_text
 from gridwm_judge.dataset.ceilings import measure
 from gridwm_judge.dataset_io import bars_only_on_a_terminal, dataset_fingerprint
-from gridwm_judge.records import PREDICTIONS_FILE, RUN_FILE, PUBLISHED
+from gridwm_judge.records import PREDICTIONS_FILE, PUBLISHED, RUN_FILE
 from gridwm_judge.release import card
 from gridwm_judge.release.answers import PublishedRun, models, published_runs
 from gridwm_judge.release.exams import exam_rows

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from gridwm_judge.formats import DASH
+from gridwm_judge.release.figures import PublishedFigure, figures_for
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import Table
 from gridwm_judge.report.tables import invalid
-from gridwm_judge.release.figures import PublishedFigure, figures_for
 from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import PAPER_TASKS, task_spec
 
@@ -111,3 +111,44 @@ def has_published_parse(data: ReportData) -> bool:
 
 
 PAPER = tuple(t.name for t in PAPER_TASKS)
+EXAMS = tuple(t.name for t in PAPER_TASKS if t.name != TASK)
+"""The imported exams besides Task D-R (A, C, E)."""
+
+
+def _figure_or_why(entry: JudgeEntry, task: str, name: str, **scope: Any) -> Any:
+    """A figure's cell, or why it is not defined on these items; "not run" when the judge
+    was not asked the task."""
+    if task not in entry.results.tasks:
+        return "not run"
+    r = entry.results.one(task=task, name=name, **scope)
+    if r is None:
+        return DASH
+    if r.status == "undefined" and r.note:
+        return r.note.replace(": the release holds no", " (no") + ")"
+    return r.cell()
+
+
+def paper_exams(data: ReportData) -> Table:
+    """The paper's Task A, C and E exams (imported): each judge's headline figures, and the
+    ones these items cannot give said so."""
+    a, c, e_ = (task_spec(f"paper_task_{x}").name for x in ("a", "c", "e"))
+    rows = []
+    for e in data.judges:
+        if not any(t in e.results.tasks for t in EXAMS):
+            continue
+        rows.append((
+            e.label, _figure_or_why(e, a, "acc_a1"), _figure_or_why(e, a, "delta_shuffle"),
+            _figure_or_why(e, c, "p_active", representation="composite"),
+            _figure_or_why(e, c, "idr_raw", representation="composite"),
+            _figure_or_why(e, c, "vcc_rep"), _figure_or_why(e, e_, "e_acc"),
+            ", ".join(f"{t} {invalid(e, t)}" for t in EXAMS if t in e.results.tasks)))
+    return Table(
+        "paper_exams", "The paper's Task A, C and E exams (imported from its release)",
+        ("judge", f"Acc_A1 ({a})", f"Delta_shuffle ({a})", f"p_active ({c}, composite)",
+         f"IDR_raw ({c}, composite)", f"VCC_rep ({c})", f"E_Acc ({e_})", "invalid"),
+        tuple(rows),
+        (f"{c}: eligible pairs, neutral presentation, composite storyboards (the release holds "
+         "no split ones). No published figures are shown beside these: the release publishes "
+         "no answers for Tasks A, C and E, so the paper's Table 2 and 4 rows cannot be "
+         "confirmed on these items.",),
+    )

@@ -90,6 +90,7 @@ TABLES: tuple[TableSection, ...] = (
     Section("oracle_state_differences", (OS,), os_.differences),
     Section("hard_counterfactuals", HARD, hard_cf.table),
     Section("paper_task_d_r", (paper_release.TASK,), paper_release.task_d_r),
+    Section("paper_exams", paper_release.EXAMS, paper_release.paper_exams),
     Section("parse_agreement", paper_release.PAPER, paper_release.parse_agreement,
             shown=paper_release.has_published_parse),
     Section("shortcut_ceiling", EVERY, shortcuts.ceiling),

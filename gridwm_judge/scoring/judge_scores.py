@@ -14,7 +14,7 @@ from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
 from gridwm_judge.scoring.grading import GradedRow
-from gridwm_judge.scoring.recipes import recipe_for
+from gridwm_judge.scoring.recipes import not_defined, recipe_for
 from gridwm_judge.scoring.scopes import causal_scopes
 from gridwm_judge.task_table import ALL_TASKS, WORLDS, task_spec, world_of
 
@@ -58,7 +58,8 @@ def _evidence(results: Results, world: str = "minigrid"):
         if spec.name not in results.tasks or world_of(spec.name) != world:
             continue
         vcc = results.one(task=spec.name, name="vcc_rep")
-        if spec.recipe == "presentation_invariance" and vcc is not None:
+        if spec.recipe == "presentation_invariance" and vcc is not None and (
+                vcc.value is not None):
             vccs.append((f"{spec.name} composite-split", vcc.value))
         elif spec.recipe == "next_state":
             action = _action(results, spec.name)
@@ -90,5 +91,7 @@ def score_tasks(graded: Sequence[GradedRow], settings: Settings) -> Results:
     out: list[MetricResult] = []
     for task in sorted({g.task for g in graded}):
         spec = task_spec(task)
-        out.extend(recipe_for(spec).score([g for g in graded if g.task == task], spec, settings))
+        results = recipe_for(spec).score([g for g in graded if g.task == task], spec, settings)
+        out.extend(results)
+        out.extend(not_defined(spec, results))
     return Results(out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gridwm_judge.results import Results
+from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring import task_scores
 from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.grading import (
@@ -45,6 +45,27 @@ RECIPES: dict[str, Recipe] = {
     "prompt_ablation": Recipe(grade_verdict, score_prompt_ablation),
     "oracle_state": Recipe(grade_staged, score_oracle_state),
 }
+
+
+NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "next_state": (("delta_shuffle", "shuffled-action rows"),
+                   ("delta_mask", "masked-action rows")),
+    "presentation_invariance": (("vcc_rep", "split storyboards"),),
+}
+"""recipe -> (figure, the rows it needs) for the figures a recipe gives only when its items
+hold those rows (an imported exam may not: :func:`not_defined`)."""
+
+
+def not_defined(spec: TaskSpec, results: Results) -> list[MetricResult]:
+    """For an imported config (the paper's release), each figure of its recipe's
+    :data:`NEEDS` that its items could not give, as an ``undefined`` result saying why: a
+    metric is "not defined on these items", never left out silently or invented."""
+    if not spec.imported:
+        return []
+    return [MetricResult(spec.name, spec.world, name, None, status="undefined",
+                         note=f"not defined on these items: the release holds no {rows}")
+            for name, rows in NEEDS.get(spec.recipe, ())
+            if not results.select(task=spec.name, name=name)]
 
 
 def recipe_for(spec: TaskSpec) -> Recipe:

@@ -55,7 +55,8 @@ def figures_of(spec: TaskSpec, style: str = "") -> tuple[str, ...]:
     functions)."""
     if style:
         return tuple(f"{m}_{style}" for m in _STYLE_FIGURES)
-    return _RECIPE_FIGURES[spec.recipe]
+    also = tuple(f"{m}_{p}" for p in spec.also_protocols for m in ("idr_raw", "p_active"))
+    return (*_RECIPE_FIGURES[spec.recipe], *also)
 
 
 FIGURES: dict[str, tuple[str, ...]] = {
