@@ -10,6 +10,6 @@ transformers, vllm, httpx) are imported only where they are used.
 
 from gridwm_judge.resources import resource_path
 
-__version__ = "0.3.3"
+__version__ = "0.4.0"
 
 __all__ = ["__version__", "resource_path"]

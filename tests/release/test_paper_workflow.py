@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
+
 from gridwm_judge.cli import main
+from gridwm_judge.results import scores_schema
 
 
 def test_import_score_eval_report(release, tmp_path, capsys):
@@ -19,7 +22,10 @@ def test_import_score_eval_report(release, tmp_path, capsys):
     assert main(["score", "--dataset", str(data), "--predictions", *preds, "--rules",
                  "published", "--out", str(tmp_path / "scores")]) == 0
     scores = json.loads((tmp_path / "scores" / "scores.json").read_text())
+    jsonschema.validate(scores, scores_schema())
     assert scores["parser"] == {"rules": "published", "version": "as-published/1"}
+    kimi = scores["judges"]["published:kimi-k2.5"]["coverage"]["RDR"]
+    assert kimi["disagree"] == 11 and len(kimi["disagree_head"]) == 5
     gpt = scores["judges"]["published:gpt-5.4"]
     idr = [r for r in gpt["results"] if r["task"] == "RDR" and r["name"] == "idr_raw"
            and r.get("protocol") == "all_groups" and not r.get("condition")
@@ -40,6 +46,11 @@ def test_import_score_eval_report(release, tmp_path, capsys):
     assert ("baseline:last-frame", "published:gpt-5.4") in ranked
     agreement = (report / "tables" / "parse_agreement.md").read_text()
     assert "| published:kimi-k2.5 | RDR | 144 | 11 |" in agreement
+    capsys.readouterr()
+    assert main(["push", str(data), "--repo-id", "me/paper", "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    assert "data/paper_task_d_r/test-00000-of-00001.parquet" in plan
+    assert "runs/published/gpt-5.4/predictions.jsonl" in plan   # the answers travel with it
 
 
 def test_score_rules_published_needs_published_answers(imported, tmp_path, capsys):

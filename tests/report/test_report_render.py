@@ -201,7 +201,7 @@ def test_judge_pairs_table_tells_who_can_be_told_apart(qs, tmp_path):
     doc = json.loads((qs.report / "tables" / "judge_pairs.json").read_text())
     cols = doc["columns"]
     rows = [r if isinstance(r, dict) else dict(zip(cols, r, strict=True)) for r in doc["rows"]]
-    assert {r["config"] for r in rows} == {"task_c", "task_c_hard"}
+    assert {r["config"] for r in rows} == {"task_c", "task_c_hard", "task_d"}
     rows = [r for r in rows if r["config"] == "task_c"]
     judges = {e for r in rows for e in (r["judge A"], r["judge B"])}
     assert len(rows) == len(judges) * (len(judges) - 1) // 2   # every pair once a config
