@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from gridwm_judge.item_hash import item_digest, request_hash
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.records import PUBLISHED, PredictionRecord, RunRecord
-from gridwm_judge.release.layout import DR_OUTPUTS, Release, ReleaseError
+from gridwm_judge.release.layout import DR_OUTPUTS, Release, ReleaseError, json_lines
 from gridwm_judge.runner.as_sent import usage_total
 from gridwm_judge.task_table import task_spec
 
@@ -60,18 +59,12 @@ def models(release: Release) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / RESPONSES).is_file())
 
 
-def _jsonl(path: Path, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as fh:
-        for n, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ReleaseError(f"{rel}:{n} is not a JSON line ({exc.msg})") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("uid"), str):
-                raise ReleaseError(f"{rel}:{n} has no string 'uid'")
-            yield n, obj
+def _records(release: Release, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of an answer file, each with a string ``uid``."""
+    for n, obj in json_lines(release.root, rel):
+        if not isinstance(obj, dict) or not isinstance(obj.get("uid"), str):
+            raise ReleaseError(f"{rel}:{n} has no string 'uid'")
+        yield n, obj
 
 
 def published_parse(row: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -103,11 +96,11 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
     if not parse_file.is_file():
         raise ReleaseError(f"{folder}/{PARSES} is missing: the authors' parse of {model}'s "
                            "answers is part of the release")
-    for n, row in _jsonl(parse_file, f"{folder}/{PARSES}"):
+    for n, row in _records(release, f"{folder}/{PARSES}"):
         parses[row["uid"]] = (f"{folder}/{PARSES}:{n}", row)
     first: dict[str, Any] = {}
     records = []
-    for n, obj in _jsonl(release.file(f"{folder}/{RESPONSES}"), f"{folder}/{RESPONSES}"):
+    for n, obj in _records(release, f"{folder}/{RESPONSES}"):
         where, uid = f"{folder}/{RESPONSES}:{n}", obj["uid"]
         if uid not in items:
             raise ReleaseError(f"{where}: uid {uid!r} is not in the Task D-R exam")

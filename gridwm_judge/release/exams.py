@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from gridwm_judge.release.layout import Exam, Release, ReleaseError
+from gridwm_judge.release.layout import Exam, Release, ReleaseError, json_lines
 from gridwm_judge.schema import COLUMNS, VARIANTS, VISUAL
 from gridwm_judge.task_table import Choice, Verdict, task_spec
 from gridwm_judge.tasks.task_d import CONDITIONS
@@ -64,16 +64,8 @@ class Line:
 
 
 def exam_lines(release: Release, exam: Exam) -> Iterator[Line]:
-    path = release.file(exam.path)
-    with path.open(encoding="utf-8") as fh:
-        for n, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ReleaseError(f"{exam.path}:{n} is not a JSON line ({exc.msg})") from None
-            yield Line(exam, n, obj)
+    for n, obj in json_lines(release.root, exam.path):
+        yield Line(exam, n, obj)
 
 
 def image_bytes(release: Release, line: Line, rel: str) -> bytes:

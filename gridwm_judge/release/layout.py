@@ -12,9 +12,10 @@ alone): what it lacks is named, never guessed.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,19 @@ class Release:
         return {"release": RELEASE_REPO, "revision": self.provenance.get("revision"),
                 "sums_sha256": self.provenance.get("sums_sha256"),
                 "license": RELEASE_LICENSE, "path": path, "line": line, "uid": uid}
+
+
+def json_lines(root: Path, rel: str) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of the release's JSONL file ``rel``; a
+    line that is not JSON is a ReleaseError naming the file and the line."""
+    with (root / rel).open(encoding="utf-8") as fh:
+        for n, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                yield n, json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ReleaseError(f"{rel}:{n} is not a JSON line ({exc.msg})") from None
 
 
 def sha256_file(path: Path) -> str:
