@@ -41,6 +41,32 @@ PREVIOUS_SCORES_FORMAT = "gridwm-judge-scores/2"
 
 
 @dataclass(frozen=True)
+class PublishedParse:
+    """The parse an answer was published with (the paper's release publishes its authors'
+    own per row): ``value`` "success" / "failure" / a letter / a label, or None where it
+    gave none; ``mode`` strict / recovered / invalid in this package's terms;
+    ``as_published`` the release's own fields (its parse mode, normalised answer, gold ...)."""
+
+    value: str | None
+    mode: str
+    as_published: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.mode not in PARSE_MODES:
+            raise ValueError(f"published parse mode {self.mode!r} is not one of "
+                             f"{', '.join(PARSE_MODES)}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "mode": self.mode, "as_published": dict(self.as_published)}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> PublishedParse:
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"a published parse is an object, got {type(obj).__name__}")
+        return cls(obj.get("value"), str(obj.get("mode")), dict(obj.get("as_published") or {}))
+
+
+@dataclass(frozen=True)
 class PredictionRecord:
     """One judge's answer to one item, as ``eval`` stores it (one JSON line per uid).
 
@@ -52,9 +78,8 @@ class PredictionRecord:
     decoding fields the request carried (as the backend wrote them) and ``served`` what the
     server said answered it (``model``, ``fingerprint``), ``finish_reason`` the API's word for
 why the answer ended (``refusal``, ``SAFETY``, ...); all None where not known. ``published``
-is the parse an answer was published with (answers imported from the paper's release:
-``{"value": "success" / "failure" / None, "mode": strict / recovered / invalid, "as_published":
-the release's own fields}``), what ``score --rules published`` reads; None elsewhere.
+is the :class:`PublishedParse` an answer was published with (answers imported from the paper's
+release), what ``score --rules published`` reads; None elsewhere.
     """
 
     uid: str
@@ -73,13 +98,9 @@ the release's own fields}``), what ``score --rules published`` reads; None elsew
     sent: Mapping[str, Any] | None = None
     served: Mapping[str, str] | None = None
     finish_reason: str | None = None
-    published: Mapping[str, Any] | None = None
+    published: PublishedParse | None = None
 
     def __post_init__(self) -> None:
-        if self.published is not None and self.published.get("mode") not in PARSE_MODES:
-            raise ValueError(f"prediction {self.uid!r}: published parse mode "
-                             f"{self.published.get('mode')!r} is not one of "
-                             f"{', '.join(PARSE_MODES)}")
         if self.status not in STATUSES:
             raise ValueError(
                 f"prediction {self.uid!r} has unknown status {self.status!r}; "
@@ -110,7 +131,7 @@ the release's own fields}``), what ``score --rules published`` reads; None elsew
             **({"sent": dict(self.sent)} if self.sent is not None else {}),
             **({"served": dict(self.served)} if self.served is not None else {}),
             **({"finish_reason": self.finish_reason} if self.finish_reason else {}),
-            **({"published": dict(self.published)} if self.published is not None else {}),
+            **({"published": self.published.to_json()} if self.published is not None else {}),
         }
 
     @classmethod
@@ -141,7 +162,8 @@ the release's own fields}``), what ``score --rules published`` reads; None elsew
                 sent=obj.get("sent"),
                 served=obj.get("served"),
                 finish_reason=obj.get("finish_reason"),
-                published=obj.get("published"),
+                published=(None if obj.get("published") is None
+                           else PublishedParse.from_json(obj["published"])),
             )
         except ValueError as exc:
             raise ValueError(f"{at}{exc}") from None
@@ -183,10 +205,11 @@ class RunRecord:
     and ``judge_settings`` (the answer-changing settings; None until the judge is loaded),
     ``max_tokens`` per task (``"TASK/STYLE"`` where a prompt style's differs),
     ``representation``, ``seed``, ``dataset_fingerprint`` and ``prompt_version``. What it
-    asked: ``dataset`` (a path or Hub id), its ``dataset_provenance`` (the build's version,
-    profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``, ``operational`` (workers,
-    retries ...: they may change on a resume), ``created`` / ``updated``, ``as_sent`` (what
-    the requests carried) and ``usage`` (tokens); ``oracle_upper_bound`` for a judge that
+    asked: ``dataset`` (a path or Hub id; ``../../..``, relative to the run folder, in a
+    published run inside the folder it was imported into), its ``dataset_provenance`` (the
+    build's version, profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``,
+    ``operational`` (workers, retries ...: they may change on a resume), ``created`` /
+    ``updated``, ``as_sent`` (what the requests carried) and ``usage`` (tokens); ``oracle_upper_bound`` for a judge that
     reads the gold answer; ``source`` for a run converted from another framework's log, or
     (``kind`` "published") answers published with the paper's release: :attr:`published`.
     A run.json of no ``format`` (written before it had one) reads the same.

@@ -425,7 +425,7 @@ PAPER_TASKS: tuple[TaskSpec, ...] = (
                          "(prefix state tracking, JSON label)", imported="E"),
 )
 """Configs whose rows are the paper's own frozen exams, imported from its public release by
-``gridwm-judge import-paper`` (:mod:`gridwm_judge.dataset.paper`), never generated: prompts and
+``gridwm-judge import-paper`` (:mod:`gridwm_judge.release`), never generated: prompts and
 images are the release's byte for byte. Task D-R's figures are given under both protocols:
 all groups (the paper's Table 13) and eligible pairs (the release's metrics CSV). Named to use
 them (not in ``all``)."""

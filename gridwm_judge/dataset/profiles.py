@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gridwm_judge.task_table import BUILT_CONFIGS
+from gridwm_judge.task_table import BUILT_CONFIGS, is_task, task_spec
 from gridwm_judge.tasks import miniworld_c_hard, task_c_hard, task_module
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES, rows_per_group
 from gridwm_judge.worlds.core.draw import CF_KINDS
@@ -435,6 +435,9 @@ def check_configs(profile: Profile, configs: list[str] | tuple[str, ...] | None)
     if not configs:
         return profile.configs
     bad = [c for c in configs if c not in profile.configs]
+    if bad and is_task(bad[0]) and task_spec(bad[0]).imported:
+        raise ValueError(f"{bad[0]!r} is the paper's own exam, imported from its release, not "
+                         "built: gridwm-judge import-paper RELEASE --out DIR")
     if bad:
         raise ValueError(f"unknown config {bad[0]!r}; expected one of {', '.join(profile.configs)}")
     return tuple(c for c in profile.configs if c in set(configs))

@@ -128,10 +128,12 @@ def task_results(rows: Sequence[GradedRow]) -> Results:
 def figure_name(r: MetricResult) -> str:
     """A figure's name in a framework's summary: the metric, then its probe family,
     representation, arm or style, and ``a-b`` for a paired difference (``ns_framing_composite``,
-    ``joint_pixel_state``, ``idr_raw_structured_verdict-direct``); a figure under a protocol
-    besides its task's own ends with it (the paper's D-R: ``idr_raw_eligible_pairs``)."""
+    ``joint_pixel_state``, ``idr_raw_structured_verdict-direct``); a causal figure under a
+    protocol besides its task's own ends with it (the paper's D-R: ``idr_raw_eligible_pairs``;
+    probe families are always read over the verdicts given, and keep their names)."""
     side = r.arm or r.style
-    extra = r.protocol if r.protocol in task_spec(r.task).also_protocols else None
+    extra = (r.protocol if r.probe is None and r.protocol in task_spec(r.task).also_protocols
+             else None)
     parts = [r.name, r.probe, r.representation,
              side if r.baseline is None else f"{side}-{r.baseline}", extra]
     return "_".join(p for p in parts if p)

@@ -6,11 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from gridwm_judge.records import PUBLISHED
+
 ParseMode = Literal["strict", "recovered", "invalid"]
 PARSE_MODES = ("strict", "recovered", "invalid")
 VERDICTS = ("success", "failure")
 RULES = ("committed", "paper")
-PUBLISHED_RULES = "published"
+PUBLISHED_RULES = PUBLISHED
 """Not a rule set over text: the parse each answer was published with (answers imported from
 the paper's release carry the authors' own), which ``score --rules published`` reads."""
 PARSER_VERSIONS: dict[str, str] = {"committed": "committed/2", "paper": "paper-f4/1",

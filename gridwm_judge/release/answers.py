@@ -19,7 +19,7 @@ from typing import Any
 
 from gridwm_judge.item_hash import item_digest, request_hash
 from gridwm_judge.judges.base import status_for
-from gridwm_judge.records import PUBLISHED, PredictionRecord, RunRecord
+from gridwm_judge.records import PUBLISHED, PredictionRecord, PublishedParse, RunRecord
 from gridwm_judge.release.layout import DR_OUTPUTS, Release, ReleaseError, json_lines
 from gridwm_judge.runner.as_sent import usage_total
 from gridwm_judge.task_table import task_spec
@@ -52,11 +52,23 @@ def judge_name(model: str) -> str:
 
 
 def models(release: Release) -> list[str]:
-    """The model folders of the published Task D-R answers, sorted."""
+    """The published judges: the model folders whose answers the release's SHA256SUMS lists
+    (so every file read was checked), sorted."""
+    found = {rel.split("/")[-2] for rel in release.listed
+             if rel.startswith(f"{DR_OUTPUTS}/") and rel.endswith(f"/{RESPONSES}")}
+    return sorted(m for m in found if release.file(f"{DR_OUTPUTS}/{m}/{RESPONSES}").is_file())
+
+
+def unlisted(release: Release) -> list[str]:
+    """Folders beside the published answers that the release's SHA256SUMS does not list
+    (someone's own rerun, say), each with why it is left out."""
     root = release.file(DR_OUTPUTS)
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if (p / RESPONSES).is_file())
+    known = set(models(release))
+    return [f"{DR_OUTPUTS}/{p.name}/ left out: not in the release's SHA256SUMS, so not one of "
+            "its published judges" for p in sorted(root.iterdir())
+            if p.is_dir() and p.name not in known]
 
 
 def _records(release: Release, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -67,7 +79,7 @@ def _records(release: Release, rel: str) -> Iterator[tuple[int, dict[str, Any]]]
         yield n, obj
 
 
-def published_parse(row: Mapping[str, Any], where: str) -> dict[str, Any]:
+def published_parse(row: Mapping[str, Any], where: str) -> PublishedParse:
     """The authors' parse of one answer, in this package's terms, with their own fields."""
     mode = str(row.get("parse_mode"))
     if mode not in PARSE_MODES:
@@ -78,13 +90,17 @@ def published_parse(row: Mapping[str, Any], where: str) -> dict[str, Any]:
     if (value is None) != (PARSE_MODES[mode] == "invalid"):
         raise ReleaseError(f"{where}: pred_norm {norm!r} does not fit parse_mode {mode!r}")
     kept = ("parse_mode", "pred_norm", "gold", "correct", "score", "failure")
-    return {"value": value, "mode": PARSE_MODES[mode],
-            "as_published": {k: row[k] for k in kept if k in row}}
+    return PublishedParse(value, PARSE_MODES[mode], {k: row[k] for k in kept if k in row})
+
+
+DATASET = "../../.."
+"""Where a published run's run.json says its dataset is: the imported folder holding
+``runs/published/<model>/`` (a path relative to the run folder, so the folder can move or
+travel to the Hub with its runs)."""
 
 
 def published_run(release: Release, model: str, items: Mapping[str, Mapping[str, Any]],
-                  dataset: str, fingerprint: str, provenance: Mapping[str, Any]
-                  ) -> PublishedRun:
+                  fingerprint: str) -> PublishedRun:
     """One model's run: every response joined to its imported item (by the release's uid)
     and to the authors' parse of it. ``items``: release uid -> the imported row (its uid,
     prompt and image bytes)."""
@@ -129,6 +145,7 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
         ))
     if not records:
         raise ReleaseError(f"{folder}/{RESPONSES} holds no answer")
+    provenance = release.provenance.to_json()
     source = {
         "kind": PUBLISHED, **provenance,
         "model": first.get("model") or model, "provider": first.get("provider"),
@@ -138,19 +155,16 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
                 "import-paper: not a run this package made",
     }
     run = RunRecord(
-        judge=judge, dataset=dataset, dataset_fingerprint=fingerprint,
-        dataset_provenance={"source": "paper release", "release": provenance.get("release"),
-                            "revision": provenance.get("revision"),
-                            "sums_sha256": provenance.get("sums_sha256")},
+        judge=judge, dataset=DATASET, dataset_fingerprint=fingerprint,
+        dataset_provenance={"source": "paper release", **provenance},
         tasks=(task.name,), engine={"name": PUBLISHED},
         usage=usage_total([r.to_json() for r in records]), source=source,
     )
     return PublishedRun(model, judge, tuple(records), run)
 
 
-def published_runs(release: Release, rows: Sequence[Mapping[str, Any]], dataset: str,
-                   fingerprint: str) -> list[PublishedRun]:
+def published_runs(release: Release, rows: Sequence[Mapping[str, Any]], fingerprint: str
+                   ) -> list[PublishedRun]:
     """Every published model's run over the imported Task D-R ``rows``."""
     items = {json.loads(r["source"])["uid"]: r for r in rows}
-    return [published_run(release, m, items, dataset, fingerprint, release.provenance)
-            for m in models(release)]
+    return [published_run(release, m, items, fingerprint) for m in models(release)]

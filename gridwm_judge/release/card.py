@@ -12,7 +12,8 @@ from gridwm_judge import __version__
 from gridwm_judge.atomic import write_text
 from gridwm_judge.dataset import ceilings as shortcut_ceilings
 from gridwm_judge.dataset.card import card_yaml, columns_table
-from gridwm_judge.release.layout import CLONE_LINE, RELEASE_BRANCH, RELEASE_REPO, Release
+from gridwm_judge.release.answers import unlisted
+from gridwm_judge.release.layout import CLONE_LINE, RELEASE_BRANCH, Release
 from gridwm_judge.schema import DATASET_VERSION
 from gridwm_judge.task_table import task_spec
 
@@ -35,12 +36,15 @@ SUPPORTS: Mapping[str, str] = {
 
 def _provenance(release: Release) -> str:
     p = release.provenance
-    rows = [("repository", f"[{RELEASE_REPO}](https://github.com/{RELEASE_REPO})"),
-            ("branch", f"`{p.get('branch') or 'not recorded (not a git clone)'}`"),
-            ("commit", f"`{p.get('revision') or 'not recorded (not a git clone)'}`"),
-            ("SHA256SUMS (sha256)", f"`{p.get('sums_sha256') or 'none in this copy'}`"),
+    commit = p.revision or "not recorded (not a git clone)"
+    if p.modified:
+        commit += " (with local changes)"
+    rows = [("repository", f"[{p.release}](https://github.com/{p.release})"),
+            ("branch", f"`{p.branch or 'not recorded (not a git clone)'}`"),
+            ("commit", f"`{commit}`"),
+            ("SHA256SUMS (sha256)", f"`{p.sums_sha256 or 'none in this copy'}`"),
             ("files checked against it", str(release.checked)),
-            ("licence", "MIT (the release's)")]
+            ("licence", f"{p.license} (the release's)")]
     return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 
 
@@ -72,8 +76,9 @@ def _runs(runs: Sequence[str]) -> str:
         "provider's metadata and the authors' own parse of it, and `run.json` marked as "
         "published (model and provider as the release records them). They are not runs this "
         "package made. Score them with the authors' parse (`gridwm-judge score --rules "
-        "published`, which reproduces the paper's Table 13) or with this package's parser (the "
-        "default); `gridwm-judge report` says on how many rows the two disagree.\n")
+        "published`: the paper's Table 13 as printed, Kimi K2.5 as the release corrected it) "
+        "or with this package's parser (the default); `gridwm-judge report` says on how many "
+        "rows the two disagree.\n")
 
 
 def write(folder: Path, release: Release, splits: Mapping[str, Mapping[str, int]],
@@ -82,7 +87,7 @@ def write(folder: Path, release: Release, splits: Mapping[str, Mapping[str, int]
     first = next(iter(splits))
     not_found = "".join(f"- not in the copy imported: `{e.path}` ({e.config} not written)\n"
                         for e in release.missing)
-    left_out = "".join(f"- {why}\n" for why in release.left_out)
+    left_out = "".join(f"- {why}\n" for why in (*release.left_out, *unlisted(release)))
     prose = f"""# {PRETTY_NAME}
 
 The frozen exams of the paper *Towards Reliable VLM Judges: State-Conditional Invariance and

@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from gridwm_judge.release.layout import Exam, Release, ReleaseError, json_lines
-from gridwm_judge.schema import COLUMNS, VARIANTS, VISUAL
+from gridwm_judge.release.layout import Exam, Release, ReleaseError, json_lines, sha256_file
+from gridwm_judge.schema import COLUMNS, VARIANTS, VISUAL, dataset_row, row_dict
 from gridwm_judge.task_table import Choice, Verdict, task_spec
 from gridwm_judge.tasks.task_d import CONDITIONS
 
@@ -38,12 +38,13 @@ VERDICT_WORDS: Mapping[str, int] = {"success": 1, "yes": 1, "fail": 0, "failure"
 
 
 class Line:
-    """One exam line: its fields, read with the file and line named in every error."""
+    """One exam line: its fields, read with the file and line named in every error, and the
+    digest of the file it is in."""
 
-    def __init__(self, exam: Exam, n: int, obj: Any):
+    def __init__(self, exam: Exam, n: int, obj: Any, file_sha256: str):
         if not isinstance(obj, dict):
             raise ReleaseError(f"{exam.path}:{n} is not a JSON object")
-        self.exam, self.n, self.obj = exam, n, obj
+        self.exam, self.n, self.obj, self.file_sha256 = exam, n, obj, file_sha256
 
     def where(self) -> str:
         return f"{self.exam.path}:{self.n}"
@@ -64,8 +65,9 @@ class Line:
 
 
 def exam_lines(release: Release, exam: Exam) -> Iterator[Line]:
+    digest = sha256_file(release.file(exam.path))
     for n, obj in json_lines(release.root, exam.path):
-        yield Line(exam, n, obj)
+        yield Line(exam, n, obj, digest)
 
 
 def image_bytes(release: Release, line: Line, rel: str) -> bytes:
@@ -85,7 +87,8 @@ def blank_row(task: str, release: Release, line: Line) -> dict[str, Any]:
     schema = line.obj.get("schema_version")
     row.update(uid=f"{task}.{uid}", task=task,
                prompt_version=f"release:{schema}" if isinstance(schema, str) else "release",
-               source=json.dumps(release.source(line.exam.path, line.n, uid), sort_keys=True))
+               source=json.dumps(release.source(line.exam.path, line.n, uid, line.file_sha256),
+                                 sort_keys=True))
     return row
 
 
@@ -229,6 +232,10 @@ def exam_rows(release: Release, exam: Exam) -> list[dict[str, Any]]:
     rows, seen = [], set()
     for line in exam_lines(release, exam):
         row = read(release, line)
+        try:   # the row contract every config keeps
+            row = row_dict(dataset_row(row, where=line.where()))
+        except ValueError as exc:
+            raise ReleaseError(str(exc)) from None
         if row["uid"] in seen:
             raise ReleaseError(f"{line.where()}: uid {row['uid']!r} is repeated")
         seen.add(row["uid"])

@@ -13,7 +13,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +23,9 @@ from gridwm_judge.dataset.ceilings import measure
 from gridwm_judge.dataset_io import bars_only_on_a_terminal, dataset_fingerprint
 from gridwm_judge.records import PREDICTIONS_FILE, PUBLISHED, RUN_FILE
 from gridwm_judge.release import card
-from gridwm_judge.release.answers import PublishedRun, models, published_runs
+from gridwm_judge.release.answers import PublishedRun, models, published_runs, unlisted
 from gridwm_judge.release.exams import exam_rows
 from gridwm_judge.release.layout import Release, open_release
-from gridwm_judge.runner.store import now_iso
 from gridwm_judge.schema import DATASET_VERSION
 
 VALIDATION = "validation.json"
@@ -44,7 +43,6 @@ class ImportSummary:
     not_found: tuple[str, ...]
     left_out: tuple[str, ...]
     checked: int
-    provenance: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         out = [f"checked {self.checked} files against the release's SHA256SUMS"
@@ -77,19 +75,20 @@ def _validation(release: Release, configs: dict[str, list[dict[str, Any]]],
                 ceilings: dict[str, Any]) -> dict[str, Any]:
     return {
         "source": "paper release",
-        "release": dict(release.provenance),
+        "release": release.provenance.to_json(),
         "dataset_version": DATASET_VERSION,
         "package_version": __version__,
         "checked_files": release.checked,
         "configs": {c: {"rows": len(rows), "expected_rows": len(rows),
                         "groups": len({r["group_id"] for r in rows}),
                         "images": sum(len(r["images"]) for r in rows),
-                        "unique_uids": len({r["uid"] for r in rows}) == len(rows)}
+                        "unique_uids": len({r["uid"] for r in rows}) == len(rows),
+                        "exam": json.loads(rows[0]["source"])["path"],
+                        "exam_sha256": json.loads(rows[0]["source"])["file_sha256"]}
                     for c, rows in configs.items()},
         "not_found": [e.path for e in release.missing],
-        "left_out": list(release.left_out),
+        "left_out": [*release.left_out, *unlisted(release)],
         "shortcut_ceilings": ceilings,
-        "imported": now_iso(),
     }
 
 
@@ -108,7 +107,6 @@ def import_paper(path: str | Path, out: str | Path, *, overwrite: bool = False,
     release = open_release(path)
     check_out_dir(out, overwrite, ours=(VALIDATION, "data"), what="dataset folder",
                   inputs=(release.root,))
-    progress(f"release checked: {release.checked} files match its SHA256SUMS")
     configs = {e.config: exam_rows(release, e) for e in release.exams}
     with new_folder(out.parent if str(out.parent) else Path(".")) as parent:
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=parent))
@@ -123,7 +121,7 @@ def import_paper(path: str | Path, out: str | Path, *, overwrite: bool = False,
                 _validation(release, configs, ceilings), indent=2, sort_keys=True) + "\n")
             has_dr = "paper_task_d_r" in configs
             card.write(stage, release, splits, ceilings, runs=models(release) if has_dr else [])
-            runs = (published_runs(release, configs["paper_task_d_r"], str(out.resolve()),
+            runs = (published_runs(release, configs["paper_task_d_r"],
                                    dataset_fingerprint(str(stage))) if has_dr else [])
             for run in runs:
                 _write_run(stage / PUBLISHED_RUNS / run.model, run)
@@ -133,5 +131,5 @@ def import_paper(path: str | Path, out: str | Path, *, overwrite: bool = False,
             raise
     return ImportSummary(out, {c: len(rows) for c, rows in configs.items()},
                          tuple(r.model for r in runs), tuple(e.path for e in release.missing),
-                         release.left_out, release.checked, dict(release.provenance))
+                         (*release.left_out, *unlisted(release)), release.checked)
 

@@ -16,7 +16,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,25 +69,46 @@ class ReleaseError(ValueError):
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """Where an imported copy came from: the release, its licence, the git commit and branch
+    where the copy is a clone (``modified``: whether git sees local changes in it), and the
+    digest of its SHA256SUMS."""
+
+    release: str = RELEASE_REPO
+    license: str = RELEASE_LICENSE
+    revision: str | None = None
+    branch: str | None = None
+    modified: bool | None = None
+    sums_sha256: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Release:
-    """A checked copy of the release: its root, which exams it holds, which it lacks, and
-    its provenance (git commit where the copy is a clone, the SHA256SUMS digest)."""
+    """A checked copy of the release: its root, which exams it holds, which it lacks, what
+    it holds that is not imported (each with why), its provenance and the files its
+    SHA256SUMS lists (path -> sha256; ``checked`` of them were in the copy)."""
 
     root: Path
     exams: tuple[Exam, ...]
     missing: tuple[Exam, ...]
     left_out: tuple[str, ...]
-    provenance: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=Provenance)
+    listed: Mapping[str, str] = field(default_factory=dict)
     checked: int = 0
 
     def file(self, rel: str) -> Path:
         return self.root / rel
 
-    def source(self, path: str, line: int, uid: str) -> dict[str, Any]:
-        """The ``source`` column of a row read from ``path`` at ``line``."""
-        return {"release": RELEASE_REPO, "revision": self.provenance.get("revision"),
-                "sums_sha256": self.provenance.get("sums_sha256"),
-                "license": RELEASE_LICENSE, "path": path, "line": line, "uid": uid}
+    def source(self, path: str, line: int, uid: str, file_sha256: str) -> dict[str, Any]:
+        """The ``source`` column of a row read from the file ``path`` (of digest
+        ``file_sha256``) at ``line``."""
+        p = self.provenance
+        return {"release": p.release, "revision": p.revision, "modified": p.modified,
+                "sums_sha256": p.sums_sha256, "license": p.license, "path": path,
+                "file_sha256": file_sha256, "line": line, "uid": uid}
 
 
 def json_lines(root: Path, rel: str) -> Iterator[tuple[int, Any]]:
@@ -172,17 +193,20 @@ def open_release(path: str | Path) -> Release:
         raise ReleaseError(
             f"{str(path)!r} is not the paper's release: it holds none of "
             f"{', '.join(e.path for e in EXAMS)}; clone it with {CLONE_LINE}")
-    provenance: dict[str, Any] = {"release": RELEASE_REPO, "license": RELEASE_LICENSE,
-                                  "revision": _git(root, "rev-parse", "HEAD"),
-                                  "branch": _git(root, "rev-parse", "--abbrev-ref", "HEAD")}
-    checked = 0
+    revision = _git(root, "rev-parse", "HEAD")
+    status = _git(root, "status", "--porcelain", "--untracked-files=no") if revision else None
+    checked, listed, sums_sha256 = 0, {}, None
     if (root / DR_FOLDER).is_dir() or (root / DR_OUTPUTS).is_dir():
         sums = root / SUMS
         if not sums.is_file():
             raise ReleaseError(f"{SUMS} is missing: the Task D-R files cannot be checked; get a "
                                f"complete copy ({CLONE_LINE})")
-        provenance["sums_sha256"] = sha256_file(sums)
-        checked = check_sums(root, read_sums(sums))
+        sums_sha256, listed = sha256_file(sums), read_sums(sums)
+        checked = check_sums(root, listed)
+    provenance = Provenance(revision=revision,
+                            branch=_git(root, "rev-parse", "--abbrev-ref", "HEAD"),
+                            modified=None if revision is None else bool(status),
+                            sums_sha256=sums_sha256)
     missing = tuple(e for e in EXAMS if e not in exams)
     left_out = tuple(why for folder, why in LEFT_OUT.items() if (root / folder).is_dir())
-    return Release(root, exams, missing, left_out, provenance, checked)
+    return Release(root, exams, missing, left_out, provenance, listed, checked)

@@ -99,10 +99,14 @@ class ReportData:
 
 
 def resolve_dataset(dataset: str, run_dir: Path) -> str:
-    """The dataset a run.json names: as written, else relative to the run folder's parents."""
+    """The dataset a run.json names: a path written ``./...`` or ``../...`` is relative to the
+    run folder (a published run inside the folder it was imported into); any other as
+    written, else relative to the run folder's parents."""
     if not dataset:
         raise ValueError(f"{run_dir / RUN_FILE} names no dataset; pass scores.json instead")
     p = Path(dataset).expanduser()
+    if dataset.startswith(("./", "../")) and (run_dir / p).is_dir():
+        return str(run_dir / p)
     if p.is_dir() or p.is_absolute():
         return str(p)
     for base in (run_dir, *run_dir.resolve().parents):

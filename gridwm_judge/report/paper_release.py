@@ -123,8 +123,8 @@ def _figure_or_why(entry: JudgeEntry, task: str, name: str, **scope: Any) -> Any
     r = entry.results.one(task=task, name=name, **scope)
     if r is None:
         return DASH
-    if r.status == "undefined" and r.note:
-        return r.note.replace(": the release holds no", " (no") + ")"
+    if r.status == "undefined" and r.detail:
+        return f"not defined on these items (no {r.detail})"
     return r.cell()
 
 

@@ -70,7 +70,8 @@ def register(subparsers) -> None:
         choices=tuple(PARSER_VERSIONS),
         default="committed",
         help="parser rules: 'committed' reads where the model commits to an answer; 'paper' "
-        "is the paper's keyword rules (to reproduce its tables)",
+        "is the paper's keyword rules (to reproduce its tables); 'published' takes the parse "
+        "each answer was published with (the paper's judges, from `import-paper`)",
     )
     p.add_argument("--n-resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help="bootstrap seed")

@@ -13,9 +13,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from gridwm_judge.atomic import atomic_open
-from gridwm_judge.parsing import PUBLISHED_RULES, ParsedAnswer, parse_answer
+from gridwm_judge.parsing import PUBLISHED_RULES, ParsedAnswer, ParseMode, parse_answer
 from gridwm_judge.records import PredictionRecord, TaskCoverage, counts
 from gridwm_judge.scoring.grading import GradedRow, graded_row
 from gridwm_judge.scoring.recipes import recipe_for
@@ -61,7 +62,7 @@ def _published(judge: str, rec: PredictionRecord) -> ParsedAnswer:
         raise ValueError(f"judge {judge!r}: --rules published reads the parse each answer was "
                          f"published with, and {rec.uid!r} has none (only runs written by "
                          "`gridwm-judge import-paper` carry one); use --rules committed")
-    return ParsedAnswer(rec.published.get("value"), rec.published["mode"])
+    return ParsedAnswer(rec.published.value, cast(ParseMode, rec.published.mode))
 
 
 def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[PredictionRecord], *,
@@ -92,7 +93,7 @@ def join_judge(judge: str, rows: Sequence[Mapping], records: Iterable[Prediction
             ours = (parsed if rules == "committed" else
                     parse_answer(task, rec.raw, truncated=truncated, style=style))
             differ = disagree.setdefault(task, [])
-            if ours.value != rec.published.get("value"):
+            if ours.value != rec.published.value:
                 differ.append(uid)
         grade = recipe_for(spec).grade(parsed.value, row)
         graded.append(graded_row(judge, row, rec.status, parsed.mode, parsed.value, grade))

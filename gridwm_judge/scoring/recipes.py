@@ -58,11 +58,12 @@ hold those rows (an imported exam may not: :func:`not_defined`)."""
 
 def not_defined(spec: TaskSpec, results: Results) -> list[MetricResult]:
     """For an imported config (the paper's release), each figure of its recipe's
-    :data:`NEEDS` that its items could not give, as an ``undefined`` result saying why: a
-    metric is "not defined on these items", never left out silently or invented."""
+    :data:`NEEDS` that its items could not give, as an ``undefined`` result saying why (its
+    ``detail``: the rows it lacks): a metric is "not defined on these items", never left out
+    silently or invented."""
     if not spec.imported:
         return []
-    return [MetricResult(spec.name, spec.world, name, None, status="undefined",
+    return [MetricResult(spec.name, spec.world, name, None, status="undefined", detail=rows,
                          note=f"not defined on these items: the release holds no {rows}")
             for name, rows in NEEDS.get(spec.recipe, ())
             if not results.select(task=spec.name, name=name)]

@@ -14,7 +14,12 @@ import pytest
 from release_copy import DATA, DR, SUMS, make_release, release_sums
 
 from gridwm_judge.dataset.features import features
-from gridwm_judge.records import PredictionRecord, RunRecord, read_prediction_file
+from gridwm_judge.records import (
+    PredictionRecord,
+    PublishedParse,
+    RunRecord,
+    read_prediction_file,
+)
 from gridwm_judge.release import ReleaseError, import_paper, open_release
 from gridwm_judge.schema import COLUMNS
 
@@ -120,8 +125,8 @@ def test_published_runs_are_marked_and_keep_both_parses(imported):
         imported / "runs" / "published" / "kimi-k2.5" / "predictions.jsonl")}
     cut = kimi["RDR.DR.memory.memory_s000000.memory_s000001.nocue.orig.clean.neg"]
     assert cut.status == "truncated" and cut.finish_reason == "length"
-    assert cut.published == {"value": None, "mode": "invalid", "as_published": {
-        "parse_mode": "fail", "correct": False, "score": 0.0, "failure": "D_no_label"}}
+    assert cut.published == PublishedParse(None, "invalid", {
+        "parse_mode": "fail", "correct": False, "score": 0.0, "failure": "D_no_label"})
     assert sum(r.status == "truncated" for r in kimi.values()) == 9
     assert PredictionRecord.from_json(cut.to_json()) == cut
 
@@ -137,6 +142,42 @@ def test_task_b_and_the_legacy_task_d_are_left_out_with_why(tmp_path):
     assert "Task B left out: its exam names an operational prompt" in lines[0]
     assert "legacy taskd/ left out: a demoted direct-judgment exam" in lines[1]
     assert lines[0] in (tmp_path / "out" / "README.md").read_text()
+
+
+def test_the_same_release_imports_to_the_same_fingerprint(release, imported, tmp_path):
+    """A run asked from one import scores against another import of the same release."""
+    from gridwm_judge.dataset_io import dataset_fingerprint
+
+    again = tmp_path / "again"
+    import_paper(release, again)
+    assert dataset_fingerprint(str(again)) == dataset_fingerprint(str(imported))
+    run = RunRecord.read(again / "runs" / "published" / "gpt-5.4" / "run.json")
+    assert run.dataset_fingerprint == dataset_fingerprint(str(again))
+    assert run.dataset == "../../.."   # the folder the run is in: it can move
+
+
+def test_a_folder_the_sums_do_not_list_is_left_out(tmp_path):
+    release = make_release(tmp_path / "release", only_dr=True)
+    rerun = release / "frozen_outputs/minigrid/taskd-r/my-rerun"
+    shutil.copytree(release / "frozen_outputs/minigrid/taskd-r/gpt-4o", rerun)
+    summary = import_paper(release, tmp_path / "out")
+    assert "my-rerun" not in summary.runs and len(summary.runs) == 10
+    assert ("frozen_outputs/minigrid/taskd-r/my-rerun/ left out: not in the release's "
+            "SHA256SUMS, so not one of its published judges") in summary.lines()
+
+
+def test_a_failure_after_staging_leaves_nothing(tmp_path, monkeypatch):
+    from gridwm_judge.release import importer
+
+    def broken(*args, **kwargs):
+        raise ReleaseError("answers broke")
+
+    monkeypatch.setattr(importer, "published_runs", broken)
+    release = make_release(tmp_path / "release", only_dr=True)
+    out = tmp_path / "made" / "paper"
+    with pytest.raises(ReleaseError, match="answers broke"):
+        import_paper(release, out)
+    assert not (tmp_path / "made").exists()   # no staging folder, no parent it made
 
 
 def test_a_copy_with_only_task_d_r(tmp_path):
@@ -218,5 +259,13 @@ def test_open_release_records_a_clone_s_commit(tmp_path):
     subprocess.run(["git", "-C", str(release), "-c", "user.email=t@t", "-c", "user.name=t",
                     "commit", "-qm", "copy"], check=True)
     opened = open_release(release)
-    assert len(opened.provenance["revision"]) == 40
-    assert opened.provenance["branch"] == "rebuttal-artifact-repair-2026-07-24"
+    assert len(opened.provenance.revision or "") == 40
+    assert opened.provenance.branch == "rebuttal-artifact-repair-2026-07-24"
+    assert opened.provenance.modified is False
+    with (release / "LICENSE").open("a") as fh:   # a file SHA256SUMS does not cover
+        fh.write("edited\n")
+    assert open_release(release).provenance.modified is True
+    summary = import_paper(release, tmp_path / "out")
+    assert summary.configs == {"paper_task_d_r": 144}
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"{opened.provenance.revision} (with local changes)" in card

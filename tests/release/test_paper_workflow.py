@@ -46,6 +46,12 @@ def test_import_score_eval_report(release, tmp_path, capsys):
     assert ("baseline:last-frame", "published:gpt-5.4") in ranked
     agreement = (report / "tables" / "parse_agreement.md").read_text()
     assert "| published:kimi-k2.5 | RDR | 144 | 11 |" in agreement
+    moved = tmp_path / "elsewhere" / "paper"   # the runs find the folder they are in
+    moved.parent.mkdir()
+    data.rename(moved)
+    assert main(["report", str(moved / "runs" / "published" / "qwen3-8b"), "--out",
+                 str(tmp_path / "report2")]) == 0
+    data = moved
     capsys.readouterr()
     assert main(["push", str(data), "--repo-id", "me/paper", "--dry-run"]) == 0
     plan = capsys.readouterr().out
@@ -108,3 +114,11 @@ def test_what_an_imported_exam_cannot_give_is_said_so(imported, tmp_path, capsys
     table = (tmp_path / "report" / "tables" / "paper_exams.md").read_text()
     assert "not defined on these items (no split storyboards)" in table
     assert "| baseline:oracle | 1.000 (6/6)" in table
+
+
+def test_building_an_imported_config_points_to_import_paper(tmp_path, capsys):
+    code = main(["build", "--profile", "smoke", "--configs", "paper_task_d_r", "--out",
+                 str(tmp_path / "b")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "gridwm-judge import-paper RELEASE" in err[0]
+    assert not (tmp_path / "b").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gridwm_judge.integrations import inspect_tasks
 from gridwm_judge.integrations.items import grade_response, load_items, task_figures
+from gridwm_judge.integrations.lmms_eval.utils import metric_names
 from gridwm_judge.records import read_prediction_file
 from gridwm_judge.scoring.score import load_rows
 
@@ -25,4 +26,6 @@ def test_bridge_items_and_figures_equal_score(imported, published_scores):
         assert figures[f"{name}_eligible_pairs"] == res.value(task="RDR", name=name,
                                                                protocol="eligible_pairs")
     assert figures["p_active"] != figures["p_active_eligible_pairs"]
+    assert set(metric_names("RDR")) <= {"accuracy", *figures}   # lmms-eval finds each
+    assert figures["ns_framing"] == res.value(task="RDR", name="ns", probe="framing")
     assert callable(inspect_tasks.paper_task_d_r)
