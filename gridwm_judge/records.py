@@ -210,8 +210,9 @@ class RunRecord:
     build's version, profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``,
     ``operational`` (workers, retries ...: they may change on a resume), ``created`` /
     ``updated``, ``as_sent`` (what the requests carried) and ``usage`` (tokens);
-    ``oracle_upper_bound`` for a judge that reads the gold answer; ``source`` for a run converted from another framework's log, or
-    (``kind`` "published") answers published with the paper's release: :attr:`published`.
+    ``oracle_upper_bound`` for a judge that reads the gold answer; ``source`` for a run
+    converted from another framework's log, or (``kind`` "published") answers published with
+    the paper's release: :attr:`published`.
     A run.json of no ``format`` (written before it had one) reads the same.
     """
 
