@@ -82,7 +82,8 @@ def _runs(runs: Sequence[str]) -> str:
 
 
 def write(folder: Path, release: Release, splits: Mapping[str, Mapping[str, int]],
-          ceilings: Mapping[str, Any], runs: Sequence[str]) -> Path:
+          ceilings: Mapping[str, Any], not_measured: Mapping[str, str], runs: Sequence[str]
+          ) -> Path:
     """Write ``folder/README.md``."""
     first = next(iter(splits))
     not_found = "".join(f"- not in the copy imported: `{e.path}` ({e.config} not written)\n"
@@ -124,7 +125,7 @@ Rules that read only the prompt and the images but never follow the trajectory, 
 canonical items of each config (see the GridWM-Judge README):
 
 {shortcut_ceilings.markdown(dict(ceilings))}
-
+{"".join(f"- `{c}`: not measured: {why}" + chr(10) for c, why in not_measured.items())}
 ## Columns
 
 {columns_table()}

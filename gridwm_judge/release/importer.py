@@ -25,6 +25,7 @@ from gridwm_judge.records import PREDICTIONS_FILE, PUBLISHED, RUN_FILE
 from gridwm_judge.release import card
 from gridwm_judge.release.answers import PublishedRun, models, published_runs, unlisted
 from gridwm_judge.release.exams import exam_rows
+from gridwm_judge.release.images import unreadable
 from gridwm_judge.release.layout import Release, open_release
 from gridwm_judge.schema import DATASET_VERSION
 
@@ -72,7 +73,7 @@ def _write_parquet(rows: list[dict[str, Any]], path: Path) -> dict[str, int]:
 
 
 def _validation(release: Release, configs: dict[str, list[dict[str, Any]]],
-                ceilings: dict[str, Any]) -> dict[str, Any]:
+                ceilings: dict[str, Any], not_measured: dict[str, str]) -> dict[str, Any]:
     return {
         "source": "paper release",
         "release": release.provenance.to_json(),
@@ -89,6 +90,7 @@ def _validation(release: Release, configs: dict[str, list[dict[str, Any]]],
         "not_found": [e.path for e in release.missing],
         "left_out": [*release.left_out, *unlisted(release)],
         "shortcut_ceilings": ceilings,
+        "shortcut_ceilings_not_measured": not_measured,
     }
 
 
@@ -116,11 +118,19 @@ def import_paper(path: str | Path, out: str | Path, *, overwrite: bool = False,
                 progress(f"writing {config}: {len(rows)} rows")
                 splits[config] = _write_parquet(rows, stage / "data" / config / PARQUET)
             progress("measuring the shortcut ceilings")
-            ceilings = measure(stage, list(configs))
+            unread = {e.config: bad for e in release.exams
+                      if (bad := unreadable(release, e, configs[e.config]))}
+            ceilings = measure(stage, [c for c in configs if c not in unread])
+            not_measured = {c: f"{len(bad)} of {len(configs[c])} rows' images do not cut into "
+                               f"the panels their exam line records (first: {bad[0]}), so the "
+                               "shortcut rules' reading of them is not verified"
+                            for c, bad in unread.items()}
             write_text(stage / VALIDATION, json.dumps(
-                _validation(release, configs, ceilings), indent=2, sort_keys=True) + "\n")
+                _validation(release, configs, ceilings, not_measured), indent=2,
+                sort_keys=True) + "\n")
             has_dr = "paper_task_d_r" in configs
-            card.write(stage, release, splits, ceilings, runs=models(release) if has_dr else [])
+            card.write(stage, release, splits, ceilings, not_measured,
+                       runs=models(release) if has_dr else [])
             runs = (published_runs(release, configs["paper_task_d_r"],
                                    dataset_fingerprint(str(stage))) if has_dr else [])
             for run in runs:

@@ -16,7 +16,8 @@ from gridwm_judge.release import import_paper  # noqa: E402
 
 @pytest.fixture(scope="session")
 def release(tmp_path_factory) -> Path:
-    return make_release(tmp_path_factory.mktemp("release") / "Towards-Reliable-VLM-Judges")
+    return make_release(tmp_path_factory.mktemp("release") / "Towards-Reliable-VLM-Judges",
+                        drawn=True)
 
 
 @pytest.fixture(scope="session")

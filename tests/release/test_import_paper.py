@@ -89,6 +89,23 @@ def test_the_card_credits_the_release_under_mit(imported):
     assert validation["configs"]["paper_task_d_r"]["groups"] == 12
 
 
+def test_the_shortcut_ceiling_only_where_the_images_read_as_recorded(imported):
+    """Task D-R's images here are drawn to their layout records: the shortcut rules read
+    them and their ceiling is measured. Task A's and C's are noise that does not cut into the
+    panels their exam records: not measured, and the card says why."""
+    validation = json.loads((imported / "validation.json").read_text())
+    measured = validation["shortcut_ceilings"]
+    assert set(measured) == {"paper_task_d_r"}
+    dr = measured["paper_task_d_r"]
+    assert set(dr) == {"first-frame", "last-frame", "mask-artifact"}
+    assert dr["last-frame"]["all"]["idr_raw"]["den"] == 12
+    why = validation["shortcut_ceilings_not_measured"]
+    assert set(why) == {"paper_task_a", "paper_task_c"}
+    assert why["paper_task_c"].startswith("27 of 27 rows' images do not cut into the panels")
+    card = (imported / "README.md").read_text()
+    assert "- `paper_task_a`: not measured: 6 of 6 rows' images do not cut" in card
+
+
 def test_other_exams_map_onto_the_package_formats(imported):
     a = _load(imported, "paper_task_a").to_list()
     exam = [json.loads(line) for line in

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 
 import jsonschema
+from release_copy import make_release
 
 from gridwm_judge.cli import main
 from gridwm_judge.results import scores_schema
 
 
-def test_import_score_eval_report(release, tmp_path, capsys):
+def test_import_score_eval_report(tmp_path, capsys):
+    release = make_release(tmp_path / "Towards-Reliable-VLM-Judges")
     data = tmp_path / "paper"
     assert main(["import-paper", str(release), "--out", str(data)]) == 0
     out = capsys.readouterr().out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw
+from release_copy import combined, montage
 
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
 from gridwm_judge.judges.baseline import BaselineJudge, query_frames, reference_frames
@@ -44,29 +44,6 @@ def agent_view(step: int, goal_ahead: bool) -> np.ndarray:
             tile = Grid.render_tile(obj, agent_dir=agent, highlight=False, tile_size=32)
             tiles[row * 32:(row + 1) * 32, col * 32:(col + 1) * 32] = tile.astype(np.uint8)
     return tiles
-
-
-def montage(frames: list[np.ndarray]) -> np.ndarray:
-    cols = max(4, min(8, round(len(frames) ** 0.5)))
-    rows = -(-len(frames) // cols)
-    out = np.zeros((rows * 224, cols * 224, 3), dtype=np.uint8)
-    for k, f in enumerate(frames):
-        r, c = divmod(k, cols)
-        out[r * 224:(r + 1) * 224, c * 224:(c + 1) * 224] = f
-    return out
-
-
-def combined(reference: np.ndarray, query: np.ndarray) -> Image.Image:
-    width = max(reference.shape[1], query.shape[1]) + 48
-    height = reference.shape[0] + query.shape[0] + 204
-    canvas = Image.new("RGB", (width, height), "white")
-    draw = ImageDraw.Draw(canvas)
-    draw.text((24, 30), "Reference trajectory", fill="black")
-    canvas.paste(Image.fromarray(reference), (24, 78))
-    y = 78 + reference.shape[0] + 24
-    draw.text((24, y + 6), "Query trajectory", fill="black")
-    canvas.paste(Image.fromarray(query), (24, y + 54))
-    return canvas
 
 
 def test_montage_panels_drop_empty_cells():
