@@ -111,11 +111,12 @@ def causal_scope(results: Results, task: str, **fields: Any) -> CausalScope | No
     """The causal block of ``task`` at ``fields`` (e.g. ``representation="composite"``), None
     when the judge has none. A task scored under several protocols (the paper's D-R) gives
     its entry's own protocol's block unless ``protocol`` is named."""
+    label = "/".join([task, *(str(v) for v in fields.values())])
     spec = task_spec(task)
     if spec.also_protocols and "protocol" not in fields:
         fields = {**fields, "protocol": spec.protocol}
     where = {"task": task, **fields}
-    scope = CausalScope("/".join([task, *(str(v) for v in fields.values())]), where, results)
+    scope = CausalScope(label, where, results)
     return scope if scope.metric("g_active") is not None else None
 
 
