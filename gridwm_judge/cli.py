@@ -5,7 +5,8 @@ Each part of the pipeline owns its sub-commands in its own module, which exposes
 this file only lists those modules, and sets what every command shares:
 
 - ``--help`` shows each option's default (added here once, not in each ``register``);
-- an unknown flag prints the sub-command's usage, not the top-level one;
+- a parse error (an unknown flag, a bad choice, a missing argument) is one line naming the
+  sub-command, the problem and a close match where one is near, with ``--help`` for the rest;
 - a ``ValueError``/``FileExistsError``/``FileNotFoundError`` raised for bad input, or an
   exception the command declares ``refused``, is one clear line (exit 2), any other
   ``OSError`` (a full disk, no permission) one line saying what failed where (exit 1), and
@@ -20,10 +21,13 @@ this file only lists those modules, and sets what every command shares:
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
+import re
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from gridwm_judge import __version__
 from gridwm_judge.command_line import INTERRUPTED
@@ -92,8 +96,35 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
             _show_defaults(sub)
 
 
+_CHOICE = re.compile(r"invalid choice: '?([^' ]*)'? \(choose from (.*)\)")
+
+
+def close_match(parser: argparse.ArgumentParser, message: str) -> str:
+    """`` (did you mean 'X'?)`` for a mistyped choice or flag named in an argparse error that
+    is near a valid one, else ""."""
+    m = _CHOICE.search(message)
+    if m:
+        wrong, valid = m.group(1), [c.strip(" '") for c in m.group(2).split(",")]
+    elif message.startswith("unrecognized arguments: "):
+        flags = [w for w in message.split()[2:] if w.startswith("--")]
+        wrong, valid = (flags[0] if flags else ""), list(parser._option_string_actions)
+    else:
+        return ""
+    near = difflib.get_close_matches(wrong.split("=")[0], valid, n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if wrong and near else ""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose errors are one line (the sub-command, the problem, a close match, where
+    the rest is) instead of a usage block before the line that matters."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}{close_match(self, message)}; "
+                     f"see {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="gridwm-judge",
         description="Test whether VLM judges change their verdict for the right reason.",
     )

@@ -1,4 +1,4 @@
-"""What every command shares: defaults in --help, the sub-command's usage on a mistyped flag,
+"""What every command shares: defaults in --help, one line for a mistyped flag or choice,
 one line for an unreachable Hub dataset; and the helpers behind nothing-secret-on-disk and
 whole-files-only (redaction, atomic writes)."""
 
@@ -59,14 +59,46 @@ def test_the_defaults_the_issue_named_are_shown(command, flags, capsys):
     assert "(default: (default" not in text
 
 
-def test_a_mistyped_flag_prints_the_sub_command_usage(capsys):
+def test_a_mistyped_flag_is_one_line_with_the_close_match(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["eval", "--dataset", "d", "--tasks", "c", "--judge", "baseline:always-yes",
               "--out", "o", "--wrokers", "3"])
     assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("usage: gridwm-judge eval ")
-    assert err.strip().endswith("gridwm-judge eval: error: unrecognized arguments: --wrokers 3")
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["gridwm-judge eval: error: unrecognized arguments: --wrokers 3 (did you mean "
+                   "'--workers'?); see gridwm-judge eval --help"]
+
+
+def _choice_options(parser: argparse.ArgumentParser):
+    """(sub-command path, option, its choices) of every option with choices, sub-commands
+    included."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                for path, option, choices in _choice_options(sub):
+                    yield [name, *path], option, choices
+        elif action.choices and action.option_strings:
+            yield [], action.option_strings[-1], list(action.choices)
+
+
+def test_every_bad_choice_is_one_line(capsys):
+    """Each sub-command's options with choices, given a mistyped one: one line naming the
+    sub-command, the option, the valid choices and the close match, nothing else."""
+    seen = set()
+    for path, option, choices in _choice_options(build_parser()):
+        wrong = choices[0][:-1] + "x" if len(choices[0]) > 2 else "zzz"
+        with pytest.raises(SystemExit) as exc:
+            main([*path, option, wrong])
+        err = capsys.readouterr().err.splitlines()
+        assert exc.value.code == 2 and len(err) == 1, (path, option, err)
+        assert err[0].startswith(f"gridwm-judge {' '.join(path)}: error: argument {option}")
+        assert f"invalid choice: '{wrong}'" in err[0] and err[0].endswith(" --help")
+        seen.add((path[0], option))
+    assert {("eval", "--representation"), ("eval", "--engine"), ("score", "--rules"),
+            ("groups", "--cf")} <= seen
+    with pytest.raises(SystemExit):
+        main(["eval", "--representation", "compsite"])
+    assert "(did you mean 'composite'?)" in capsys.readouterr().err
 
 
 def test_an_unreachable_hub_dataset_is_one_line(tmp_path):
