@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -85,8 +86,26 @@ def _from_hub(dataset: str, call, *args, **kwargs):
         raise _hub_error(dataset, exc) from exc
 
 
+HUB_ID = re.compile(r"^[\w-][\w.-]*/[\w.-]+$")
+"""The shape of a Hub dataset id: ``ORG/NAME``."""
+
+
+def check_dataset(dataset: str) -> None:
+    """A dataset that is no local folder and not shaped like a Hub id (a mistyped relative
+    folder, say) is a FileNotFoundError at once, not a Hub lookup that retries."""
+    path = Path(dataset)
+    if path.is_dir():
+        return
+    if path.exists():
+        raise FileNotFoundError(f"dataset folder {dataset!r} is a file, not a dataset folder")
+    if not HUB_ID.match(dataset):
+        raise FileNotFoundError(f"no folder {dataset!r} here ({Path.cwd()}); a Hub dataset is "
+                                "written ORG/NAME")
+
+
 def available_configs(dataset: str) -> list[str]:
     """Config names a dataset offers (from its card's ``configs:`` block, or its data/ folders)."""
+    check_dataset(dataset)
     path = Path(dataset)
     if path.is_dir():
         names = _card_configs(path / "README.md")
@@ -131,7 +150,7 @@ def load_task(dataset: str, config: str):
     ):
         what = "is a file, not a dataset folder" if path.exists() else "does not exist"
         raise FileNotFoundError(f"dataset folder {dataset!r} {what}")
-    configs = available_configs(dataset)
+    configs = available_configs(dataset)   # a name that is neither folder nor ORG/NAME: refused
     if config not in configs:
         have = ", ".join(configs) if configs else "none"
         hint = ""
@@ -232,6 +251,7 @@ def _content_cache_dir(path: Path, config: str) -> str:
 
 def dataset_fingerprint(dataset: str) -> str:
     """A content hash of a local dataset folder, or the commit sha of a Hub dataset repo."""
+    check_dataset(dataset)
     path = Path(dataset)
     if path.is_dir():
         files = sorted(path.glob("data/**/*.parquet"))

@@ -177,3 +177,29 @@ def test_atomic_write_replaces_whole_and_keeps_permissions(tmp_path):
     with pytest.raises(ValueError, match="mode"):
         with atomic.atomic_open(target, "a"):
             pass
+
+
+@pytest.mark.parametrize("command", ["eval", "score"])
+def test_a_mistyped_relative_dataset_is_refused_before_any_hub_lookup(command, tmp_path,
+                                                                      monkeypatch, capsys):
+    """A --dataset that is no folder here and not shaped ORG/NAME is a typo, not a Hub id:
+    refused at once in one line (no lookup that retries), nothing written."""
+    import datasets
+    import huggingface_hub
+
+    def asked(*args, **kwargs):
+        raise AssertionError("the Hub was asked")
+
+    monkeypatch.setattr(datasets, "get_dataset_config_names", asked)
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", asked)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gwj").mkdir()
+    args = {"eval": ["--tasks", "c", "--judge", "baseline:always-yes", "--out", "run"],
+            "score": ["--predictions", "p.jsonl", "--out", "run"]}[command]
+    (tmp_path / "p.jsonl").write_text("")
+    code = main([command, "--dataset", "gwjj", *args])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0] == (f"gridwm-judge {command}: error: no folder 'gwjj' here ({tmp_path}); a "
+                      "Hub dataset is written ORG/NAME")
+    assert not (tmp_path / "run").exists()
