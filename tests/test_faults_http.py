@@ -147,3 +147,100 @@ def test_no_secret_reaches_the_disk(smoke, tmp_path, monkeypatch, capsys):
     assert manifest["operational"]["base_url"] == f"http://***@{host}"
     for stream in (out.out, out.err):
         assert key not in stream and password not in stream
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_server_that_is_not_there_stops_the_run_in_one_line(smoke, tmp_path, capsys):
+    """Connection refused before anything answered: no retries, one line naming the URL and
+    what to check, exit 2, no run folder (retries with backoff would take over 7 s)."""
+    run = tmp_path / "nothing"
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    start = time.monotonic()
+    code = main(["eval", "--dataset", str(smoke), "--out", str(run), "--no-progress",
+                 "--tasks", "c", "--judge", "openai:stub", "--base-url", url, "--workers", "2"])
+    took = time.monotonic() - start
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"gridwm-judge eval: error: openai:stub: cannot reach {url}")
+    assert "the connection was refused: is the server running, on that host and port?" in err[0]
+    assert not run.exists() and took < 5, took
+
+
+def test_a_server_gone_on_resume_keeps_the_answers(smoke, tmp_path, capsys):
+    run = tmp_path / "resumed"
+    with StubServer(default_reply="Yes") as server:
+        args = ["eval", "--dataset", str(smoke), "--out", str(run), "--no-progress",
+                "--tasks", "c", "--judge", "openai:stub", "--base-url", server.base_url,
+                "--workers", "1"]
+        assert main([*args, "--limit", "3"]) == 0
+    before = (run / "predictions.jsonl").read_text()
+    assert len(before.splitlines()) == 3
+    capsys.readouterr()
+    assert main(args) == 2   # the server is gone: the run stops, the answers stay
+    assert "cannot reach" in capsys.readouterr().err
+    assert (run / "predictions.jsonl").read_text() == before
+
+
+def test_unreachable_names_what_no_retry_mends():
+    import socket
+    import ssl
+
+    from gridwm_judge.judges.http_judge import Retryable, unreachable
+
+    def chained(cause: BaseException) -> Retryable:
+        try:
+            try:
+                raise cause
+            except BaseException as exc:
+                raise Retryable(f"connection error: {exc}") from exc
+        except Retryable as out:
+            return out
+
+    assert "refused" in unreachable(chained(ConnectionRefusedError(111, "Connection refused")))
+    dns = socket.gaierror(-2, "Name or service not known")
+    assert unreachable(chained(dns)) == "unknown host: check the host name"
+    tls = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify")
+    assert "TLS handshake failed" in unreachable(chained(tls))
+    assert unreachable(chained(TimeoutError("timed out"))) is None   # retried as before
+    assert unreachable(Retryable("HTTP 503: overloaded")) is None
+    assert unreachable(chained(ConnectionResetError(104, "Connection reset by peer"))) is None
+
+
+def test_once_a_server_answered_a_refused_connection_is_retried():
+    """A server that answered and then refuses may be restarting: retried, then an error row
+    (the run goes on), as a timeout or a 5xx is."""
+    from gridwm_judge.judges.base import JudgeResponse
+    from gridwm_judge.judges.http_judge import HTTPJudge, Retryable
+
+    class Flaky(HTTPJudge):
+        url = "http://127.0.0.1:1/v1"
+
+        def __init__(self):
+            super().__init__("flaky:m", "m", JudgeOptions(retries=1, backoff_s=0.01))
+            self.calls = 0
+
+        def prepare(self, req):
+            return req
+
+        def attempt(self, req, prepared, start):
+            self.calls += 1
+            if self.calls == 1:
+                return JudgeResponse(req.uid, "Yes", "ok", 0.0)
+            try:
+                raise ConnectionRefusedError(111, "Connection refused")
+            except ConnectionRefusedError as exc:
+                raise Retryable(f"connection error: {exc}") from exc
+
+    judge = Flaky()
+    first, second = list(judge.judge([JudgeRequest("a", "C", "p", (), 8)])) + list(
+        judge.judge([JudgeRequest("b", "C", "p", (), 8)]))
+    assert first.status == "ok" and judge.refused_run is None
+    assert second.status == "error" and "gave up after 2 attempts" in second.error
+    assert judge.calls == 3

@@ -7,7 +7,9 @@ worker threads, a shared ``rps`` limit, retries with backoff, a server's ``Retry
 deadline per attempt, Ctrl-C that never waits, secrets redacted from errors) lives here once.
 
 An attempt raises :class:`Retryable` (429, 5xx, 529 overloaded, timeouts, a reset connection,
-a malformed body), :class:`Fatal` (other 4xx: asking again will not help) or :class:`Reshape`
+a malformed body; but a connection refused, an unknown host or a failed TLS handshake before
+anything has answered stops the run: :func:`unreachable`), :class:`Fatal` (other 4xx: asking
+again will not help) or :class:`Reshape`
 (the server named a request field it refuses; the backend has changed its wire form for the
 rest of the run, so the request is asked again at once, not counted as a retry). A request
 that still fails is a response with status ``"error"``: never scored, asked again on rerun.
@@ -55,8 +57,9 @@ class Fatal(Exception):
 
 
 class RunRefused(ValueError):
-    """The server refuses the whole run (bad key, unknown model, no such endpoint): eval stops
-    at the first such reply with one line, and stores no error rows for it."""
+    """The server refuses the whole run (bad key, unknown model, no such endpoint), or cannot be
+    reached at all before anything answered: eval stops at the first such failure with one
+    line, and stores no error rows for it."""
 
 
 REFUSE_RUN = {401: "the key was refused: check the key variable",
@@ -105,6 +108,34 @@ def transport_failure(exc: BaseException) -> Retryable | None:
             return Retryable(f"connection error: {name}: {link}")
         link = link.__cause__ or link.__context__
     return None
+
+
+_CONNECT = re.compile(r"ConnectError|ConnectionRefusedError|gaierror|SSLError|SSLCertVerification")
+_UNREACHABLE = (
+    (re.compile(r"connection refused", re.I),
+     "the connection was refused: is the server running, on that host and port?"),
+    (re.compile(r"name or service not known|nodename nor servname|no address associated|"
+                r"getaddrinfo failed|name resolution", re.I),
+     "unknown host: check the host name"),
+    (re.compile(r"ssl|certificate|tls", re.I),
+     "the TLS handshake failed: check http:// against https:// and the server's certificate"),
+)
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """What to check when a request could not connect at all (refused, unknown host, TLS),
+    which no retry mends while nothing has answered; None for anything else (a timeout, a
+    reset connection, an HTTP status: those are retried)."""
+    texts, seen = [], set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        texts.append(f"{type(link).__name__}: {link}")
+        link = link.__cause__ or link.__context__
+    text = " | ".join(texts)
+    if not _CONNECT.search(text):
+        return None
+    return next((why for pattern, why in _UNREACHABLE if pattern.search(text)), None)
 
 
 class Limiter(Protocol):
@@ -162,6 +193,7 @@ class HTTPJudge:
         self.secrets = tuple(s for s in secrets if s)
         self.limiter: Limiter = RateLimiter(options.rps)
         self._closed = threading.Event()
+        self._answered = threading.Event()  # a server answered a request of this run
         self.refused_run: str | None = None  # set by the first reply in REFUSE_RUN
 
     # --- what a subclass writes ---------------------------------------------------------
@@ -252,7 +284,9 @@ class HTTPJudge:
                 return self._error(req, start, f"bad request: {exc}")
             self.limiter.wait()
             try:
-                return self.attempt(req, prepared, start)
+                resp = self.attempt(req, prepared, start)
+                self._answered.set()
+                return resp
             except Reshape as exc:
                 reshapes += 1
                 last, prepared = str(exc), None
@@ -268,6 +302,13 @@ class HTTPJudge:
                 return self._error(req, start, str(exc))
             except Retryable as exc:
                 last = str(exc)
+                why = unreachable(exc)
+                if why and not self._answered.is_set():   # nothing to retry against
+                    if self.refused_run is None:
+                        self.refused_run = redact(
+                            f"{self.spec}: cannot reach {getattr(self, 'url', 'the server')}: "
+                            f"{why} (nothing was answered; {last})", self.secrets)
+                    return self._error(req, start, last)
                 if attempt == self.options.retries:
                     break
                 delay = min(MAX_BACKOFF_S, self.options.backoff_s * (2**attempt))
