@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gridwm_judge.formats import fnum
 from gridwm_judge.report.inputs import ReportData
+from gridwm_judge.report.table import DESCRIPTIVE
 from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
 from gridwm_judge.results import MIN_GROUPS
 from gridwm_judge.scoring.scopes import causal_scope
@@ -212,16 +213,18 @@ def fig_shift(data: ReportData, path: Path, task: str = "C",
 
 Bar = tuple[float, float | None, float | None, bool]
 """A bar: value, CI low, CI high, descriptive (drawn grey and hatched)."""
-DESCRIPTIVE_NOTE = (f" Grey hatched bars: descriptive (a probe or environment family of fewer "
-                    f"than {MIN_GROUPS} groups).")
+DESCRIPTIVE_NOTE = (f" Pale hatched bars, values marked {DESCRIPTIVE}: descriptive (a probe or "
+                    f"environment family of fewer than {MIN_GROUPS} groups).")
 
 
 def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
     """Grouped bars: ``series`` = [(judge, [Bar or None per label])]. Each bar carries its
     value (so 0 is visible) and its CI whisker; a missing value says "not run"; a descriptive
-    one is grey and hatched. ``ylim`` below 0 makes room for signed values (e.g. Task A's
-    deltas). Returns whether a bar was descriptive."""
+    one keeps its judge's colour, pale and hatched, its value marked with a dagger (so each
+    judge can still be told apart by colour). ``ylim`` below 0 makes room for signed values
+    (e.g. Task A's deltas). Returns whether a bar was descriptive."""
     import numpy as np
+    from matplotlib.colors import to_rgb
 
     greyed = False
     n = len(series)
@@ -238,7 +241,8 @@ def _bars(ax, labels, series, colors, ylabel, title, ylim=(0, 1.15)) -> bool:
                         color="0.35")
                 continue
             if v[3]:
-                rect.set_facecolor("0.82")
+                rect.set_facecolor((*to_rgb(colors[k]), 0.35))
+                rect.set_edgecolor(colors[k])
                 rect.set_hatch("///")
                 greyed = True
             ax.errorbar(cx, v[0], yerr=_err(v[0], v[1], v[2]), fmt="none", ecolor="0.2",
@@ -264,7 +268,8 @@ def _label(ax, x: float, bar: Bar) -> None:
     v, lo, hi = bar[0], bar[1], bar[2]
     up = v >= 0
     end = max(v, v if hi is None else hi) if up else min(v, v if lo is None else lo)
-    ax.annotate(fnum(v), (x, end), xytext=(0, LABEL_GAP if up else -LABEL_GAP),
+    ax.annotate(fnum(v) + (DESCRIPTIVE if bar[3] else ""), (x, end),
+                xytext=(0, LABEL_GAP if up else -LABEL_GAP),
                 textcoords="offset points", ha="center", va="bottom" if up else "top",
                 fontsize=5.5, rotation=90)
 

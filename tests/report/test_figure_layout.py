@@ -34,6 +34,28 @@ def test_bar_value_labels_clear_bars_whiskers_and_caps(shape):
     plt.close(fig)
 
 
+def test_a_descriptive_bar_keeps_its_judge_s_colour():
+    """Each judge's bars keep its colour when descriptive (pale, hatched, value marked †), so
+    the legend's judges can still be told apart where every bar is descriptive (Fig. 4 at
+    quickstart and base sizes)."""
+    from matplotlib.colors import to_rgb
+
+    plt = plots._plt()
+    fig, ax = plt.subplots()
+    colors = plots._colors(3)
+    series = [(f"judge {k}", [(0.5, 0.3, 0.7, True), (0.4, 0.2, 0.6, False)]) for k in range(3)]
+    assert plots._bars(ax, ["a", "b"], series, colors, "score", "t")
+    faces = [p.get_facecolor() for p in ax.patches]
+    for k in range(3):
+        pale, solid = faces[2 * k], faces[2 * k + 1]
+        assert pale[:3] == pytest.approx(to_rgb(colors[k])) and pale[3] < 0.5
+        assert solid[:3] == pytest.approx(to_rgb(colors[k])) and solid[3] == 1
+    assert len({f[:3] for f in faces[::2]}) == 3   # three judges, three colours
+    labels = [t.get_text() for t in ax.texts]
+    assert labels.count("0.500†") == 3 and labels.count("0.400") == 3
+    plt.close(fig)
+
+
 def _os_results(joint, idr) -> Results:
     rows = []
     for arm, (jv, jci), (iv, ici) in zip(("state", "pixel_state"), joint, idr, strict=True):
