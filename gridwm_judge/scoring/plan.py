@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -58,7 +59,9 @@ def metric(name: str) -> Metric:
 
 
 def configs_of(name: str) -> tuple[TaskSpec, ...]:
-    return tuple(s for s in ALL_TASKS if s.recipe in metric(name).recipes)
+    """The configs ``name`` scores that a build can size (not the paper's imported exams,
+    whose size is the release's)."""
+    return tuple(s for s in ALL_TASKS if s.recipe in metric(name).recipes and not s.imported)
 
 
 @dataclass(frozen=True)
@@ -166,8 +169,9 @@ def resolution(profile: str, name: str, *, alpha: float, power_: float, discorda
 def plan(name: str, mde: float, *, paired: bool = False, alpha: float = 0.05,
          power_: float = 0.8, discordance: float = 0.2, base_rate: float = 0.5,
          profile: str | None = None, configs: Sequence[str] | None = None,
-         patch: int = PATCH) -> dict:
-    """Everything ``gridwm-judge plan`` prints, as one JSON-ready dict."""
+         patch: int = PATCH, progress: bool = False) -> dict:
+    """Everything ``gridwm-judge plan`` prints, as one JSON-ready dict. ``progress``: a bar
+    on stderr while each config's cost is measured on its sample (seconds each)."""
     if profile:
         get_profile(profile)  # an unknown name is refused before anything is measured
     n = needed(name, mde, paired=paired, alpha=alpha, power_=power_, discordance=discordance,
@@ -186,13 +190,26 @@ def plan(name: str, mde: float, *, paired: bool = False, alpha: float = 0.05,
         "discordance": discordance if paired else None,
         "groups_needed": n if metric(name).unit == "groups" else None,
         "units_needed": n,
-        "costs": [cost(s, name, n, patch=patch) for s in specs],
+        "costs": [cost(s, name, n, patch=patch) for s in _measuring(specs, progress)],
     }
     if profile:
         result["profile"] = profile
         result["resolution"] = resolution(profile, name, alpha=alpha, power_=power_,
                                           discordance=discordance, base_rate=base_rate)
     return result
+
+
+def _measuring(specs: Sequence[TaskSpec], progress: bool) -> Sequence[TaskSpec]:
+    """``specs``, under a progress bar on stderr when asked (a line where it is no terminal)."""
+    if not progress:
+        return specs
+    from tqdm import tqdm
+
+    if not sys.stderr.isatty():
+        print(f"plan: measuring the cost of {len(specs)} config(s) on a smoke-sized sample "
+              "...", file=sys.stderr, flush=True)
+    return tqdm(specs, desc="plan: measuring costs", unit="config", file=sys.stderr,
+                disable=not sys.stderr.isatty(), dynamic_ncols=True)
 
 
 def text(result: dict) -> str:

@@ -27,7 +27,8 @@ def _handler(args: argparse.Namespace) -> int:
     result = planning.plan(
         args.metric, args.mde, paired=args.paired, alpha=args.alpha, power_=args.power,
         discordance=args.discordance, base_rate=args.base_rate, profile=args.profile,
-        configs=[c for c in args.configs.split(",") if c] or None, patch=args.patch)
+        configs=[c for c in args.configs.split(",") if c] or None, patch=args.patch,
+        progress=True)
     print(planning.to_json(result) if args.json else planning.text(result))
     return 0
 

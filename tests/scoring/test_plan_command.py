@@ -45,6 +45,8 @@ def test_text_plan_names_the_size_and_the_cost():
     assert res.returncode == 0, res.stderr
     assert "acc_a1: 388 questions" in res.stdout
     assert "task_a: 388 questions -> 1164 requests (3 per question)" in res.stdout
+    # the seconds of measuring are not silent: a line on stderr (a bar on a terminal)
+    assert res.stderr.startswith("plan: measuring the cost of 1 config(s) on a smoke-sized")
 
 
 def test_text_plan_writes_a_half_width_as_plus_minus_like_the_report():
@@ -84,3 +86,13 @@ def test_bad_input_is_one_line(args, message):
     res = _run(*args)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.count("\n") == 1 and message in res.stderr
+
+
+def test_the_metric_s_configs_are_the_ones_a_build_can_size():
+    """The paper's imported exams score idr_raw too, but their size is the release's: the
+    plan costs the built configs only (it once tried to sample paper_task_c from smoke)."""
+    names = [s.config for s in planning.configs_of("idr_raw")]
+    assert names == ["task_c", "task_c_hard", "miniworld_c", "miniworld_c_hard"]
+    res = _run("--metric", "acc_a1", "--json")
+    assert res.returncode == 0, res.stderr
+    assert [c["config"] for c in json.loads(res.stdout)["costs"]] == ["task_a", "miniworld_a"]
