@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from gridwm_judge.dataset.generation import GroupPool
@@ -199,7 +199,7 @@ def plan(name: str, mde: float, *, paired: bool = False, alpha: float = 0.05,
     return result
 
 
-def _measuring(specs: Sequence[TaskSpec], progress: bool) -> Sequence[TaskSpec]:
+def _measuring(specs: Sequence[TaskSpec], progress: bool) -> Iterable[TaskSpec]:
     """``specs``, under a progress bar on stderr when asked (a line where it is no terminal)."""
     if not progress:
         return specs
