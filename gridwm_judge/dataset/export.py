@@ -195,7 +195,8 @@ def _build(out, profile, *, seed, sampling_seed, num_proc, configs, overwrite, q
     scratch: threading.Thread | None = None
     try:
         pool = GroupPool(seed)
-        pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc)
+        progress("generating the trajectory groups ...")   # tens of seconds for MiniWorld
+        pool.prefetch([prof.plan(c) for c in chosen], num_proc=num_proc, bar=True)
         t_gen = time.perf_counter() - t_start
         progress(f"generated groups in {t_gen:.1f}s")
         splits: dict[str, dict[str, int]] = {}

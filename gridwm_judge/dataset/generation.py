@@ -11,10 +11,13 @@ validator results of the groups used. Worker processes die with the build (see
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+from tqdm import tqdm
 
 from gridwm_judge.dataset.profiles import TaskPlan
 from gridwm_judge.dataset.static_cue import static_cue_reasons
@@ -73,6 +76,12 @@ def env_tables() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
              **{f: c.env_id for f, c in CARDS.items()}})
 
 
+def _counted(draw: GenerationResult, shown: Any) -> GenerationResult:
+    """``draw``, one more counted on the progress bar ``shown``."""
+    shown.update()
+    return draw
+
+
 @dataclass
 class GroupPool:
     """Validated groups per (family, env_id) from consecutive seeds starting at ``seed``."""
@@ -90,8 +99,9 @@ class GroupPool:
             raise ValueError(f"unknown family {missing[0]!r}; expected one of {', '.join(env_ids)}")
         return plan.requests(env_ids, default_env)
 
-    def prefetch(self, plans: list[TaskPlan], num_proc: int = 1) -> None:
-        """Generate, once, the largest draw every (family, env) needs over ``plans``."""
+    def prefetch(self, plans: list[TaskPlan], num_proc: int = 1, bar: bool = False) -> None:
+        """Generate, once, the largest draw every (family, env) needs over ``plans``;
+        ``bar``: a progress bar of the draws on stderr when it is a terminal."""
         need: dict[Key, int] = {}
         for plan in plans:
             for family, env_id, n in self.requests(plan):
@@ -101,13 +111,18 @@ class GroupPool:
                 if k not in self.draws or len(self.draws[k].groups) < n]
         spawned = [t for t in todo if is_miniworld(t[0][0])]
         todo = [t for t in todo if not is_miniworld(t[0][0])]
+        shown = tqdm(total=len(spawned) + len(todo), desc="generating groups", unit="draw",
+                     file=sys.stderr, disable=not (bar and sys.stderr.isatty()),
+                     dynamic_ncols=True)
         if num_proc > 1 and spawned:   # one key after another, each key's seeds in parallel
             with owned_pool(worker_pool(num_proc)) as ex:
                 for k, n in spawned:
                     self.draws[k] = self._draw(k, n, num_proc, ex)
+                    shown.update()
         else:
             for k, n in spawned:
                 self.draws[k] = self._draw(k, n)
+                shown.update()
         if num_proc > 1 and len(todo) > 1:
             # Ctrl-C or a failed draw: do not wait for the others
             with owned_pool(ProcessPoolExecutor(max_workers=num_proc,
@@ -118,9 +133,10 @@ class GroupPool:
                 futures = {k: ex.submit(_generate, *k[:2], n, self.seed, k[2],
                                         self.configs.get(k, ""))
                            for k, n in sorted(todo, key=lambda t: t[0][2] == "paper")}
-                draws = [futures[k].result() for k, _ in todo]
+                draws = [_counted(futures[k].result(), shown) for k, _ in todo]
         else:
-            draws = [self._draw(k, n) for k, n in todo]
+            draws = [_counted(self._draw(k, n), shown) for k, n in todo]
+        shown.close()
         for (k, _), d in zip(todo, draws, strict=True):
             self.draws[k] = d
 
