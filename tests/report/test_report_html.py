@@ -272,6 +272,20 @@ def _not_blank(png: Path) -> None:
     assert hi - lo > 100, f"{png} looks blank"
 
 
+_WIDTH_PROBE = """<script>
+window.addEventListener('load', () => {
+  const vw = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('body *')].filter(
+    el => el.getBoundingClientRect().right > vw + 1 && !el.closest('.table-wrap'));
+  document.title = document.documentElement.scrollWidth <= vw ? 'fits'
+    : 'scrolls sideways: ' + wide.slice(0, 3).map(el => el.tagName + ' ' +
+      (el.textContent || '').slice(0, 40)).join(' | ');
+});
+</script>"""
+"""Appended to a copy of the page: its title says whether the page fits the window's width,
+else the first elements that run past it."""
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
                     "(Debian: apt-get install chromium; .ci/run installs it)")
 def test_the_page_in_headless_chromium(report, tmp_path):
@@ -295,6 +309,15 @@ def test_the_page_in_headless_chromium(report, tmp_path):
             and c["data-task"] == "C")
     assert f">{n} of {len(source.cards)} items shown<" in gal.stdout
     assert 'class="gallery-only"' in gal.stdout
+    # the page fits a 1400 px window: nothing outside a table's own scroller runs past it
+    probe = report.html.with_name("probe-width.html")
+    probe.write_text(report.html.read_text() + _WIDTH_PROBE)
+    for target in (probe.as_uri(), probe.as_uri() + "#failure-gallery?judge=baseline:random"):
+        out = _chromium("--window-size=1400,1600", "--virtual-time-budget=5000", "--dump-dom",
+                        target)
+        title = re.search(r"<title>([^<]*)</title>", out.stdout)
+        assert title and title.group(1) == "fits", (target, title and title.group(1))
+    probe.unlink()
     keep = Path(os.environ.get("GWJ_SCREENSHOTS") or tmp_path)
     keep.mkdir(parents=True, exist_ok=True)
     for name, target in (("headline", url),
