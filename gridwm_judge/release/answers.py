@@ -114,6 +114,7 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
                            "answers is part of the release")
     for n, row in _records(release, f"{folder}/{PARSES}"):
         parses[row["uid"]] = (f"{folder}/{PARSES}:{n}", row)
+    identity = RunRecord(judge=judge).identity()   # what the request hash is taken over
     first: dict[str, Any] = {}
     records = []
     for n, obj in _records(release, f"{folder}/{RESPONSES}"):
@@ -130,7 +131,6 @@ def published_run(release: Release, model: str, items: Mapping[str, Mapping[str,
         status = (status_for(raw, meta.get("finish_reason") in TRUNCATED) if ok else "error")
         digest = item_digest(task.name, item["prompt"],
                              [im["bytes"] for im in item["images"]])
-        identity = {"judge": judge, "judge_options": {}, "judge_settings": None}
         latency = meta.get("latency_ms")
         records.append(PredictionRecord(
             uid=item["uid"], judge=judge, task=task.name, raw=raw if ok else None,
