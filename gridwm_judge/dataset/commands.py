@@ -51,8 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(
         subparsers, "push", _push, refused=(PermissionError,),  # the Hub refused the token
         help="upload a built folder to the Hugging Face Hub (one commit)",
-        description="Create the dataset repo if needed and upload DIR in one commit. The token "
-                    "comes from HF_TOKEN or `hf auth login`.",
+        description="Create the dataset repo if needed and upload DIR in one commit, with an "
+                    "eval.yaml declaring the benchmark's tasks (one per published figure of "
+                    "the configs DIR holds; a DIR/eval.yaml of your own is used instead). The "
+                    "token comes from HF_TOKEN or `hf auth login`.",
     )
     p.add_argument("dir", help="folder written by `gridwm-judge build`")
     p.add_argument("--repo-id", required=True, help="USER/NAME or ORG/NAME")
@@ -88,6 +90,9 @@ def _push(args: argparse.Namespace) -> int:
                  "set HF_TOKEN before pushing"))
         for name, size in plan.files:
             print(f"  {name}  {_mb(size)}")
+        if plan.eval_yaml is not None:
+            print("\neval.yaml (generated: the benchmark's tasks, one per published figure):\n"
+                  + plan.eval_yaml.rstrip())
         return 0
     res = push_folder(args.dir, args.repo_id, private=args.private, revision=args.revision)
     rev = f" (revision {res.revision})" if res.revision else ""
