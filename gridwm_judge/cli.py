@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "gridwm_judge.scoring.commands",
     "gridwm_judge.scoring.plan_commands",
     "gridwm_judge.report.commands",
+    "gridwm_judge.publish.commands",
     "gridwm_judge.quickstart",
     "gridwm_judge.integrations.commands",
 )

@@ -57,12 +57,19 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _AUTH_SCHEME.sub(lambda m: f"{m[1]}{m[2]}{MASK}", text)
 
 
+_SECRET_NAME = re.compile(r"(?i)(api[_-]?key|authorization|secret|password|passwd|"
+                          r"(?:^|[_-])token$)")
+"""A mapping key whose value is a secret whatever it looks like (``{"api_key": "sk-..."}``)."""
+
+
 def redact_value(value: Any) -> Any:
-    """Every string inside a JSON-like value redacted (dicts and lists walked)."""
+    """Every string inside a JSON-like value redacted (dicts and lists walked); the string
+    value of a secret-named key (``api_key``, ``token``, ...) masked whole."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {k: MASK if isinstance(v, str) and v and _SECRET_NAME.search(str(k))
+                else redact_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact_value(v) for v in value]
     return value

@@ -24,14 +24,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("worlds.core",),
     ("worlds.minigrid", "worlds.miniworld"),
     ("worlds",),
-    ("task_table", "prompts", "parsing"),
+    ("task_table", "prompts", "parsing", "headlines"),
     ("render",),
     ("tasks",),
     ("dataset", "dataset_io", "judges"),
     ("runner", "release"),
     ("scoring",),
     ("report",),
-    ("integrations",),
+    ("integrations", "publish"),
     ("quickstart", "cli", "__main__"),
 )
 """The pipeline's direction, lowest first: a module may import its own layer and the ones

@@ -131,19 +131,28 @@ def compare_pairs(graded: Mapping[str, Sequence[GradedRow]], *,
                        if r.task == task})
         for rep in reps:
             ind = {j: discrimination(rows, task, rep) for j, rows in graded.items()}
-            found = []
-            for a, b in combinations(sorted(j for j in ind if ind[j]), 2):
-                shared = sorted(set(ind[a]) & set(ind[b]))
-                if not shared:
-                    continue
-                x = np.array([ind[a][g] for g in shared], dtype=float)
-                y = np.array([ind[b][g] for g in shared], dtype=float)
-                n_a, n_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
-                t = mcnemar(n_b, n_a)
-                found.append((a, b, len(shared), float(x.mean()), float(y.mean()),
-                              _paired_ci(x, y, n_resamples, seed), n_a, n_b, t))
-            adjusted = holm([f[-1].p_value for f in found]) if found else []
-            for (a, b, n, ia, ib, ci, n_a, n_b, t), p in zip(found, adjusted, strict=True):
-                out.append(JudgePair(task, rep, a, b, n, ia, ib, ci, n_a, n_b, t.p_value,
-                                     float(p), t.method, len(found)))
+            out.extend(compare_indicators(ind, task, rep, n_resamples=n_resamples, seed=seed))
     return out
+
+
+def compare_indicators(ind: Mapping[str, Mapping[str, bool]], task: str, representation: str,
+                       *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                       ) -> list[JudgePair]:
+    """Every pair of judges of one task and representation from their per-group
+    discrimination (judge -> group -> discriminated, :func:`discrimination`), over the groups
+    both have, Holm-adjusted over the pairs: what a leaderboard reads from published rows."""
+    found = []
+    for a, b in combinations(sorted(j for j in ind if ind[j]), 2):
+        shared = sorted(set(ind[a]) & set(ind[b]))
+        if not shared:
+            continue
+        x = np.array([ind[a][g] for g in shared], dtype=float)
+        y = np.array([ind[b][g] for g in shared], dtype=float)
+        n_a, n_b = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
+        t = mcnemar(n_b, n_a)
+        found.append((a, b, len(shared), float(x.mean()), float(y.mean()),
+                      _paired_ci(x, y, n_resamples, seed), n_a, n_b, t))
+    adjusted = holm([f[-1].p_value for f in found]) if found else []
+    return [JudgePair(task, representation, a, b, n, ia, ib, ci, n_a, n_b, t.p_value,
+                      float(p), t.method, len(found))
+            for (a, b, n, ia, ib, ci, n_a, n_b, t), p in zip(found, adjusted, strict=True)]
