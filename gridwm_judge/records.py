@@ -359,10 +359,26 @@ class TaskCoverage:
 MODE_STATUSES = ("flagged", "suggested", "clear", "not assessed", "not applicable")
 
 
+MODE_LABELS: Mapping[str, str] = {
+    "presentation_leakage": "leakage",
+    "representation_fragility": "rep-fragile",
+    "action_ignorant_heuristic": "action-ignorant",
+    "causal_misgrounding": "misgrounded",
+    "stability_trap": "stability-trap",
+    "all_fail": "all-fail",
+    "success_biased": "success-biased",
+    "low_activation": "low-activation",
+}
+"""Each failure mode's and degenerate-judge flag's one display name, in the order every output
+lists them: what ``score`` prints, the report's tables, scores.json's ``label`` and the docs
+say (the key is the mode's ``name`` in scores.json)."""
+
+
 @dataclass(frozen=True)
 class FailureModeRecord:
     """One failure mode of one judge in one world ("minigrid", or "miniworld": diagnosed on its
-    own, never pooled): its status and the evidence sentences behind it."""
+    own, never pooled): its status and the evidence sentences behind it. ``label`` is the
+    one name every output shows it by (:data:`MODE_LABELS`)."""
 
     name: str
     status: str
@@ -377,9 +393,13 @@ class FailureModeRecord:
     def flagged(self) -> bool:
         return self.status == "flagged"
 
+    @property
+    def label(self) -> str:
+        return MODE_LABELS.get(self.name, self.name)
+
     def to_json(self) -> dict[str, Any]:
-        out = {"name": self.name, "status": self.status, "flagged": self.flagged,
-               "evidence": list(self.evidence)}
+        out = {"name": self.name, "label": self.label, "status": self.status,
+               "flagged": self.flagged, "evidence": list(self.evidence)}
         return out if self.world == "minigrid" else {**out, "world": self.world}
 
     @classmethod

@@ -5,7 +5,7 @@ failures read from the dataset. Every number is the scoring package's; this pack
 arranges and draws.
 """
 
-from gridwm_judge.report.failures import MODES, ModeStatus, flags, summarize
+from gridwm_judge.report.failures import MODES, flags, summarize
 from gridwm_judge.report.headline import headline
 from gridwm_judge.report.inputs import JudgeEntry, ReportData, RunInput, collect, load_run
 from gridwm_judge.report.sections import all_tables
@@ -15,7 +15,6 @@ from gridwm_judge.report.writer import ReportResult, write_report
 __all__ = [
     "MODES",
     "JudgeEntry",
-    "ModeStatus",
     "ReportData",
     "ReportResult",
     "RunInput",

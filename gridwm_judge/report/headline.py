@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gridwm_judge.records import MODE_LABELS
 from gridwm_judge.report import shortcuts
-from gridwm_judge.report.failures import SHORT, causal_scopes, flags
+from gridwm_judge.report.failures import causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, DESCRIPTIVE, DESCRIPTIVE_NOTE, Table, fci, fnum
 from gridwm_judge.report.tables import (
@@ -69,7 +70,7 @@ def _minigrid_notes(a: str, c: str, d: str) -> tuple[str, ...]:
         "NS_min / JCR_min: the least stable probe family. Shortcut IDR: the best shortcut "
         "judge's IDR_raw on the same config (a rule that ignores the trajectory; see "
         "shortcut_ceiling). "
-        "Flags: " + ", ".join(SHORT.values()) + f" (see failure_modes.md). {SUGGESTED_NOTE}",)
+        "Flags: " + ", ".join(MODE_LABELS.values()) + f" (see failure_modes.md). {SUGGESTED_NOTE}",)
 
 
 def _miniworld_notes(a: str, c: str, d: str) -> tuple[str, ...]:
@@ -79,7 +80,7 @@ def _miniworld_notes(a: str, c: str, d: str) -> tuple[str, ...]:
         "best shortcut judge's IDR_raw on the same config (see shortcut_ceiling). NS_min / "
         f"JCR_min: the least stable probe family of that scope. IDR_raw {d}: "
         "reference-aided, all groups. Acc_A1 chance = 0.25. Flags: MiniWorld's own failure "
-        "modes (" + ", ".join(SHORT.values()) + f"; see failure_modes.md). {SUGGESTED_NOTE}",
+        "modes (" + ", ".join(MODE_LABELS.values()) + f"; see failure_modes.md). {SUGGESTED_NOTE}",
     )
 
 

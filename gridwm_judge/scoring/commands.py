@@ -10,6 +10,7 @@ from gridwm_judge.parsing import PARSER_VERSIONS
 from gridwm_judge.records import SCORES_FILE, TaskCoverage
 from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES
+from gridwm_judge.scoring.judge_scores import mode_line
 from gridwm_judge.scoring.score import score
 from gridwm_judge.task_table import parse_task_list
 
@@ -38,10 +39,11 @@ def _handler(args: argparse.Namespace) -> int:
         print(f"warning: scored despite a mismatch ({note})")
     for judge, scores in record.judges.items():
         cov = ", ".join(_coverage_text(t, c) for t, c in scores.coverage.items())
-        flags = [m.name for m in scores.failure_modes if m.flagged]
-        assessed = any(m.status != "not assessed" for m in scores.failure_modes)
-        modes = ", ".join(flags) or ("none" if assessed else "not assessed")
-        print(f"{judge}: {cov}; failure modes: {modes}")
+        worlds = dict.fromkeys(m.world for m in scores.failure_modes)
+        modes = "; ".join(
+            (f"{w}: " if len(worlds) > 1 else "")
+            + mode_line([m for m in scores.failure_modes if m.world == w]) for w in worlds)
+        print(f"{judge}: {cov}; failure modes: {modes or 'not assessed'}")
     print(f"wrote {Path(args.out) / SCORES_FILE} and rows.jsonl in {record.elapsed_s} s")
     return 0
 

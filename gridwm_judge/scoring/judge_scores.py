@@ -1,17 +1,22 @@
-"""One judge's scores: every task it answered scored by its recipe, then its failure modes.
+"""One judge's scores: every task it answered scored by its recipe, then its failure modes
+and degenerate-judge flags.
 
 The one place that decides a failure mode's status, including the one exception: a judge that
 reads the gold answer (the oracle) has Task A deltas of 0 by construction, so
-"action-ignorant heuristic" is not applicable to it.
+"action-ignorant heuristic" is not applicable to it. The three degenerate-judge flags of the
+causal scopes (all-fail, success-biased, low-activation) are listed after the five modes, each
+with the numbers that raised it, so ``score``, scores.json and ``report`` name the same eight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gridwm_judge.records import FailureModeRecord
+from gridwm_judge.formats import fcount, fnum
+from gridwm_judge.records import MODE_LABELS, FailureModeRecord
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.batch import Settings
+from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
 from gridwm_judge.scoring.diagnosis import ActionEvidence, CausalEvidence, FamilyEvidence, diagnose
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.recipes import not_defined, recipe_for
@@ -66,11 +71,52 @@ def _evidence(results: Results, world: str = "minigrid"):
     return fams, vccs, action, causal
 
 
+def _ratio(m: MetricResult | None) -> str:
+    if m is None:
+        return f"{fnum(None)} ({fcount(None)}/{fcount(None)})"
+    return f"{fnum(m.value)} ({fcount(m.numerator)}/{fcount(m.denominator)})"
+
+
+def degenerate_modes(results: Results, world: str = "minigrid"
+                     ) -> tuple[FailureModeRecord, ...]:
+    """The degenerate-judge flags of ``world``'s causal scopes, one record each: flagged with
+    the figures that raised it in each scope, clear, or not assessed (no causal scope)."""
+    out = []
+    scopes = list(causal_scopes(results, world))
+    for flag in DEGENERATE_FLAGS:
+        ev = []
+        for c in scopes:
+            if flag not in c.degenerate_flags:
+                continue
+            if flag == "low_activation":
+                ev.append(f"G_active ({c.label}) = {c.g_active} < 10 of "
+                          f"{c.count('n_pairs')} pairs")
+            elif flag == "all_fail":
+                ev.append(f"p_active ({c.label}) = {_ratio(c.metric('p_active'))} < 0.1")
+            else:
+                ev.append(f"p_active ({c.label}) = {_ratio(c.metric('p_active'))} > 0.9, "
+                          f"Acc_cf = {_ratio(c.metric('acc_cf'))} < 0.1")
+        status = "not assessed" if not scopes else "flagged" if ev else "clear"
+        out.append(FailureModeRecord(flag, status, tuple(ev), world))
+    return tuple(out)
+
+
+def mode_line(modes: Sequence[FailureModeRecord]) -> str:
+    """``misgrounded, all-fail; suggested: stability-trap`` (``none`` when nothing is raised,
+    ``not assessed`` when nothing could be): the labels of the flagged modes, then of those
+    resting on descriptive figures only. What ``score`` prints and the report's summary says."""
+    raised = [m.label for m in modes if m.flagged]
+    weak = [m.label for m in modes if m.status == "suggested"]
+    if not raised and not weak and all(m.status == "not assessed" for m in modes):
+        return "not assessed"
+    return (", ".join(raised) or "none") + (f"; suggested: {', '.join(weak)}" if weak else "")
+
+
 def failure_modes(results: Results, *, reads_gold: bool = False
                   ) -> tuple[FailureModeRecord, ...]:
     """Diagnose one judge from its results: MiniGrid's five
-    modes always, then MiniWorld's own five (``world="miniworld"``) when it answered any
-    MiniWorld task; evidence names the scope by task ("MC/composite", "MD")."""
+    modes and three degenerate flags always, then MiniWorld's own (``world="miniworld"``) when
+    it answered any MiniWorld task; evidence names the scope by task ("MC/composite", "MD")."""
     out = []
     for world in WORLDS:
         if world != "minigrid" and not any(world_of(t) == world for t in results.tasks):
@@ -83,6 +129,8 @@ def failure_modes(results: Results, *, reads_gold: bool = False
             if reads_gold and m.name in ORACLE_NOT_APPLICABLE and m.flagged is not None:
                 status, evidence = "not applicable", (ORACLE_NOT_APPLICABLE[m.name], *evidence)
             out.append(FailureModeRecord(m.name, status, evidence, world))
+        out.extend(degenerate_modes(results, world))
+    assert tuple(dict.fromkeys(m.name for m in out)) == tuple(MODE_LABELS), "a mode lacks a label"
     return tuple(out)
 
 

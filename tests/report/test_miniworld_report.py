@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 import pytest
 from PIL import Image
 
+from gridwm_judge.records import MODE_LABELS
+
 pytest.importorskip("pyglet", reason="needs the 3d extra")
 
 from gridwm_judge.cli import main  # noqa: E402
@@ -65,8 +67,10 @@ def _modes(judge_scores, world):
 def test_scores_diagnose_miniworld_by_task_scope(scored):
     scores = scored.scores
     oracle, yes = _modes(scores[ORACLE], "miniworld"), _modes(scores[YES], "miniworld")
-    assert len(oracle) == len(yes) == 5
-    assert not [n for n, m in oracle.items() if m["status"] == "flagged"]
+    assert list(oracle) == list(yes) == list(MODE_LABELS)  # five modes, three flags
+    # the oracle discriminates every group; on a smoke build's few groups only the
+    # degenerate-judge caution on IDR_cond can be raised
+    assert {n for n, m in oracle.items() if m["status"] == "flagged"} <= {"low_activation"}
     mis = yes["causal_misgrounding"]
     assert mis["status"] == "flagged"
     assert any("(MD)" in e for e in mis["evidence"])
@@ -74,7 +78,7 @@ def test_scores_diagnose_miniworld_by_task_scope(scored):
     # MiniGrid's modes of a MiniWorld-only judge: nothing to assess, nothing flagged
     for judge in (ORACLE, YES):
         grid = _modes(scores[judge], "minigrid")
-        assert len(grid) == 5 and all(m["status"] == "not assessed" for m in grid.values())
+        assert len(grid) == 8 and all(m["status"] == "not assessed" for m in grid.values())
 
 
 def test_minigrid_modes_unchanged_by_miniworld_blocks(scored):
@@ -91,9 +95,10 @@ def test_minigrid_modes_unchanged_by_miniworld_blocks(scored):
     alone = failure_modes(grid)
     both = failure_modes(Results([*grid, *oracle.select(task="MC"), *oracle.select(task="MD")]))
     assert [m for m in both if m.world == "minigrid"] == list(alone)
-    assert [m.world for m in alone] == ["minigrid"] * 5
+    assert [m.world for m in alone] == ["minigrid"] * 8
     assert any(m.flagged for m in alone)  # always-yes results flag MiniGrid scopes C/D
-    assert not any(m.flagged for m in both if m.world == "miniworld")
+    # the oracle's MiniWorld modes: nothing but the sample-size caution of a smoke build
+    assert {m.name for m in both if m.world == "miniworld" and m.flagged} <= {"low_activation"}
     mine = Results([*yes.select(task="MC"), *yes.select(task="MD")])
     flagged = [m for m in failure_modes(mine) if m.flagged]
     assert flagged and all(m.world == "miniworld" for m in flagged)
@@ -107,12 +112,12 @@ def test_report_keeps_miniworld_failures_and_stability_apart(scored):
     assert world, "no MiniWorld section"
     assert "MC/" not in grid and "MD" not in grid
     yes = world.split(f"## {YES} (MiniWorld)")[1]
-    assert "| success biased | **flagged** |" in yes and "(MD)" in yes
-    assert "| causal misgrounding | **flagged** |" in yes
+    assert "| success-biased | **flagged** |" in yes and "(MD)" in yes
+    assert "| misgrounded | **flagged** |" in yes
     oracle = world.split(f"## {ORACLE} (MiniWorld)")[1].split("## ")[0]
     # the smoke build has 2 MC groups: the oracle's only flag is the sample-size one
     assert [ln.split(" |")[0] for ln in oracle.splitlines() if "**flagged**" in ln] == [
-        "| low activation"]
+        "| low-activation"]
     assert "G_active (MC/composite) = 2 < 10" in oracle
 
     fm = json.loads((report / "failure_modes.json").read_text())

@@ -91,7 +91,7 @@ def test_expected_diagnoses(qs):
     assert any("p_active (C/composite) = 1.000 (10/10)" in x for x in ev)
     failure_md = (qs.report / "failure_modes.md").read_text()
     assert "**flagged**" in failure_md and "## baseline:oracle" in failure_md
-    assert "| stability trap | suggested | NS_" in failure_md
+    assert "| stability-trap | suggested | NS_" in failure_md
     # the headline shows each figure's interval and groups, and marks descriptive ones
     head = (qs.report / "tables" / "headline.md").read_text()
     assert "| baseline:always-no | 10 | 0.000 [0.00, 0.00] | 0.000 (0/10) [0.00, 0.00] |" in head
