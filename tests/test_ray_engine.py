@@ -3,13 +3,15 @@
 One local Ray cluster (2 CPUs, no dashboard) is shared by the whole module: starting it costs
 about 10 s here, and each eval on it about 10-20 s more (its replica actors start and import
 the package). Evals in this process join that cluster; the killed-driver test's subprocess
-joins it by address. Tests stop only the cluster this module started.
+joins it by address. Tests stop only the cluster this module started; one test runs eval as a
+command that starts (and stops) a Ray of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,10 +37,12 @@ def cluster():
     """A local Ray for this module; yields its address (for a subprocess driver)."""
     if ray.is_initialized():
         pytest.skip("a Ray this module did not start is already running in this process")
-    # Ray's session folders go to the test session's temp folder (conftest removes it), not
-    # /tmp/ray; evals started by this process and its subprocesses inherit both settings.
+    # Ray's session folder goes to a folder of its own in the test session's temp folder,
+    # removed once the cluster has stopped, not to /tmp/ray; evals started by this process and
+    # its subprocesses inherit both settings.
     saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "RAY_USAGE_STATS_ENABLED")}
-    os.environ.update(RAY_TMPDIR=tempfile.mkdtemp(prefix="r"), RAY_USAGE_STATS_ENABLED="0")
+    ray_tmp = tempfile.mkdtemp(prefix="r")  # short: Ray's socket paths under it <= 107 bytes
+    os.environ.update(RAY_TMPDIR=ray_tmp, RAY_USAGE_STATS_ENABLED="0")
     start = time.monotonic()
     ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
                    logging_level="error")
@@ -47,6 +51,7 @@ def cluster():
         yield ctx.address_info["gcs_address"]
     finally:
         ray.shutdown()
+        shutil.rmtree(ray_tmp, ignore_errors=True)  # the cluster's session folder, stopped
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -295,3 +300,28 @@ def test_a_retry_after_holds_every_replica(cluster, smoke, tmp_path):
     t429 = arrivals[0]
     window = [t for t in arrivals[1:] if t429 + 0.1 < t < t429 + 1.4]
     assert window == [], [round(t - t429, 2) for t in arrivals]
+
+
+def test_a_local_ray_prints_no_ray_error_and_leaves_no_session_folder(smoke, tmp_path):
+    """An eval that starts its own Ray (no address): Ray's ``core_worker.cc`` error about
+    restartable actors with constructor arguments in the object store (ray-project/ray#53727)
+    never reaches the terminal, and the Ray session folder it made is gone once it ends. Run as
+    a command: Ray prints that error from C++ to file descriptor 2, once per process, and this
+    module's process is already on its own Ray."""
+    # RAY_TMPDIR (and TMPDIR, Ray's fallback) a fresh short folder: Ray's socket paths go under it
+    root = Path(tempfile.mkdtemp(prefix="gwj-", dir="/tmp" if os.name == "posix" else None))
+    try:
+        start = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, "-m", "gridwm_judge",
+             *_eval(smoke, tmp_path / "run", "--tasks", "c", "--judge", "baseline:always-yes",
+                    "--engine", "ray")],
+            capture_output=True, text=True, timeout=180,
+            env={**os.environ, "RAY_ADDRESS": "", "RAY_TMPDIR": str(root), "TMPDIR": str(root)})
+        print(f"eval on its own local Ray: {time.monotonic() - start:.1f} s", file=sys.stderr)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "answered 8/8 (8 new, 0 resumed)" in proc.stdout
+        assert "core_worker.cc" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
+        assert sorted(p.name for p in root.iterdir()) == []  # no session_* nor gwj-ray-* left
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -17,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -119,11 +121,29 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         ) from exc
 
 
+SOCKET_PATH_MAX = 107
+"""Ray makes AF_UNIX sockets under its temporary folder; their paths may not be longer."""
+_SOCKET_TAIL = len("/gwj-ray-xxxxxxxx/session_2026-12-05_14-01-47_226773_1234567/sockets/"
+                   "plasma_store")
+
+
+def local_temp_parent() -> str:
+    """Where a local Ray's own temporary folder is made: RAY_TMPDIR if set (the user's place
+    for Ray's files; objects Ray spills go there too) and short enough for Ray's socket paths,
+    else /tmp (not TMPDIR, often too long for them)."""
+    parent = os.environ.get("RAY_TMPDIR") or ""
+    if not parent or len(parent) + _SOCKET_TAIL > SOCKET_PATH_MAX:
+        parent = "/tmp" if os.name == "posix" else tempfile.gettempdir()
+    return parent
+
+
 @contextlib.contextmanager
 def ray_session(address: str | None = None) -> Iterator[dict[str, Any]]:
     """Ray for the duration of the block: the one this process already joined (left running),
     the cluster at ``address`` / RAY_ADDRESS (joined, left running), or a local one started
-    here with the dashboard and usage reporting off (stopped at the end). Yields provenance."""
+    here with the dashboard and usage reporting off, stopped at the end. A local Ray keeps its
+    session (logs, sockets, spilled objects) in a temporary folder of its own, removed once it
+    has stopped, so runs leave no ``session_*`` folders behind. Yields provenance."""
     ray = require_ray()
     if ray.is_initialized():
         _quiet_ray_data()
@@ -132,20 +152,56 @@ def ray_session(address: str | None = None) -> Iterator[dict[str, Any]]:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # read by ray.init
     address = address or os.environ.get("RAY_ADDRESS") or None
     kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": "error"}
+    temp_dir = None
     if address:
         check_reachable(address)
     else:
-        kwargs.update(num_cpus=local_cpus(), include_dashboard=False)
+        temp_dir = tempfile.mkdtemp(prefix="gwj-ray-", dir=local_temp_parent())
+        kwargs.update(num_cpus=local_cpus(), include_dashboard=False, _temp_dir=temp_dir)
     try:
-        ray.init(address=address, **kwargs)
-    except (ConnectionError, TimeoutError) as exc:
-        raise RayUnreachableError(f"cannot join the Ray cluster at {address!r}: "
-                                  f"{str(exc).splitlines()[0][:200]}") from exc
-    _quiet_ray_data()
-    try:
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, TimeoutError) as exc:
+            raise RayUnreachableError(f"cannot join the Ray cluster at {address!r}: "
+                                      f"{str(exc).splitlines()[0][:200]}") from exc
+        _spend_restart_warning()
+        _quiet_ray_data()
         yield {"address": address or "local", "ray_version": ray.__version__}
     finally:
-        ray.shutdown()
+        ray.shutdown()  # also what a failed ray.init started
+        if temp_dir is not None:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _spend_restart_warning() -> None:
+    """Spend, with stderr muted, the ``core_worker.cc`` error Ray prints the first time this
+    process creates a restartable actor whose constructor arguments are in the object store
+    (ray-project/ray#53727), so that a successful run does not print it.
+
+    Why: Ray Data gives every replica actor its function and context as ObjectRefs and makes it
+    restartable (``max_restarts=-1``, which is how a killed replica comes back), so every
+    ``--engine ray`` run would print that line, whatever the replica's own arguments are. The
+    warning is moot there (Ray Data holds those refs until the run ends) and Ray prints it once
+    per process, at actor creation, from the creating call itself: creating one such actor
+    here (and dropping it), with file descriptor 2 on /dev/null for that one call, spends it and
+    mutes nothing else. Done only where :func:`ray_session` itself called ``ray.init``."""
+    import ray
+
+    @ray.remote(num_cpus=0, max_restarts=1)
+    class Spender:  # restartable, its constructor given an ObjectRef: what Ray warns about
+        def __init__(self, ref: Any) -> None:
+            pass
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        Spender.remote(ray.put(None))  # its handle, dropped at once, ends the actor
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _quiet_ray_data() -> None:
