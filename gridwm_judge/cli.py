@@ -117,7 +117,13 @@ def close_match(parser: argparse.ArgumentParser, message: str) -> str:
 
 class OneLineParser(argparse.ArgumentParser):
     """A parser whose errors are one line (the sub-command, the problem, a close match, where
-    the rest is) instead of a usage block before the line that matters."""
+    the rest is) instead of a usage block before the line that matters. A flag is taken only
+    as written: argparse's prefix matching would read a mistyped or future flag as another
+    one (``eval --batch`` as ``--batch-size``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}{close_match(self, message)}; "

@@ -165,7 +165,8 @@ def write(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gridwm_judge.integrations.generate",
-                                     description="Write the integration files from the table.")
+                                     description="Write the integration files from the table.",
+                                     allow_abbrev=False)
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a shipped file differs from the table's")
     args = parser.parse_args(argv)

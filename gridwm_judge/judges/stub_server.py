@@ -308,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m gridwm_judge.judges.stub_server",
         description="local OpenAI-compatible stub (canned replies)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

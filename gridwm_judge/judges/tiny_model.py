@@ -141,7 +141,8 @@ def build_tiny_vlm(
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(description="write a tiny random Idefics3-style VLM")
+    p = argparse.ArgumentParser(description="write a tiny random Idefics3-style VLM",
+                                allow_abbrev=False)
     p.add_argument("out_dir")
     p.add_argument("--hidden-size", type=int, default=32)
     p.add_argument("--layers", type=int, default=2)
