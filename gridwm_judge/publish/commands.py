@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from gridwm_judge.command_line import add_command
 
@@ -61,6 +62,21 @@ def _publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _leaderboard(args: argparse.Namespace) -> int:
+    from gridwm_judge.publish.hub_io import fetch_results_repo, push_space
+    from gridwm_judge.publish.leaderboard_html import write_leaderboard
+
+    made = write_leaderboard(args.sources, args.out, headline=args.headline,
+                             resolve=fetch_results_repo)
+    judges = sum(len(s.rows) for s in made.sections)
+    print(f"wrote {made.html} and {made.markdown}: {len(made.sections)} ranking(s), "
+          f"{judges} judge(s) ranked; open {made.html} in a browser")
+    if args.push_space:
+        space = push_space(Path(made.html).parent, args.push_space)
+        print(f"pushed the leaderboard to Space {space.repo_id}: {space.url}")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(
         subparsers, "publish", _publish, refused=(PermissionError,),
@@ -92,3 +108,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="list the files and rows a publish would commit, without the Hub")
     p.add_argument("--local", default=None, metavar="DIR",
                    help="write the files into DIR (results/ and model/) instead of the Hub")
+
+    lb = add_command(
+        subparsers, "leaderboard", _leaderboard, refused=(PermissionError,),
+        help="one static HTML page (and a Markdown twin) ranking judges from runs or results",
+        description="Rank judges by one published figure (a task id of eval.yaml, e.g. "
+        "task_c_hard-idr_raw), one ranking per dataset digest, with CIs, the groups of judges "
+        "the paired tests cannot separate, the shortcut ceiling and the oracle as reference "
+        "rows, the paper's published Table 13 rows where paper_task_d_r is present, and "
+        "filters by config and family. SOURCE is a run or score folder (with scores.json), a "
+        "results repo folder (`publish --local DIR` wrote DIR/results) or a Hub results repo "
+        "ORG/NAME.",
+    )
+    lb.add_argument("sources", nargs="+", metavar="SOURCE",
+                    help="run folders, score folders, results repo folders or Hub ids")
+    lb.add_argument("--out", required=True, help="folder for index.html and leaderboard.md")
+    lb.add_argument("--headline", default=None, metavar="TASK_ID",
+                    help="the figure to rank by (default: the hard counterfactuals' IDR_raw "
+                         "where present, else Task C's, else the paper's D-R)")
+    lb.add_argument("--push-space", default=None, metavar="ORG/NAME",
+                    help="also publish the page as a static Hugging Face Space")
