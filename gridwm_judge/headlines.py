@@ -50,9 +50,11 @@ RECIPE_FIGURES: dict[str, tuple[tuple[str, str], ...]] = {
 recipe not named here (Task B's perception, the controls) publishes none. All figures are
 proportions in [0, 1], higher is better."""
 
-STABILITY = ("ns" + LEAST, "jcr" + LEAST, "vcc_rep")
-"""Figures over presentation probes or representations: a hard-CF config (``paper`` set: the
-neutral presentation only) and an imported exam (no split storyboards) publish none of them."""
+PROBED = ("ns" + LEAST, "jcr" + LEAST)
+"""Figures over presentation probes: a hard-CF config (``paper`` set: the neutral presentation
+only) and an imported exam publish none."""
+SPLIT_ONLY = ("vcc_rep",)
+"""Figures over composite and split storyboards: an imported exam (composite only) has none."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,9 @@ class Headline:
 def figures_of(spec: TaskSpec) -> tuple[tuple[str, str], ...]:
     """The (figure, description) pairs ``spec``'s config publishes."""
     figures = RECIPE_FIGURES.get(spec.recipe, ())
-    if spec.paper or spec.imported:
-        figures = tuple(f for f in figures if f[0] not in STABILITY)
-    return figures
+    dropped = (PROBED if spec.paper or spec.imported else ()) + (
+        SPLIT_ONLY if spec.imported else ())
+    return tuple(f for f in figures if f[0] not in dropped)
 
 
 def headlines(configs: Iterable[str]) -> tuple[Headline, ...]:
@@ -139,8 +141,10 @@ def eval_yaml(configs: Iterable[str], split: str) -> str:
     head = yaml.safe_dump({"name": BENCHMARK_NAME, "description": _DESCRIPTION,
                            "evaluation_framework": FRAMEWORK},
                           sort_keys=False, width=96, allow_unicode=True)
-    lines = [head.rstrip("\n"), "tasks:"]
-    for h in headlines(configs):
+    found = headlines(configs)
+    lines = [head.rstrip("\n"),
+             "tasks:" if found else "tasks: []  # no config here publishes a figure"]
+    for h in found:
         lines.append(f"  # {h.description}")
         lines.append(f"  - id: {h.id}\n    config: {h.config}\n    split: {split}")
     return "\n".join(lines) + "\n"

@@ -37,7 +37,8 @@ def test_a_figure_is_read_from_the_headline_scope():
 
 
 def test_stability_figures_only_where_presentations_vary():
-    assert [f for f, _ in figures_of(task_spec("CH"))] == ["idr_raw", "jacc_neu"]
+    # a hard config: the neutral presentation only, composite and split
+    assert [f for f, _ in figures_of(task_spec("CH"))] == ["idr_raw", "jacc_neu", "vcc_rep"]
     assert [f for f, _ in figures_of(task_spec("RC"))] == ["idr_raw", "jacc_neu"]
     assert "ns_min" in [f for f, _ in figures_of(task_spec("MC"))]
     assert figures_of(task_spec("B")) == () and figures_of(task_spec("OS")) == ()
@@ -46,12 +47,15 @@ def test_stability_figures_only_where_presentations_vary():
 
 
 def test_eval_yaml_has_the_hubs_keys_only():
+    assert yaml.safe_load(eval_yaml(["task_b"], "test"))["tasks"] == []
     doc = yaml.safe_load(eval_yaml(["task_a", "task_c_hard"], "test"))
     assert list(doc) == ["name", "description", "evaluation_framework", "tasks"]
     assert doc["tasks"] == [{"id": "task_a-acc_a1", "config": "task_a", "split": "test"},
                             {"id": "task_c_hard-idr_raw", "config": "task_c_hard",
                              "split": "test"},
                             {"id": "task_c_hard-jacc_neu", "config": "task_c_hard",
+                             "split": "test"},
+                            {"id": "task_c_hard-vcc_rep", "config": "task_c_hard",
                              "split": "test"}]
 
 

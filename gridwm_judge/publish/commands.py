@@ -22,6 +22,9 @@ def _publish(args: argparse.Namespace) -> int:
         write_local,
     )
 
+    if args.dry_run and args.local:
+        raise ValueError("--dry-run and --local: choose one (--local writes the files, "
+                         "--dry-run lists them)")
     entries = gather(args.runs)
     plan = plan_publish(entries, args.results_repo, model_repo=args.model_repo,
                         with_model=bool(args.model_repo or args.benchmark_repo),

@@ -31,6 +31,25 @@ class PublishError(ValueError):
     """A source that cannot be published as it is; the message names it and what to do."""
 
 
+def local_model(judge: str) -> str | None:
+    """The local path a judge's spec names as its model (``hf:/home/me/ckpt``), None where it
+    names a Hub id, an API model or a rule."""
+    rest = judge.partition(":")[2]
+    if rest.startswith(("/", "~", "./", "../")) or (rest and Path(rest).exists()):
+        return rest
+    return None
+
+
+def public_judge(judge: str) -> str:
+    """The judge as published: a local model path becomes ``local/<folder name>-<hash>`` (a
+    path names a folder on someone's disk, and may name the person); anything else as is."""
+    path = local_model(judge)
+    if path is None:
+        return judge
+    digest = hashlib.sha256(path.encode()).hexdigest()[:8]
+    return f"{judge.partition(':')[0]}:local/{Path(path.rstrip('/')).name}-{digest}"
+
+
 @dataclass(frozen=True)
 class Entry:
     """One judge's scored run: everything a publish writes about it."""
@@ -55,8 +74,9 @@ class Entry:
     def key(self) -> str:
         """``<judge slug>-<judge hash>--<digest head>``: the same judge on the same dataset is
         the same key (a file name in the results repo), whatever folder it came from."""
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", self.judge).strip("-")[:60] or "judge"
-        judge_hash = hashlib.sha256(self.judge.encode()).hexdigest()[:8]
+        public = public_judge(self.judge)
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", public).strip("-")[:60] or "judge"
+        judge_hash = hashlib.sha256(public.encode()).hexdigest()[:8]
         return f"{slug}-{judge_hash}--{self.digest.removeprefix('sha256:')[:12]}"
 
 

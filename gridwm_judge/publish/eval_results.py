@@ -19,6 +19,7 @@ from gridwm_judge.headlines import FRAMEWORK, headlines
 from gridwm_judge.publish.entries import Entry, PublishError
 from gridwm_judge.publish.tables import public_dataset
 from gridwm_judge.redact import redact
+from gridwm_judge.task_table import task_spec
 
 EVAL_RESULTS_FILE = ".eval_results/gridwm-judge.yaml"
 _HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
@@ -48,7 +49,8 @@ def benchmark_repo_of(entries: Sequence[Entry], given: str | None) -> str:
                        "to with --benchmark-repo ORG/NAME (`gridwm-judge push` puts it there)")
 
 
-def _notes(e: Entry, ci: tuple[float, float] | None, groups: int | None) -> str:
+def _notes(e: Entry, ci: tuple[float, float] | None, groups: int | None,
+           descriptive: bool) -> str:
     sent = e.run.as_sent or {}
     decoding = ", ".join(f"{k}={v}" for k, v in sorted(sent.items())
                          if isinstance(v, (int, float, str)) and k in (
@@ -60,6 +62,8 @@ def _notes(e: Entry, ci: tuple[float, float] | None, groups: int | None) -> str:
         parts.append(f"95% group-bootstrap CI [{ci[0]:.3f}, {ci[1]:.3f}]")
     if groups is not None:
         parts.append(f"{groups} groups")
+    if descriptive:
+        parts.append("descriptive: too few groups to rank on")
     parts.append(f"dataset {e.digest[:19]}, gridwm-judge {e.record.package_version}")
     return "; ".join(parts)
 
@@ -67,12 +71,14 @@ def _notes(e: Entry, ci: tuple[float, float] | None, groups: int | None) -> str:
 def eval_result_entries(entries: Sequence[Entry], *, benchmark_repo: str,
                         results_repo: str | None, revision: str | None = None) -> list[Any]:
     """One ``EvalResultEntry`` per published figure the entries of one judge have a value
-    for, in ``eval.yaml``'s order."""
+    for, in ``eval.yaml``'s order (configs by name); a descriptive figure says so in its
+    notes."""
     from huggingface_hub import EvalResultEntry
 
     out = []
     for e in entries:
-        for h in headlines(e.run.tasks or sorted({r.task for r in e.scores.results})):
+        tasks = e.run.tasks or tuple({r.task for r in e.scores.results})
+        for h in headlines(sorted(task_spec(t).config for t in tasks)):  # eval.yaml's order
             r = h.pick(e.scores.results)
             if r is None or r.value is None:
                 continue
@@ -82,7 +88,7 @@ def eval_result_entries(entries: Sequence[Entry], *, benchmark_repo: str,
                 source_url=(f"https://huggingface.co/datasets/{results_repo}"
                             if results_repo else None),
                 source_name="GridWM-Judge results" if results_repo else None,
-                notes=_notes(e, r.ci, r.groups)))
+                notes=_notes(e, r.ci, r.groups, r.status == "descriptive")))
     return out
 
 
@@ -97,6 +103,15 @@ def eval_results_yaml(entries: Sequence[Entry], *, benchmark_repo: str,
         raise PublishError(f"a model repo holds one judge's results; these runs are of "
                            f"{len(judges)} judges ({', '.join(judges)}): publish each with its "
                            "own --model-repo")
+    digests = sorted({e.digest for e in entries})
+    if len(digests) != 1:
+        raise PublishError(f"{judges[0]}'s runs answered {len(digests)} different datasets "
+                           f"({', '.join(d[:19] + '...' for d in digests)}): a model repo's "
+                           "results name one benchmark dataset; publish them one at a time")
+    oracle = [e for e in entries if e.run.oracle_upper_bound]
+    if oracle:
+        raise PublishError(f"{judges[0]} reads the gold answer (an upper bound that checks the "
+                           "pipeline): it has no model repo results")
     made = eval_result_entries(entries, benchmark_repo=benchmark_repo,
                                results_repo=results_repo, revision=revision)
     if not made:

@@ -13,6 +13,8 @@ from gridwm_judge.dataset_io import go_online, hub_transport_errors
 from gridwm_judge.publish.entries import PublishError
 from gridwm_judge.publish.results_repo import MARKER
 
+SPACE_FILES = ("index.html", "leaderboard.md")
+"""What a leaderboard Space holds besides its card: never anything else of the folder."""
 TABLE_FILES = (MARKER, "data/results/*.parquet", "data/runs/*.parquet", "data/groups/*.parquet")
 """What a leaderboard reads of a results repo (never its predictions)."""
 SPACE_README = """---
@@ -38,17 +40,22 @@ def fetch_results_repo(repo_id: str, *, api: Any = None) -> Path:
         from huggingface_hub import HfApi
 
         api = HfApi()
-    from huggingface_hub.errors import RepositoryNotFoundError
+    from huggingface_hub.errors import (
+        LocalEntryNotFoundError,
+        OfflineModeIsEnabled,
+        RepositoryNotFoundError,
+    )
 
     try:
         path = Path(api.snapshot_download(repo_id, repo_type="dataset",
                                           allow_patterns=list(TABLE_FILES)))
     except RepositoryNotFoundError:
-        raise PublishError(f"no dataset repo {repo_id!r} on the Hub (or this token cannot see "
-                           "it); give a results repo `gridwm-judge publish` wrote") from None
-    except hub_transport_errors() as exc:
-        raise PublishError(f"cannot reach the Hugging Face Hub to read {repo_id!r} "
-                           f"({type(exc).__name__}); {go_online()} and try again") from exc
+        raise PublishError(f"{repo_id!r} is no folder here, and no dataset repo of that id is "
+                           "on the Hub (or this token cannot see it)") from None
+    except (LocalEntryNotFoundError, OfflineModeIsEnabled, *hub_transport_errors()) as exc:
+        raise PublishError(f"{repo_id!r} is no folder here, and the Hugging Face Hub cannot "
+                           f"be reached to read it as a results repo ({type(exc).__name__}); "
+                           f"{go_online()} and try again") from None
     if not (path / MARKER).is_file():
         raise PublishError(f"dataset repo {repo_id} holds no {MARKER}: it is not a "
                            "GridWM-Judge results repo")
@@ -64,14 +71,14 @@ class SpaceUpload:
 
 def push_space(folder: str | Path, repo_id: str, *, token: str | None = None,
                api: Any = None) -> SpaceUpload:
-    """Publish the leaderboard ``folder`` (index.html, leaderboard.md) as the static Space
-    ``repo_id``, created if needed, in one commit with a Space card."""
+    """Publish the leaderboard in ``folder`` (its index.html and leaderboard.md, nothing else
+    the folder holds) as the static Space ``repo_id``, created if needed, in one commit with a
+    Space card."""
     from huggingface_hub import CommitOperationAdd
 
     check_repo_id(repo_id)
     folder = Path(folder)
-    files = {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
-             if p.is_file()}
+    files = {name: folder / name for name in SPACE_FILES if (folder / name).is_file()}
     if "index.html" not in files:
         raise PublishError(f"{folder} holds no index.html; write the leaderboard first")
     if api is None:

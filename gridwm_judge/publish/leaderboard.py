@@ -337,7 +337,8 @@ def _link(run: PublishedRun, out: Path) -> tuple[str | None, str]:
     if run.home is None:
         return None, f"from the results repo {run.source}: no report published with it"
     what = "its report" if run.home.name == REPORT.name else "its run folder (no report found)"
-    return Path(os.path.relpath(run.home, out)).as_posix(), f"{what}: {run.home}"
+    link = Path(os.path.relpath(run.home, out)).as_posix()
+    return link, f"{what}: {link}"
 
 
 def _pair_note(ranked_by: Headline | None, runs: Sequence[PublishedRun],
@@ -363,7 +364,7 @@ def _pair_note(ranked_by: Headline | None, runs: Sequence[PublishedRun],
     groups = pair_groups(order, compare_indicators(ind, ranked_by.task, rep))
     return groups, (
         f"Groups: walking the ranking from the top, a judge starts a new group when the paired "
-        f"test tells it apart from the current group's first judge (on {ranked_by.task}, "
+        f"test tells it apart from the current group's first judge (on {ranked_by.config}, "
         f"{rep}: the paired bootstrap CI of the IDR_raw difference excludes 0 and McNemar's "
         f"p, Holm-adjusted over every pair of ranked judges, is below 0.05); judges sharing a "
         f"letter cannot be told apart from that group's top judge at this size.")

@@ -144,9 +144,9 @@ def _row(sec: Section, row: Row, order: int) -> str:
     rank = "" if row.rank is None else str(row.rank)
     shown = rank or ("–" if row.kind == "judge" else "ref")
     of = _of_ranking(sec)
-    cells = [f'<td class="rank"{of} data-sort="{rank}">{shown}</td>',
+    cells = [f'<td class="rank overall"{of} data-sort="{rank}">{shown}</td>',
              f'<td class="judge">{name}</td>',
-             f'<td class="group"{of}>{_e(row.group or "–")}</td>']
+             f'<td class="group overall"{of}>{_e(row.group or "–")}</td>']
     for i, h in enumerate(sec.columns):
         cells.append(_cell(row, i, h, h == sec.ranked_by))
         if i == 0:
@@ -161,10 +161,12 @@ def _row(sec: Section, row: Row, order: int) -> str:
 def _head(sec: Section) -> str:
     by = sec.ranked_by.id if sec.ranked_by else "nothing"
     of = _of_ranking(sec)
-    cells = [f'<th scope="col" tabindex="0"{of} title="rank by {_e(by)}">rank</th>',
+    cells = [f'<th scope="col" tabindex="0" class="overall"{of} title="rank by {_e(by)}">'
+             'rank</th>',
              '<th scope="col" tabindex="0">judge</th>',
-             f'<th scope="col" tabindex="0"{of} title="judges sharing a letter cannot be '
-             f'told apart from their group\'s first by the pair test on {_e(by)}">group</th>']
+             f'<th scope="col" tabindex="0" class="overall"{of} title="judges sharing a letter '
+             f'cannot be told apart from their group\'s first by the pair test on {_e(by)}">'
+             'group</th>']
     for i, h in enumerate(sec.columns):
         cls = ' class="ranked"' if h == sec.ranked_by else ""
         cells.append(f'<th scope="col" tabindex="0"{cls} data-col="{_e(h.id)}" '

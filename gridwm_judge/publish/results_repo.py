@@ -24,6 +24,7 @@ from typing import Any
 from gridwm_judge.atomic import write_bytes
 from gridwm_judge.dataset.push import LOGIN_HELP, check_repo_id
 from gridwm_judge.dataset_io import go_online, hub_transport_errors
+from gridwm_judge.install import REPOSITORY
 from gridwm_judge.publish.entries import Entry, PublishError, judges
 from gridwm_judge.publish.eval_results import (
     EVAL_RESULTS_FILE,
@@ -49,7 +50,7 @@ tags:
 
 # GridWM-Judge results
 
-Scores of VLM judges on the [GridWM-Judge](https://github.com/gridwm-judge/gridwm-judge)
+Scores of VLM judges on the [GridWM-Judge]({home})
 benchmark, published with `gridwm-judge publish`. One file per run, keyed by judge and dataset
 digest: a run published again replaces its own rows.
 
@@ -58,6 +59,7 @@ from datasets import load_dataset
 results = load_dataset("{repo}", "results", split="{split}")      # one row per figure
 runs = load_dataset("{repo}", "runs", split="{split}")            # one row per run
 predictions = load_dataset("{repo}", "predictions", split="{split}")  # one row per answer
+groups = load_dataset("{repo}", "groups", split="{split}")        # per group: discriminated?
 ```
 
 Compare judges only within one `dataset_digest` (the items they answered). `status`
@@ -79,7 +81,7 @@ def card(repo: str, files: Sequence[str]) -> str:
             paths = "".join(f"\n    - {name}" for name in names)
             blocks.append(f"- config_name: {table}\n  data_files:\n  - split: {SPLIT}\n"
                           f"    path:{paths}")
-    return CARD.format(configs="\n".join(blocks), repo=repo, split=SPLIT)
+    return CARD.format(configs="\n".join(blocks), repo=repo, split=SPLIT, home=REPOSITORY)
 
 
 @dataclass(frozen=True)
@@ -138,10 +140,14 @@ def plan_publish(entries: Sequence[Entry], results_repo: str, *, model_repo: str
     return Plan(results_repo, files, rows, tuple(entries), model_repo, model_files)
 
 
+NEW_REPO_FILES = (".gitattributes", "README.md")
+"""What the Hub (or a user) puts in a new, empty dataset repo: not another benchmark's rows."""
+
+
 def _refuse_foreign(files: Sequence[str], where: str) -> None:
     """A results repo that holds files but not this benchmark's marker holds another
     benchmark's rows: refused before anything is written."""
-    if files and MARKER not in files:
+    if set(files) - set(NEW_REPO_FILES) and MARKER not in files:
         raise PublishError(f"{where} holds files but no {MARKER}: it is not a GridWM-Judge "
                            "results repo (another benchmark's?); publish to a new or a "
                            "GridWM-Judge results repo")
@@ -156,7 +162,11 @@ def write_local(plan: Plan, out: str | Path) -> Path:
                 if results.is_dir() else [])
     _refuse_foreign(existing, str(results))
     adds, deletes = plan.commit(existing)
-    for base, files in ((results, adds), (out / LOCAL_MODEL, plan.model_files)):
+    # the data first, the card that lists it last, earlier files removed after: an
+    # interrupted write never leaves a card naming a file that is not there
+    order = sorted(adds, key=lambda name: (name == "README.md", name == MARKER))
+    for base, files in ((results, {n: adds[n] for n in order}), (out / LOCAL_MODEL,
+                                                                 plan.model_files)):
         for name, data in files.items():
             path = base / name
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -172,6 +182,12 @@ class Published:
     model_url: str | None
 
 
+def _refused(exc: BaseException, step: str) -> PublishError:
+    """The Hub's answer to ``step`` (a 4xx or 5xx) as one line."""
+    first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return PublishError(f"the Hub refused {step}: {first}")
+
+
 def _hub_error(exc: BaseException, repo: str) -> PublishError:
     first = str(exc).splitlines()[0][:200] if str(exc) else ""
     return PublishError(f"cannot reach the Hugging Face Hub to publish to {repo!r} "
@@ -181,11 +197,12 @@ def _hub_error(exc: BaseException, repo: str) -> PublishError:
 def publish_to_hub(plan: Plan, *, no_pr: bool = False, private: bool = False,
                    token: str | None = None, api: Any = None) -> Published:
     """Commit ``plan``: the results repo (created if needed) in one commit, then the model
-    repo's ``.eval_results`` file as a pull request (a direct commit with ``no_pr``). Every
-    check (token, model repo exists, results repo is this benchmark's) runs before the first
-    upload."""
+    repo's ``.eval_results`` file as a pull request (a direct commit with ``no_pr``). The
+    checks (token, model repo exists, results repo is this benchmark's) run before the first
+    upload; a refusal by the Hub is one line saying which step failed and what was written
+    (publishing again is safe: it replaces what it wrote)."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-    from huggingface_hub.errors import RepositoryNotFoundError
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
     if api is None:
         from huggingface_hub import HfApi
@@ -209,28 +226,43 @@ def publish_to_hub(plan: Plan, *, no_pr: bool = False, private: bool = False,
             existing = []
         _refuse_foreign(existing, f"dataset repo {repo}")
         adds, deletes = plan.commit(existing)
-        api.create_repo(repo, repo_type="dataset", token=token, private=private, exist_ok=True)
         n = len(plan.entries)
-        info = api.create_commit(
-            repo_id=repo, repo_type="dataset", token=token,
-            operations=[*(CommitOperationAdd(path_in_repo=k, path_or_fileobj=v)
-                          for k, v in adds.items()),
-                        *(CommitOperationDelete(path_in_repo=k) for k in deletes)],
-            commit_message=f"Publish {n} GridWM-Judge run{'s' * (n != 1)} (gridwm-judge "
-                           "publish)")
+        try:
+            api.create_repo(repo, repo_type="dataset", token=token, private=private,
+                            exist_ok=True)
+            info = api.create_commit(
+                repo_id=repo, repo_type="dataset", token=token,
+                operations=[*(CommitOperationAdd(path_in_repo=k, path_or_fileobj=v)
+                              for k, v in adds.items()),
+                            *(CommitOperationDelete(path_in_repo=k) for k in deletes)],
+                commit_message=f"Publish {n} GridWM-Judge run{'s' * (n != 1)} "
+                               "(gridwm-judge publish)")
+        except HfHubHTTPError as exc:
+            raise _refused(exc, f"the commit to dataset repo {repo}; nothing was "
+                                "published") from None
         results_url = str(getattr(info, "commit_url", "") or
                           f"https://huggingface.co/datasets/{repo}")
         model_url = None
         if plan.model_repo:
-            minfo = api.create_commit(
-                repo_id=plan.model_repo, repo_type="model", token=token, create_pr=not no_pr,
-                operations=[CommitOperationAdd(path_in_repo=k, path_or_fileobj=v)
-                            for k, v in plan.model_files.items()],
-                commit_message="Add GridWM-Judge evaluation results (.eval_results)",
-                commit_description=(f"Scores on the GridWM-Judge benchmark; the runs' rows "
-                                    f"are in https://huggingface.co/datasets/{repo}."))
+            try:
+                minfo = api.create_commit(
+                    repo_id=plan.model_repo, repo_type="model", token=token,
+                    create_pr=not no_pr,
+                    operations=[CommitOperationAdd(path_in_repo=k, path_or_fileobj=v)
+                                for k, v in plan.model_files.items()],
+                    commit_message="Add GridWM-Judge evaluation results (.eval_results)",
+                    commit_description=(f"Scores on the GridWM-Judge benchmark; the runs' "
+                                        f"rows are in https://huggingface.co/datasets/{repo}."))
+            except HfHubHTTPError as exc:
+                how = "the commit" if no_pr else "the pull request"
+                raise _refused(exc, f"{how} to model repo {plan.model_repo} (the results "
+                                    f"are in {repo}; publishing again replaces them and "
+                                    "retries this step)") from None
             model_url = str(getattr(minfo, "pr_url", None) or getattr(minfo, "commit_url", "")
                             or f"https://huggingface.co/{plan.model_repo}")
     except hub_transport_errors() as exc:
         raise _hub_error(exc, repo) from exc
+    except HfHubHTTPError as exc:
+        raise _refused(exc, f"reading {repo} or {plan.model_repo or 'the model repo'} before "
+                            "publishing; nothing was published") from None
     return Published(results_url, model_url)

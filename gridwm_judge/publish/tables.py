@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gridwm_judge.publish.entries import Entry
+from gridwm_judge.publish.entries import Entry, local_model, public_judge
 from gridwm_judge.records import SCORED_ROWS_FILE, read_prediction_file
 from gridwm_judge.redact import redact, redact_value
 from gridwm_judge.results import MetricResult, Results
@@ -63,12 +63,17 @@ assert {f.name for f in fields(MetricResult)} - {"ci", "ci_env"} <= {
     name for name, _ in _RESULT}, "a MetricResult field has no results column"
 
 
-def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(redact_value(value), sort_keys=True)
+def _json(value: Any, e: Entry) -> str | None:
+    return None if value is None else _text(json.dumps(redact_value(value), sort_keys=True), e)
 
 
-def _text(value: str | None) -> str | None:
-    return None if value is None else redact(value)
+def _text(value: str | None, e: Entry) -> str | None:
+    """``value`` redacted, with the judge's local model path (if any) as it is published."""
+    if value is None:
+        return None
+    path = local_model(e.judge)
+    text = redact(value)
+    return text.replace(path, public_judge(e.judge).partition(":")[2]) if path else text
 
 
 def public_dataset(dataset: str) -> str:
@@ -78,7 +83,8 @@ def public_dataset(dataset: str) -> str:
 
 
 def _entry_columns(e: Entry) -> dict[str, Any]:
-    return {"run_key": e.key, "judge": redact(e.judge), "dataset": public_dataset(e.run.dataset),
+    return {"run_key": e.key, "judge": redact(public_judge(e.judge)),
+            "dataset": public_dataset(e.run.dataset),
             "dataset_digest": e.digest, "dataset_version": e.dataset_version,
             "package_version": e.record.package_version, "published": e.run.published}
 
@@ -114,17 +120,18 @@ def run_rows(e: Entry, n_predictions: int) -> list[dict[str, Any]]:
     src = run.source or {}
     settings = run.judge_settings or {}
     return [{**_entry_columns(e),
-             "model": _text(str(src.get("model") or settings.get("model") or "") or None),
-             "provider": _text(str(src.get("provider") or settings.get("backend") or "") or None),
+             "model": _text(str(src.get("model") or settings.get("model") or "") or None, e),
+             "provider": _text(str(src.get("provider") or settings.get("backend") or "")
+                               or None, e),
              "engine": str(run.engine.get("name") or "") or None,
              "tasks": ",".join(run.tasks), "created": run.created, "updated": run.updated,
              "prompt_version": run.prompt_version, "oracle_upper_bound": run.oracle_upper_bound,
-             "judge_options": _json(run.judge_options), "judge_settings": _json(settings),
-             "max_tokens": _json(run.max_tokens), "as_sent": _json(run.as_sent),
-             "usage": _json(run.usage),
-             "coverage": _json({t: c.to_json() for t, c in e.scores.coverage.items()}),
-             "failure_modes": _json([m.to_json() for m in e.scores.failure_modes]),
-             "parser": _json(e.record.parser), "bootstrap": _json(e.record.bootstrap),
+             "judge_options": _json(run.judge_options, e), "judge_settings": _json(settings, e),
+             "max_tokens": _json(run.max_tokens, e), "as_sent": _json(run.as_sent, e),
+             "usage": _json(run.usage, e),
+             "coverage": _json({t: c.to_json() for t, c in e.scores.coverage.items()}, e),
+             "failure_modes": _json([m.to_json() for m in e.scores.failure_modes], e),
+             "parser": _json(e.record.parser, e), "bootstrap": _json(e.record.bootstrap, e),
              "n_predictions": n_predictions}]
 
 
@@ -134,13 +141,14 @@ def prediction_rows(e: Entry) -> list[dict[str, Any]]:
         if p.judge != e.judge:
             continue
         out.append({**_entry_columns(e), "uid": p.uid, "task": p.task, "status": p.status,
-                    "raw": _text(p.raw), "reasoning": _text(p.reasoning),
-                    "parsed": _json(p.parsed), "parse_mode": p.parse_mode,
+                    "raw": _text(p.raw, e), "reasoning": _text(p.reasoning, e),
+                    "parsed": _json(p.parsed, e), "parse_mode": p.parse_mode,
                     "request_hash": p.request_hash, "item_digest": p.item_digest,
-                    "latency_s": p.latency_s, "usage": _json(p.usage), "error": _text(p.error),
-                    "sent": _json(p.sent), "served": _json(p.served),
+                    "latency_s": p.latency_s, "usage": _json(p.usage, e),
+                    "error": _text(p.error, e),
+                    "sent": _json(p.sent, e), "served": _json(p.served, e),
                     "finish_reason": p.finish_reason,
-                    "published_parse": _json(p.published.to_json() if p.published else None)})
+                    "published_parse": _json(p.published.to_json() if p.published else None, e)})
     return out
 
 

@@ -262,6 +262,9 @@ window.addEventListener('load', () => {
   out.configOrder = names(); out.shown = bar.querySelector('.lb-shown').textContent;
   pick('family', 'FAMILY');
   out.family = [...t.tBodies[0].rows].map(r => [r.cells[1].textContent, cell(r, 'COLUMN')]);
+  pick('config', '');
+  out.familyHeads = heads.filter(h => !h.classList.contains('hidden'))
+    .map(h => h.dataset.col || h.textContent);
   out.fits = document.documentElement.scrollWidth <= document.documentElement.clientWidth;
   const pre = document.createElement('pre');
   pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
@@ -311,6 +314,9 @@ def test_sorting_and_filters_in_headless_chromium(boards, tmp_path):
     # the family shows that family's figure (the dash where none was published)
     texts = {r.label: figure_text(r.family(family)[at]) for r in sec.rows}
     assert {j: " ".join(t.split()) for j, t in got["family"]} == texts
+    # rank and group are the whole dataset's: not shown beside one family's figures
+    assert "rank" not in got["familyHeads"] and "group" not in got["familyHeads"]
+    assert col in got["familyHeads"]
     assert got["fits"], "the page scrolls sideways at 1400 px"
     keep = Path(os.environ.get("GWJ_SCREENSHOTS") or tmp_path)
     keep.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,9 @@ def test_from_run_folders_to_a_static_space(run_dirs, tmp_path, monkeypatch, cap
     monkeypatch.setattr(huggingface_hub.HfApi, "create_commit",
                         lambda self, **k: calls.append(("create_commit", k["repo_id"], k)))
     out = tmp_path / "board"
+    out.mkdir()
+    (out / ".env").write_text("HF_TOKEN=hf_secret\n")  # the folder's other files stay here
+    (out / "notes.txt").write_text("mine\n")
     code = main(["leaderboard", *map(str, run_dirs), "--out", str(out),
                  "--push-space", "me/gwj-board"])
     printed = capsys.readouterr().out

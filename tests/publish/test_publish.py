@@ -71,10 +71,10 @@ def _ops(call):
 
 
 def test_one_commit_to_the_results_repo_and_a_pr_on_the_model_repo(runs):
-    entries = gather([runs / "oracle"])
+    entries = gather([runs / "random"])
     plan = plan_publish(entries, "me/gwj-results", model_repo="me/oracle-model",
                         benchmark_repo="me/gwj", revision="abc123")
-    api = FakeApi()
+    api = FakeApi(files=[".gitattributes"])  # what the Hub puts in a new repo
     done = publish_to_hub(plan, token="hf_x", api=api)
     assert [c[0] for c in api.calls] == ["repo_exists", "list_repo_files", "create_repo",
                                          "create_commit", "create_commit"]
@@ -179,12 +179,12 @@ def test_dry_run_lists_files_and_rows_and_never_contacts_the_hub(runs, monkeypat
     for name in ("create_repo", "create_commit", "list_repo_files", "repo_exists"):
         monkeypatch.setattr(huggingface_hub.HfApi, name, refuse)
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
-    code = main(["publish", str(runs / "oracle"), "--results-repo", "me/r", "--model-repo",
+    code = main(["publish", str(runs / "random"), "--results-repo", "me/r", "--model-repo",
                  "me/m", "--benchmark-repo", "me/gwj", "--dry-run"])
     out = capsys.readouterr().out
-    assert code == 0 and out.startswith("would publish 1 run(s) (baseline:oracle)")
+    assert code == 0 and out.startswith("would publish 1 run(s) (baseline:random)")
     assert "results rows" in out and "token NOT found" in out
-    assert "data/results/baseline-oracle-" in out and MARKER in out
+    assert "data/results/baseline-random-" in out and MARKER in out
     assert "would open a pull request on model repo me/m" in out and "task_id: task_c-idr_raw" \
         in out
 
@@ -198,6 +198,43 @@ def test_cli_local_writes_what_load_dataset_reads(runs, tmp_path, capsys):
     assert (tmp_path / "out" / "model" / EVAL_RESULTS_FILE).is_file()
     table = load_dataset(str(tmp_path / "out" / "results"), "results", split="train")
     assert set(table["judge"]) == {"baseline:random"}
+
+
+def _on_another_dataset(run: Path, out: Path) -> Path:
+    """A copy of ``run`` that answered (and was scored against) another dataset digest."""
+    shutil.copytree(run, out)
+    other = "sha256:" + "9" * 64
+    obj = json.loads((out / "run.json").read_text()) | {"dataset_fingerprint": other}
+    (out / "run.json").write_text(json.dumps(obj))
+    scores = json.loads((out / "scores.json").read_text())
+    scores["dataset_fingerprint"] = other
+    scores["runs"] = {str(out / "predictions.jsonl"): obj}
+    (out / "scores.json").write_text(json.dumps(scores))
+    return out
+
+
+def test_a_local_model_path_is_never_published(runs, tmp_path):
+    from gridwm_judge.publish.entries import public_judge
+
+    path = "/home/alice/ckpts/qwen2-vl"
+    run_dir = tmp_path / "local"
+    shutil.copytree(runs / "random", run_dir)
+    judge = f"hf:{path}"
+    obj = json.loads((run_dir / "run.json").read_text()) | {"judge": judge}
+    obj["judge_settings"] = {**obj["judge_settings"], "model": path}
+    (run_dir / "run.json").write_text(json.dumps(obj))
+    scores = json.loads((run_dir / "scores.json").read_text())
+    scores["judges"] = {judge: scores["judges"]["baseline:random"]}
+    scores["runs"] = {str(run_dir / "predictions.jsonl"): obj}
+    (run_dir / "scores.json").write_text(json.dumps(scores))
+    lines = [json.loads(x) | {"judge": judge}
+             for x in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    (run_dir / "predictions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    plan = plan_publish(gather([run_dir]), "me/r")
+    public = public_judge(judge)
+    assert public.startswith("hf:local/qwen2-vl-") and "alice" not in public
+    for name, data in plan.run_files.items():
+        assert b"alice" not in data and "alice" not in name, name
 
 
 def _one_line_refusal(capsys, argv) -> str:
@@ -222,7 +259,7 @@ def test_refusals_are_one_line_and_upload_nothing(runs, tmp_path, capsys, monkey
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_x")
     # an unknown model repo
     monkeypatch.setattr(huggingface_hub.HfApi, "repo_exists", lambda self, *a, **k: False)
-    line = _one_line_refusal(capsys, ["publish", str(runs / "oracle"), *base, "--model-repo",
+    line = _one_line_refusal(capsys, ["publish", str(runs / "random"), *base, "--model-repo",
                                       "me/nothing", "--benchmark-repo", "me/gwj"])
     assert "me/nothing" in line and "does not exist" in line
     # a results repo holding another benchmark's files
@@ -230,6 +267,7 @@ def test_refusals_are_one_line_and_upload_nothing(runs, tmp_path, capsys, monkey
                         lambda self, *a, **k: ["README.md", "data/vbench.parquet"])
     line = _one_line_refusal(capsys, ["publish", str(runs / "oracle"), *base])
     assert "not a GridWM-Judge results repo" in line
+    other_random = _on_another_dataset(runs / "random", tmp_path / "other-random")
     # a run folder without scores
     bare = tmp_path / "bare"
     shutil.copytree(runs / "oracle", bare)
@@ -244,10 +282,20 @@ def test_refusals_are_one_line_and_upload_nothing(runs, tmp_path, capsys, monkey
     (other / "scores.json").write_text(json.dumps(scores))
     line = _one_line_refusal(capsys, ["publish", str(other), *base])
     assert "against another dataset" in line
-    # an API judge with no model repo named
-    line = _one_line_refusal(capsys, ["publish", str(runs / "oracle"), *base,
+    # an API judge with no model repo named; the oracle as a model's result
+    line = _one_line_refusal(capsys, ["publish", str(runs / "random"), *base,
                                       "--benchmark-repo", "me/gwj"])
     assert "--model-repo" in line
+    line = _one_line_refusal(capsys, ["publish", str(runs / "oracle"), *base,
+                                      "--model-repo", "me/m", "--benchmark-repo", "me/gwj"])
+    assert "reads the gold answer" in line
+    # one judge on two datasets into one model repo
+    line = _one_line_refusal(capsys, ["publish", str(runs / "random"), str(other_random), *base,
+                                      "--model-repo", "me/m", "--benchmark-repo", "me/gwj"])
+    assert "2 different datasets" in line
+    line = _one_line_refusal(capsys, ["publish", str(runs / "random"), *base, "--dry-run",
+                                      "--local", str(tmp_path / "x")])
+    assert "choose one" in line
     assert uploads == []
 
 

@@ -60,6 +60,10 @@
       var cfg = config ? config.value : "", fam = family ? family.value : "";
       showConfig(table, cfg);
       showFamily(table, fam);
+      // rank and group are the whole dataset's: hidden while one family's figures are shown
+      if (fam !== "") {
+        table.querySelectorAll(".overall").forEach(function (el) { el.classList.add("hidden"); });
+      }
       var col = table.getAttribute("data-primary");
       if (cfg !== "") {
         var first = table.querySelector("th[data-col][data-config='" + cfg + "']");
