@@ -192,7 +192,7 @@ def read_prediction_file(path: str | Path) -> list[PredictionRecord]:
 
 
 # --- run ---------------------------------------------------------------------------------
-_RUN_OPTIONAL = ("judge_settings", "as_sent", "usage", "source")
+_RUN_OPTIONAL = ("judge_settings", "as_sent", "usage", "cost", "source")
 """RunRecord fields written only when known."""
 
 
@@ -209,7 +209,8 @@ class RunRecord:
     published run inside the folder it was imported into), its ``dataset_provenance`` (the
     build's version, profile and seeds), ``tasks``, ``limit``. How it ran: ``engine``,
     ``operational`` (workers, retries ...: they may change on a resume), ``created`` /
-    ``updated``, ``as_sent`` (what the requests carried) and ``usage`` (tokens);
+    ``updated``, ``as_sent`` (what the requests carried), ``usage`` (tokens) and ``cost`` (their
+    USD by the prices file, with its date; ``usd`` None and why where unknown);
     ``oracle_upper_bound`` for a judge that reads the gold answer; ``source`` for a run
     converted from another framework's log, or (``kind`` "published") answers published with
     the paper's release: :attr:`published`.
@@ -236,6 +237,7 @@ class RunRecord:
     oracle_upper_bound: bool = False
     as_sent: Mapping[str, Any] | None = None
     usage: Mapping[str, Any] | None = None
+    cost: Mapping[str, Any] | None = None
     source: Mapping[str, Any] | None = None
 
     @property

@@ -20,7 +20,8 @@ ROOT = Path(gridwm_judge.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("seeds", "schema", "results", "records", "item_hash", "resources", "world", "atomic",
-     "locks", "redact", "workers", "command_line", "lazy_sequence", "install", "formats"),
+     "locks", "redact", "workers", "command_line", "lazy_sequence", "install", "formats",
+     "prices"),
     ("worlds.core",),
     ("worlds.minigrid", "worlds.miniworld"),
     ("worlds",),

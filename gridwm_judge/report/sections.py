@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from gridwm_judge.report import hard_cf, judge_pairs, paper_release, shortcuts
+from gridwm_judge.report import cost, hard_cf, judge_pairs, paper_release, shortcuts
 from gridwm_judge.report import oracle_state as os_
 from gridwm_judge.report import prompt_ablation as pa
 from gridwm_judge.report.controls import controls, next_state
@@ -97,6 +97,7 @@ TABLES: tuple[TableSection, ...] = (
     Section("shortcut_vs_judges", EVERY, shortcuts.beside_judges),
     Section("judge_pairs", judge_pairs.PAIRED_TASKS, judge_pairs.table,
             shown=judge_pairs.asked),
+    Section("cost", EVERY, cost.cost_table, shown=cost.reported_usage),
 )
 """Every table a report may hold, in report order."""
 

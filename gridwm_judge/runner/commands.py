@@ -158,6 +158,9 @@ def register(subparsers) -> None:
         help=f"also ask again the uids whose stored answer has one of these statuses (comma "
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
+    p.add_argument("--prices", default=None, metavar="FILE",
+                   help="prices file that run.json's cost is computed by (default: the "
+                        "shipped prices.json; a model it does not list has cost unknown)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_engine_options(p)
     register_many(subparsers)
@@ -269,6 +272,7 @@ def run(args: argparse.Namespace) -> int:
         options=options,
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
+        prices=args.prices,
     )
     summary = run_eval(cfg) if engine is None else run_eval(cfg, engine)
     if summary.dropped_partial_bytes:

@@ -35,6 +35,7 @@ from gridwm_judge.judges.base import (
 from gridwm_judge.judges.decoding import is_greedy
 from gridwm_judge.judges.images import LazyImages
 from gridwm_judge.parsing import parse_answer
+from gridwm_judge.prices import PriceTable
 from gridwm_judge.records import PREDICTIONS_FILE, PredictionRecord, RunRecord
 from gridwm_judge.runner.manifest import RunManifest, check_run_manifest, run_manifest
 from gridwm_judge.runner.store import PredictionStore, now_iso
@@ -59,6 +60,7 @@ class EvalConfig:
     options: JudgeOptions = field(default_factory=JudgeOptions)
     progress: bool = True
     reask: tuple[str, ...] = ()
+    prices: str | None = None  # a prices file for run.json's cost (default: the shipped one)
 
     def budget(self, task: str, style: str = "") -> int:
         """The token budget of ``task`` (of its rows in prompt ``style``): the user's, else the
@@ -82,6 +84,8 @@ class EvalConfig:
         for task, n in self.max_tokens.items():
             if n <= 0:
                 raise ValueError(f"max tokens for task {task} must be positive, got {n}")
+        if self.prices is not None:
+            PriceTable.load(self.prices)  # a bad prices file is refused before anything runs
         bad = [s for s in self.reask if s not in REASKABLE]
         if bad:
             raise ValueError(f"cannot re-ask status {bad[0]!r}; expected some of "
@@ -202,7 +206,7 @@ def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tabl
             record: RunRecord) -> EvalSummary:
     """The run in its folder ``out`` (``fresh``: made for it, removed if nothing is stored)."""
     old = check_run_manifest(out, record)
-    manifest = RunManifest(out, record)
+    manifest = RunManifest(out, record, PriceTable.load(cfg.prices))
     store = PredictionStore(out / PREDICTIONS_FILE)
     try:
         selection = select_rows(tables, cfg, store)

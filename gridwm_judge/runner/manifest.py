@@ -14,6 +14,7 @@ from typing import Any
 
 from gridwm_judge import __version__
 from gridwm_judge.dataset_io import dataset_fingerprint, dataset_provenance
+from gridwm_judge.prices import PriceTable, run_cost
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.records import RUN_FILE, RunRecord
 from gridwm_judge.redact import redact_value
@@ -86,6 +87,7 @@ class RunManifest:
 
     out: Path
     record: RunRecord
+    prices: PriceTable | None = None  # what run.json's cost is priced by (None: not priced)
 
     @property
     def settled(self) -> bool:
@@ -108,10 +110,14 @@ class RunManifest:
 
     def record_sent(self, records: Iterable[Mapping[str, Any]], sending: Mapping[str, Any],
                     old: RunRecord | None) -> None:
-        """Record ``as_sent`` (what the requests carried) and ``usage`` (summed tokens) over
-        the stored prediction records, and write run.json."""
+        """Record ``as_sent`` (what the requests carried), ``usage`` (summed tokens) and its
+        ``cost`` (USD where the model's price is known) over the stored prediction records,
+        and write run.json."""
         records = list(records)
         sent = as_sent(records, sending, old.as_sent if old else None)
         usage = usage_total(records)
-        self.update(**{k: v for k, v in (("as_sent", sent), ("usage", usage)) if v is not None})
+        cost = (run_cost(self.record.judge, usage, self.prices) if self.prices is not None
+                else None)
+        self.update(**{k: v for k, v in (("as_sent", sent), ("usage", usage), ("cost", cost))
+                       if v is not None})
         self.write()

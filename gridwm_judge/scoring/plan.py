@@ -19,11 +19,12 @@ import json
 import math
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from gridwm_judge.dataset.generation import GroupPool
 from gridwm_judge.dataset.profiles import get_profile
 from gridwm_judge.formats import fcount_of, fnum
+from gridwm_judge.prices import PROVIDERS, image_tokens
 from gridwm_judge.scoring import power
 from gridwm_judge.seeds import GENERATION_SEED
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
@@ -73,6 +74,8 @@ class RowCost:
     prompt_tokens: float
     budget: int
     sample_rows: int
+    provider_image_tokens: dict[str, float] = field(default_factory=dict)
+    """Mean image tokens per row by each provider's own rule (:func:`prices.image_tokens`)."""
 
     @property
     def tokens(self) -> float:
@@ -95,13 +98,18 @@ def row_cost(spec: TaskSpec, *, patch: int = PATCH, seed: int = GENERATION_SEED)
     rows = build_rows(spec.config, groups, seed=seed, **dict(plan.options))
     rows = [r for r in rows if _neutral(r)] or rows
     pixels = text = images = 0.0
+    by_provider = dict.fromkeys(PROVIDERS, 0.0)
     for r in rows:
         images += len(r["images"])
         pixels += sum(math.ceil(im.width / patch) * math.ceil(im.height / patch)
                       for im in r["images"])
         text += len(r["prompt"]) / 4
+        for provider in PROVIDERS:
+            by_provider[provider] += sum(image_tokens(provider, im.width, im.height)[0]
+                                         for im in r["images"])
     n = len(rows)
-    return RowCost(images / n, pixels / n, text / n, spec.max_tokens, n)
+    return RowCost(images / n, pixels / n, text / n, spec.max_tokens, n,
+                   {k: v / n for k, v in by_provider.items()})
 
 
 def rows_per_unit(spec: TaskSpec, name: str) -> int:
@@ -132,7 +140,8 @@ def cost(spec: TaskSpec, name: str, units: int, *, patch: int = PATCH) -> dict:
     rows = units * rows_per_unit(spec, name)
     return {"config": spec.config, "units": units, "rows": rows, "requests_per_judge": rows,
             "images": round(rows * per.images), "tokens_per_judge": round(rows * per.tokens),
-            "per_request": {k: round(v, 1) for k, v in asdict(per).items()}
+            "per_request": {k: round(v, 1) for k, v in asdict(per).items()
+                            if isinstance(v, (int, float))}
             | {"tokens": round(per.tokens, 1)}}
 
 

@@ -29,7 +29,19 @@ def _handler(args: argparse.Namespace) -> int:
         discordance=args.discordance, base_rate=args.base_rate, profile=args.profile,
         configs=[c for c in args.configs.split(",") if c] or None, patch=args.patch,
         progress=True)
-    print(planning.to_json(result) if args.json else planning.text(result))
+    shown = planning.text(result)
+    if args.judges:
+        if not args.profile:
+            raise ValueError("--judges prices a profile: give --profile too (e.g. standard)")
+        from gridwm_judge.prices import PriceTable
+        from gridwm_judge.scoring.plan_cost import cost_text, profile_costs
+
+        table = PriceTable.load(args.prices)
+        costs = profile_costs(args.profile, [j for j in args.judges.split(",") if j],
+                              table=table, progress=True)
+        result["judge_costs"] = [c.to_json() for c in costs]
+        shown += f"\n\n{cost_text(args.profile, costs, table)}"
+    print(planning.to_json(result) if args.json else shown)
     return 0
 
 
@@ -60,3 +72,8 @@ def register(subparsers) -> None:
     p.add_argument("--patch", type=int, default=planning.PATCH,
                    help="image patch side in pixels for the token estimate")
     p.add_argument("--json", action="store_true", help="print JSON (top-level groups_needed)")
+    p.add_argument("--judges", default="", metavar="SPECS",
+                   help="comma list of judge specs to price the --profile for (online and "
+                        "batch; e.g. openai:gpt-4o,anthropic:claude-sonnet-4-6)")
+    p.add_argument("--prices", default=None, metavar="FILE",
+                   help="a prices file (default: the shipped prices.json; same form)")
