@@ -28,10 +28,8 @@ from filelock import FileLock
 
 from gridwm_judge.atomic import atomic_open, write_text
 from gridwm_judge.locks import try_lock
+from gridwm_judge.records import RUN_FILE
 from gridwm_judge.redact import redact, redact_value
-
-PREDICTIONS = "predictions.jsonl"
-RUN_JSON = "run.json"
 
 
 class PredictionStore:
@@ -169,4 +167,4 @@ def now_iso() -> str:
 def write_run_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Write run.json atomically (temp file + rename), secrets redacted (e.g. base_url)."""
     text = json.dumps(redact_value(manifest), indent=2, sort_keys=True) + "\n"
-    write_text(Path(run_dir) / RUN_JSON, text)
+    write_text(Path(run_dir) / RUN_FILE, text)

@@ -22,7 +22,6 @@ different macro, seeded by the question) and ``mask`` (``Action: unknown``). uid
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 
@@ -34,16 +33,17 @@ from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.seeds import SAMPLING_SEED
 from gridwm_judge.tasks.miniworld_c import VIEW_SIZE
 from gridwm_judge.tasks.rows import base_row
-from gridwm_judge.tasks.task_a import LETTERS, balanced_gold_slots, check_action_conditions
+from gridwm_judge.tasks.task_a import (
+    LETTERS,
+    balanced_gold_slots,
+    check_action_conditions,
+    frame_digest,
+)
 from gridwm_judge.world import Group
 from gridwm_judge.worlds.miniworld.macros import views_at
 
 TASK = "MA"
 MAP_SIZE = (VIEW_SIZE[0], VIEW_SIZE[0])
-
-
-def _digest(frame: np.ndarray) -> bytes:
-    return hashlib.blake2b(np.ascontiguousarray(frame).tobytes(), digest_size=16).digest()
 
 
 def _question(views, key: str):
@@ -56,9 +56,9 @@ def _question(views, key: str):
     for m, f in after[start:] + after[:start]:
         if np.array_equal(f, now):
             continue
-        taken, others = {_digest(now), _digest(f)}, []
+        taken, others = {frame_digest(now), frame_digest(f)}, []
         for m2, f2 in after:
-            d = _digest(f2)
+            d = frame_digest(f2)
             if m2 != m and d not in taken:
                 taken.add(d)
                 others.append((m2, f2))

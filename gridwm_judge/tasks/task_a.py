@@ -45,7 +45,8 @@ NEAREST_POOL = 5
 """Same-trajectory negatives are drawn from this many distinct frames nearest in time."""
 
 
-def _digest(frame: np.ndarray) -> bytes:
+def frame_digest(frame: np.ndarray) -> bytes:
+    """A frame's pixels as a short key: candidate frames that look alike share it."""
     return hashlib.blake2b(np.ascontiguousarray(frame).tobytes(), digest_size=16).digest()
 
 
@@ -68,7 +69,7 @@ class _Frames:
         self.shapes = []  # frame shape per group (frames are cropped per group)
         for g in groups:
             frames = self.frames(len(self.digests))
-            self.digests.append([_digest(f) for f in frames])
+            self.digests.append([frame_digest(f) for f in frames])
             self.transitions.append(transitions(g, frames))
             self.shapes.append(frames[0].shape)
 
