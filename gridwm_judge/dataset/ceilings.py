@@ -15,7 +15,6 @@ judge, how much a rule that ignores the trajectory already scores.
 from __future__ import annotations
 
 import io
-from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -26,6 +25,7 @@ from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
 from gridwm_judge.judges.baseline import BaselineJudge
 from gridwm_judge.judges.shortcuts import NAMES, tasks_for
 from gridwm_judge.parsing import parse_answer
+from gridwm_judge.scoring.causal import causal_metrics, protocol_of
 from gridwm_judge.task_table import task_spec
 from gridwm_judge.workers import init_worker, owned_pool
 
@@ -118,17 +118,25 @@ def _answer_all(work: list[tuple[list[str], list[dict]]], num_proc: int) -> list
     return out
 
 
-def _verdict_figures(rows, answers) -> dict[str, Any]:
-    by_group: dict[str, dict[str, bool]] = defaultdict(dict)
-    for r, a in zip(rows, answers, strict=True):
-        by_group[r["group_id"]][r["variant"]] = a == "success"
-    pairs = [g for g in by_group.values() if "full" in g and "cf" in g]
-    with_nocue = [g for g in by_group.values() if "full" in g and "nocue" in g]
-    lift = (sum(g["nocue"] - g["full"] for g in with_nocue) / len(with_nocue)
-            if with_nocue else None)
-    return {"idr_raw": proportion(sum(g["full"] and not g["cf"] for g in pairs), len(pairs)),
-            "acc_cf": proportion(sum(not g["cf"] for g in pairs), len(pairs)),
-            "nocue_lift": {"value": lift, "den": len(with_nocue)}}
+VERDICT = {"success": 1, "failure": 0}
+"""A shortcut's verdict as the scorer encodes it (anything else: invalid, -1)."""
+
+
+def _verdict_figures(rows, answers, protocol: str) -> dict[str, Any]:
+    """IDR_raw, Acc_cf and the NoCue lift of one scope by the scorer's own function
+    (:func:`gridwm_judge.scoring.causal.causal_metrics`, under the config's protocol), each
+    proportion with its exact interval over the groups it counts."""
+    res = causal_metrics([VERDICT.get(str(a), -1) for a in answers],
+                         [r["group_id"] for r in rows], [r["variant"] for r in rows],
+                         protocol=protocol)
+
+    def share(name: str) -> dict[str, Any]:
+        ratio = res.ratios[name]
+        return proportion(int(ratio.total_num), int(ratio.total_den))
+
+    lift = res.ratios["nocue_lift"]
+    return {"idr_raw": share("idr_raw"), "acc_cf": share("acc_cf"),
+            "nocue_lift": {"value": lift.value, "den": int(lift.total_den)}}
 
 
 def measure(folder: Path, configs: Sequence[str], num_proc: int = 1) -> dict[str, dict]:
@@ -155,7 +163,8 @@ def measure(folder: Path, configs: Sequence[str], num_proc: int = 1) -> dict[str
                     right = sum(a == r["answer"] for r, a in zip(sub, ans, strict=True))
                     per[name][scope] = {"acc_a1": proportion(right, len(sub))}
                 else:
-                    per[name][scope] = _verdict_figures(sub, ans)
+                    per[name][scope] = _verdict_figures(sub, ans, protocol_of(
+                        task_spec(config)))
         out[config] = per
     return out
 

@@ -35,6 +35,7 @@ from gridwm_judge.scoring._arrays import (
     per_group_sum,
     verdict_columns,
 )
+from gridwm_judge.task_table import TaskSpec
 
 VARIANTS = ("full", "nocue", "cf")
 GOLD = {"full": SUCCESS, "nocue": SUCCESS, "cf": FAILURE}
@@ -116,6 +117,11 @@ def idr_cond_status(g_active: int) -> str:
     if g_active == 0:
         return "undefined"
     return "unstable" if g_active < MIN_ACTIVE else "ok"
+
+
+def protocol_of(spec: TaskSpec) -> str:
+    """How a verdict task's rows count (its entry's protocol; all groups when it names none)."""
+    return spec.protocol or "all_groups"
 
 
 def causal_metrics(

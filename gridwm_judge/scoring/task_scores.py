@@ -21,6 +21,7 @@ from gridwm_judge.scoring.causal import (
     FAMILY_METRICS,
     CausalResult,
     causal_metrics,
+    protocol_of,
 )
 from gridwm_judge.scoring.controls import (
     b_components,
@@ -74,11 +75,6 @@ D_PROBE_FAMILIES = (
 
 def _is_phi0(r: GradedRow) -> bool:
     return r.temporal in ("orig", "") and r.visual == "clean" and r.framing == "neutral"
-
-
-def protocol_of(spec: TaskSpec) -> str:
-    """How a verdict task's rows count (its entry's protocol; all groups when it names none)."""
-    return spec.protocol or "all_groups"
 
 
 def everything(r: GradedRow) -> bool:
