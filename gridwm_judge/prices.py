@@ -95,17 +95,30 @@ def unknown_why(judge: str, table: PriceTable) -> str:
     return f"no price for {judge.partition(':')[2]!r} in {table.path}; pass --prices FILE"
 
 
-def run_cost(judge: str, usage: Mapping[str, Any] | None, table: PriceTable) -> dict[str, Any]:
-    """What run.json records as ``cost``: USD of the tokens the provider reported (``usage``),
-    with the price's date and source; ``usd`` None with the reason where it is unknown."""
+def run_cost(judge: str, usage: Mapping[str, Any] | None, table: PriceTable,
+             batched: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What run.json records as ``cost``: USD of the tokens the provider reported (``usage``,
+    of which ``batched`` came through its batch interface, at the batch rate), with the price's
+    date and source; ``usd`` None with the reason where it is unknown."""
     price = table.for_judge(judge)
     if price is None:
         return {"usd": None, "why": unknown_why(judge, table)}
     if not usage or not usage.get("rows"):
         return {"usd": None, "why": "the provider reported no token usage"}
-    usd = price.cost(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
-    return {"usd": round(usd, 4), "model": price.model, "rows": usage.get("rows"),
-            "prices_read": price.read, "source": price.source}
+
+    def tokens(u: Mapping[str, Any] | None) -> tuple[int, int]:
+        return ((u or {}).get("prompt_tokens") or 0, (u or {}).get("completion_tokens") or 0)
+
+    (p_all, c_all), (p_batch, c_batch) = tokens(usage), tokens(batched)
+    batch_usd = price.batch_cost(p_batch, c_batch) if batched else 0.0
+    if batch_usd is None:  # no batch tier known: priced online
+        batch_usd = price.cost(p_batch, c_batch)
+    usd = price.cost(p_all - p_batch, c_all - c_batch) + batch_usd
+    out = {"usd": round(usd, 4), "model": price.model, "rows": usage.get("rows"),
+           "prices_read": price.read, "source": price.source}
+    if batched:
+        out["batch_rows"] = batched.get("rows")
+    return out
 
 
 def image_tokens(provider: str, width: int, height: int) -> tuple[float, bool]:

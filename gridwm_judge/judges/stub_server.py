@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from gridwm_judge.judges.stub_batches import OpenAIBatches
 from gridwm_judge.judges.stub_dialects import (
     error_body,
     path_ok,
@@ -129,6 +130,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._active = 0
         self.max_active = 0
+        self.batch_api = OpenAIBatches(self._answer_line)
         self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
@@ -161,6 +163,15 @@ class StubServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
+    def _answer_line(self, body: dict) -> tuple[int, dict]:
+        """A batch line's (status, body), by the same scripts as an online request."""
+        with self._lock:
+            self.requests.append(body)
+        b = self._next(prompt_of(self.api, body)) or Behaviour("ok", text=self.default_reply)
+        if b.kind == "status":
+            return b.status, error_body(self.api, b.status)
+        return 200, _completion(body, b, self)
+
     def _next(self, prompt: str) -> Behaviour | None:
         with self._lock:
             keys = sorted((k for k, q in self._scripts.items() if k in prompt and q), key=len)
@@ -184,7 +195,28 @@ class StubServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def _batch(self, method: str) -> bool:
+                """A Batch API request (OpenAI dialect), answered here; False otherwise."""
+                if server.api != "openai" or not server.batch_api.handles(method, self.path):
+                    return False
+                length = int(self.headers.get("Content-Length", 0))
+                raw = self.rfile.read(length) if length else b""
+                status, payload, ctype = server.batch_api.handle(method, self.path,
+                                                                 self.headers, raw)
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return True
+
+            def do_GET(self) -> None:
+                if not self._batch("GET"):
+                    self._send(404, b'{"error": "not found"}')
+
             def do_POST(self) -> None:
+                if self._batch("POST"):
+                    return
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:

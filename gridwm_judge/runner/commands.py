@@ -16,6 +16,7 @@ from gridwm_judge.judges.base import (
     MissingDependencyError,
 )
 from gridwm_judge.redact import redact
+from gridwm_judge.runner.batch import BatchOptions
 from gridwm_judge.runner.evaluate import REASKABLE, EvalConfig, run_eval, tasks_meant_by_all
 from gridwm_judge.runner.many import FIELD_REFERENCE, load_spec, run_many
 from gridwm_judge.runner.ray_engine import ENGINES, RayEngine, ReplicaFailedError
@@ -158,6 +159,16 @@ def register(subparsers) -> None:
         help=f"also ask again the uids whose stored answer has one of these statuses (comma "
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
+    p.add_argument("--batch", action="store_true",
+                   help="ask the rows left through the provider's batch interface (openai: "
+                        "judges; about half the price, results within 24 h): submitted, then "
+                        "waited for; run the same command again to collect or resume")
+    p.add_argument("--no-wait", action="store_true",
+                   help="with --batch: return once the batches are submitted")
+    p.add_argument("--cancel-batch", action="store_true",
+                   help="cancel the run's live batches and collect what had finished")
+    p.add_argument("--poll-s", type=float, default=30.0,
+                   help="with --batch: seconds between status checks while waiting")
     p.add_argument("--prices", default=None, metavar="FILE",
                    help="prices file that run.json's cost is computed by (default: the "
                         "shipped prices.json; a model it does not list has cost unknown)")
@@ -228,6 +239,20 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _batch_options(args: argparse.Namespace, engine: RayEngine | None) -> BatchOptions | None:
+    """``--batch`` and its companions; refused where they mean nothing."""
+    if not (args.batch or args.cancel_batch):
+        if args.no_wait:
+            raise ValueError("--no-wait means nothing without --batch; add --batch or drop it")
+        return None
+    if engine is not None:
+        raise ValueError("--batch sends the rows to the provider from this process; drop "
+                         "--engine ray")
+    if args.poll_s <= 0:
+        raise ValueError(f"--poll-s must be positive, got {args.poll_s}")
+    return BatchOptions(wait=not args.no_wait, cancel=args.cancel_batch, poll_s=args.poll_s)
+
+
 def engine_of(args: argparse.Namespace) -> RayEngine | None:
     """The engine the flags ask for; ray-only flags given with --engine local are refused."""
     pp = getattr(args, "pipeline_parallel_size", None)
@@ -273,6 +298,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         reask=tuple(x.strip() for x in args.reask.split(",") if x.strip()),
         prices=args.prices,
+        batch=_batch_options(args, engine),
     )
     summary = run_eval(cfg) if engine is None else run_eval(cfg, engine)
     if summary.dropped_partial_bytes:

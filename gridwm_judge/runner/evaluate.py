@@ -37,6 +37,12 @@ from gridwm_judge.judges.images import LazyImages
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.prices import PriceTable
 from gridwm_judge.records import PREDICTIONS_FILE, PredictionRecord, RunRecord
+from gridwm_judge.runner.batch import (
+    BATCH_BACKENDS,
+    BATCHES_FILE,
+    BatchOptions,
+    run_batches,
+)
 from gridwm_judge.runner.manifest import RunManifest, check_run_manifest, run_manifest
 from gridwm_judge.runner.store import PredictionStore, now_iso
 from gridwm_judge.schema import REPRESENTATIONS
@@ -61,6 +67,7 @@ class EvalConfig:
     progress: bool = True
     reask: tuple[str, ...] = ()
     prices: str | None = None  # a prices file for run.json's cost (default: the shipped one)
+    batch: BatchOptions | None = None  # ask through the provider's batch interface
 
     def budget(self, task: str, style: str = "") -> int:
         """The token budget of ``task`` (of its rows in prompt ``style``): the user's, else the
@@ -86,6 +93,10 @@ class EvalConfig:
                 raise ValueError(f"max tokens for task {task} must be positive, got {n}")
         if self.prices is not None:
             PriceTable.load(self.prices)  # a bad prices file is refused before anything runs
+        if self.batch is not None and split_spec(self.judge)[0] not in BATCH_BACKENDS:
+            raise ValueError(f"--batch works with "
+                             f"{', '.join(b + ':' for b in BATCH_BACKENDS)} judges; "
+                             f"{self.judge} answers online only")
         bad = [s for s in self.reask if s not in REASKABLE]
         if bad:
             raise ValueError(f"cannot re-ask status {bad[0]!r}; expected some of "
@@ -251,9 +262,13 @@ def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tabl
                 identity = manifest.record.identity()
                 requests = _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
                 try:
-                    new = _drive(judge, requests, cfg, store, len(selection.pending))
+                    if cfg.batch is not None:
+                        new = run_batches(judge, requests, cfg.judge, store, out, cfg.batch,
+                                          prediction_record, cfg.progress)
+                    else:
+                        new = _drive(judge, requests, cfg, store, len(selection.pending))
                 except ValueError:  # the server refused the run: keep no empty folder
-                    if fresh and not store.records:
+                    if fresh and not store.records and not (out / BATCHES_FILE).exists():
                         store.close()
                         shutil.rmtree(out, ignore_errors=True)
                         raise

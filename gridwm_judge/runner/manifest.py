@@ -116,8 +116,9 @@ class RunManifest:
         records = list(records)
         sent = as_sent(records, sending, old.as_sent if old else None)
         usage = usage_total(records)
-        cost = (run_cost(self.record.judge, usage, self.prices) if self.prices is not None
-                else None)
+        batched = usage_total(r for r in records if (r.get("served") or {}).get("batch"))
+        cost = (run_cost(self.record.judge, usage, self.prices, batched)
+                if self.prices is not None else None)
         self.update(**{k: v for k, v in (("as_sent", sent), ("usage", usage), ("cost", cost))
                        if v is not None})
         self.write()
