@@ -68,14 +68,14 @@ def test_options_of_passes_parsed_values_by_name():
 
 def test_a_flag_is_taken_only_as_written(capsys, tmp_path):
     """No prefix matching: a shortened or mistyped flag is refused with the flag it is near,
-    never read as another one (`eval --batch` is not `--batch-size`)."""
+    never read as another one (`eval --batch-s` is not `--batch-size`)."""
     parser = cli.build_parser()
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     assert parser.allow_abbrev is False
     assert all(p.allow_abbrev is False for s in subs for p in s.choices.values())
     with pytest.raises(SystemExit) as stop:
         cli.main(["eval", "--dataset", str(tmp_path), "--tasks", "c", "--judge",
-                  "baseline:oracle", "--out", str(tmp_path / "run"), "--batch", "3"])
+                  "baseline:oracle", "--out", str(tmp_path / "run"), "--batch-s", "3"])
     [line] = _err_lines(capsys)
-    assert stop.value.code == 2 and "unrecognized arguments: --batch 3" in line
+    assert stop.value.code == 2 and "unrecognized arguments: --batch-s 3" in line
     assert "'--batch-size'" in line and not (tmp_path / "run").exists()
