@@ -111,7 +111,10 @@ def close_match(parser: argparse.ArgumentParser, message: str) -> str:
         wrong, valid = (flags[0] if flags else ""), list(parser._option_string_actions)
     else:
         return ""
-    near = difflib.get_close_matches(wrong.split("=")[0], valid, n=1, cutoff=0.6)
+    typed = wrong.split("=")[0]
+    longer = [v for v in valid if v.startswith(typed) and v != typed]  # a shortened flag
+    near = longer[:1] if len(longer) == 1 else difflib.get_close_matches(typed, valid, n=1,
+                                                                         cutoff=0.6)
     return f" (did you mean {near[0]!r}?)" if wrong and near else ""
 
 
@@ -119,7 +122,7 @@ class OneLineParser(argparse.ArgumentParser):
     """A parser whose errors are one line (the sub-command, the problem, a close match, where
     the rest is) instead of a usage block before the line that matters. A flag is taken only
     as written: argparse's prefix matching would read a mistyped or future flag as another
-    one (``eval --batch`` as ``--batch-size``)."""
+    one (``eval --batch-s`` as ``--batch-size``)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
