@@ -105,6 +105,22 @@ def plan_push(folder: str | Path, repo_id: str, *, revision: str | None = None) 
                     eval_yaml=generated)
 
 
+def hub_client(api: Any = None, token: str | None = None) -> tuple[Any, str]:
+    """The ``HfApi`` to call (``api``, else a new one) and the token (``token``, else the
+    logged-in one); no token is a PermissionError saying how to log in."""
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    if token is None:
+        from huggingface_hub import get_token
+
+        token = get_token()
+    if not token:
+        raise PermissionError(LOGIN_HELP)
+    return api, token
+
+
 def check_repo_id(repo_id: str) -> None:
     if not _REPO_ID.match(repo_id):
         raise ValueError(f"bad repo id {repo_id!r}; expected USER/NAME or ORG/NAME")
@@ -117,16 +133,7 @@ def push_folder(folder: str | Path, repo_id: str, *, private: bool = False,
     ``eval.yaml`` in one commit."""
     folder = Path(folder)
     plan = plan_push(folder, repo_id, revision=revision)
-    if api is None:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
-    if token is None:
-        from huggingface_hub import get_token
-
-        token = get_token()
-    if not token:
-        raise PermissionError(LOGIN_HELP)
+    api, token = hub_client(api, token)
     try:
         api.create_repo(repo_id, token=token, private=private, repo_type="dataset",
                         exist_ok=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridwm_judge.dataset.push import LOGIN_HELP
+from gridwm_judge.dataset.push import hub_client
 from gridwm_judge.integrations.standalone_metric import standalone_source
 from gridwm_judge.resources import resource_path
 
@@ -103,16 +103,7 @@ def push_metrics(namespace: str, *, names: list[str] | None = None, private: boo
                  token: str | None = None, api: Any = None) -> list[PushedSpace]:
     """Create (if needed) and upload one Space per metric module, one commit each."""
     uploads = plan(namespace, names)
-    if token is None:
-        from huggingface_hub import get_token
-
-        token = get_token()
-    if not token:
-        raise PermissionError(LOGIN_HELP)
-    if api is None:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
+    api, token = hub_client(api, token)
     out = []
     for up in uploads:
         api.create_repo(up.repo_id, token=token, private=private, repo_type="space",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gridwm_judge.dataset.push import LOGIN_HELP, check_repo_id
+from gridwm_judge.dataset.push import check_repo_id, hub_client
 from gridwm_judge.dataset_io import go_online, hub_transport_errors
 from gridwm_judge.publish.entries import PublishError
 from gridwm_judge.publish.results_repo import MARKER
@@ -81,16 +81,7 @@ def push_space(folder: str | Path, repo_id: str, *, token: str | None = None,
     files = {name: folder / name for name in SPACE_FILES if (folder / name).is_file()}
     if "index.html" not in files:
         raise PublishError(f"{folder} holds no index.html; write the leaderboard first")
-    if api is None:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
-    if token is None:
-        from huggingface_hub import get_token
-
-        token = get_token()
-    if not token:
-        raise PermissionError(LOGIN_HELP)
+    api, token = hub_client(api, token)
     ops = [CommitOperationAdd(path_in_repo="README.md", path_or_fileobj=SPACE_README.encode()),
            *(CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(path))
              for name, path in files.items() if name != "README.md")]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.atomic import write_bytes
-from gridwm_judge.dataset.push import LOGIN_HELP, check_repo_id
+from gridwm_judge.dataset.push import check_repo_id, hub_client
 from gridwm_judge.dataset_io import go_online, hub_transport_errors
 from gridwm_judge.install import REPOSITORY
 from gridwm_judge.publish.entries import Entry, PublishError, judges
@@ -204,16 +204,7 @@ def publish_to_hub(plan: Plan, *, no_pr: bool = False, private: bool = False,
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-    if api is None:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
-    if token is None:
-        from huggingface_hub import get_token
-
-        token = get_token()
-    if not token:
-        raise PermissionError(LOGIN_HELP)
+    api, token = hub_client(api, token)
     repo = plan.results_repo
     try:
         if plan.model_repo and not api.repo_exists(plan.model_repo, repo_type="model",
