@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,10 +81,8 @@ class PriceTable:
     def for_judge(self, judge: str) -> Price | None:
         """The price of ``judge``'s model (``openai:gpt-4o`` -> ``gpt-4o``), None when the
         judge is no priced API model or the file lists none for it."""
-        backend, _, rest = judge.partition(":")
-        if backend not in PROVIDERS:
-            return None
-        return self.prices.get(re.split(r"[?#@\s]", rest, maxsplit=1)[0])
+        backend, _, model = judge.partition(":")
+        return self.prices.get(model) if backend in PROVIDERS else None
 
 
 def unknown_why(judge: str, table: PriceTable) -> str:

@@ -10,11 +10,11 @@ is added to each entry. The "verified" badge needs a token from a Hub-run job, s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gridwm_judge.dataset_io import HUB_ID
 from gridwm_judge.headlines import FRAMEWORK, headlines
 from gridwm_judge.publish.entries import Entry, PublishError
 from gridwm_judge.publish.tables import public_dataset
@@ -22,17 +22,15 @@ from gridwm_judge.redact import redact
 from gridwm_judge.task_table import task_spec
 
 EVAL_RESULTS_FILE = ".eval_results/gridwm-judge.yaml"
-_HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 MODEL_BACKENDS = ("hf", "vllm")
 """Judge backends whose spec names a model by its Hub id (``hf:ORG/NAME``)."""
 
 
 def model_repo_of(judge: str) -> str | None:
-    """The Hub model a ``hf:`` / ``vllm:`` judge runs (its spec's id, options stripped), None
-    for any other judge or a local path."""
-    backend, _, rest = judge.partition(":")
-    model = re.split(r"[?#@\s]", rest, maxsplit=1)[0]
-    if backend in MODEL_BACKENDS and _HUB_ID.match(model) and not Path(model).exists():
+    """The Hub model a ``hf:`` / ``vllm:`` judge runs (its spec's name), None for any other
+    judge or a local path."""
+    backend, _, model = judge.partition(":")
+    if backend in MODEL_BACKENDS and HUB_ID.match(model) and not Path(model).exists():
         return model
     return None
 

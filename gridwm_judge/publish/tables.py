@@ -14,7 +14,6 @@ published (it names a folder on someone's disk); a Hub dataset id is.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gridwm_judge.dataset_io import HUB_ID
 from gridwm_judge.publish.entries import Entry, local_model, public_judge
 from gridwm_judge.records import SCORED_ROWS_FILE, read_prediction_file
 from gridwm_judge.redact import redact, redact_value
@@ -30,7 +30,6 @@ from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.scoring.judge_pairs import PAIRED_TASKS, discrimination, read_graded
 
 TABLES: tuple[str, ...] = ("results", "runs", "predictions", "groups")
-_HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 _S, _F, _I, _B = pa.string(), pa.float64(), pa.int64(), pa.bool_()
 _ENTRY = [("run_key", _S), ("judge", _S), ("dataset", _S), ("dataset_digest", _S),
           ("dataset_version", _S), ("package_version", _S), ("published", _B)]
@@ -79,7 +78,7 @@ def _text(value: str | None, e: Entry) -> str | None:
 def public_dataset(dataset: str) -> str:
     """A run's dataset as published: a Hub id as written, a local path as '' (its digest
     names it)."""
-    return dataset if _HUB_ID.match(dataset or "") and not Path(dataset).exists() else ""
+    return dataset if HUB_ID.match(dataset or "") and not Path(dataset).exists() else ""
 
 
 def _entry_columns(e: Entry) -> dict[str, Any]:

@@ -24,21 +24,27 @@ FORMULAS = """formulas:
 
 def _handler(args: argparse.Namespace) -> int:
     planning.metric(args.metric)
+    from gridwm_judge.prices import PriceTable
+
+    judges = [j for j in args.judges.split(",") if j]
+    table = PriceTable.load(args.prices) if judges else None
+    if table is not None:  # bad judges, profile or prices are refused before any measuring
+        from gridwm_judge.judges import split_spec
+
+        if not args.profile:
+            raise ValueError("--judges prices a profile: give --profile too (e.g. standard)")
+        for judge in judges:
+            split_spec(judge)
     result = planning.plan(
         args.metric, args.mde, paired=args.paired, alpha=args.alpha, power_=args.power,
         discordance=args.discordance, base_rate=args.base_rate, profile=args.profile,
         configs=[c for c in args.configs.split(",") if c] or None, patch=args.patch,
         progress=True)
     shown = planning.text(result)
-    if args.judges:
-        if not args.profile:
-            raise ValueError("--judges prices a profile: give --profile too (e.g. standard)")
-        from gridwm_judge.prices import PriceTable
+    if table is not None:
         from gridwm_judge.scoring.plan_cost import cost_text, profile_costs
 
-        table = PriceTable.load(args.prices)
-        costs = profile_costs(args.profile, [j for j in args.judges.split(",") if j],
-                              table=table, progress=True)
+        costs = profile_costs(args.profile, judges, table=table, progress=True)
         result["judge_costs"] = [c.to_json() for c in costs]
         shown += f"\n\n{cost_text(args.profile, costs, table)}"
     print(planning.to_json(result) if args.json else shown)
