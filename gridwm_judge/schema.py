@@ -15,16 +15,8 @@ from typing import Any
 
 DATASET_VERSION = "0.4.0"
 """The version of the items a build writes (card, ``validation.json``, the builder's configs,
-each run's run.json). Bump it whenever the same profile and seeds give other items or rows.
-0.4.0: the ``source`` audit column (where an imported row came from; '' in generated rows),
-every item as 0.3.0's. 0.3.0:
-Oracle-State state tables name lava without the colour attribute MiniGrid gives it (it is
-drawn orange, not red). 0.2.1:
-RedBlueDoor's hard CF moves the red door along its wall (it ends with Full, no repeated
-frame) and a CF that ends early shows keyframes of its own episode (``task_c_hard``). 0.2.0:
-NoCue without a mark (``--nocue-style occlude`` rebuilds 0.1.0's task_c and task_d),
-no Task A distractor equal to its current frame, and Oracle-State references from other seeds
-with a shuffled task-type list. 0.1.0: the paper's items."""
+each run's run.json). Bump it whenever the same profile and seeds give other items or rows;
+CHANGELOG.md's "Dataset versions" says what each version changed."""
 
 VARIANTS = ("full", "nocue", "cf")
 TEMPORAL = ("orig", "rev")

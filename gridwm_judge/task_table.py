@@ -28,6 +28,14 @@ WORLDS: tuple[str, ...] = ("minigrid", "miniworld")
 """The simulated worlds a config's rows come from (``TaskSpec.world``; a ``world.World``'s
 ``name``), in the order cards and reports name them. Scores and reports never pool two worlds."""
 
+MATCHED_RECIPES = ("presentation_invariance", "reference_aided", "prompt_ablation",
+                   "oracle_state")
+"""The recipes whose rows pair matched variants of one trajectory (Full / NoCue / CF): their
+configs' rows can show NoCue (:attr:`TaskSpec.matched`)."""
+REFERENCE_RECIPES = ("reference_aided", "prompt_ablation", "oracle_state")
+"""The recipes whose items show a successful reference storyboard before the query (Task D's
+layout; :attr:`TaskSpec.referenced`)."""
+
 PROTOCOLS = ("all_groups", "eligible_pairs")
 """How a verdict task counts invalid answers (paper Appendix A): Task C summaries use the
 groups with parseable Full and CF verdicts; Task D counts an invalid answer incorrect."""
@@ -254,6 +262,29 @@ class TaskSpec:
                 raise ValueError(f"unknown protocol {protocol!r}; expected one of {PROTOCOLS}")
         if self.max_tokens <= 0:
             raise ValueError(f"max_tokens of {self.name} must be positive, got {self.max_tokens}")
+
+    @property
+    def matched(self) -> bool:
+        """Whether its rows pair Full / NoCue / CF variants (:data:`MATCHED_RECIPES`)."""
+        return self.recipe in MATCHED_RECIPES
+
+    @property
+    def referenced(self) -> bool:
+        """Whether its items show a reference before the query (:data:`REFERENCE_RECIPES`)."""
+        return self.recipe in REFERENCE_RECIPES
+
+    @property
+    def verdict(self) -> bool:
+        """Whether its answer is a success / failure verdict (a word pair, or a JSON answer
+        whose fields end in one): what a verdict shortcut can answer."""
+        answer = self.answer
+        return isinstance(answer, (Verdict, JsonVerdict)) or (
+            isinstance(answer, JsonObject) and "verdict" in answer.fields)
+
+    @property
+    def choice(self) -> bool:
+        """Whether its answer is one of a few candidate letters."""
+        return isinstance(self.answer, Choice)
 
     def structured_output(self) -> dict[str, Any]:
         """Keyword arguments of vLLM's ``StructuredOutputsParams`` for this answer format."""

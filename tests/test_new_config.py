@@ -3,7 +3,8 @@
 The config here is not shipped: ``task_f`` asks Task D's reference-aided question with a Yes/No
 answer. The test touches no library file: it adds one ``TaskSpec`` (by patching the table's
 lookup for the test's duration) and writes a row builder; everything else -- the prompt's
-answer line, parsing, eval's budget, structured outputs, the baseline judges, grading, scoring
+answer line, parsing, eval's budget, structured outputs, the baseline judges (the shortcut
+rules too: a verdict answer is theirs), grading, scoring
 with CIs, the lmms-eval and inspect files (``python -m gridwm_judge.integrations.generate``)
 -- follows the entry.
 """
@@ -78,7 +79,7 @@ def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
     assert parse_answer("F", "Verdict: No").value == "failure"
     assert DEMO.structured_output() == {"choice": ["Yes", "No"]}
 
-    for judge in ("oracle", "always-yes"):
+    for judge in ("oracle", "always-yes", "last-frame"):  # last-frame: a verdict shortcut
         run = tmp_path / judge
         assert main(["eval", "--dataset", str(dataset), "--tasks", "task_f", "--judge",
                      f"baseline:{judge}", "--out", str(run), "--no-progress"]) == 0
@@ -88,6 +89,8 @@ def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
         assert len(lines) == len(rows)
         if judge == "always-yes":
             assert {x["raw"] for x in lines} == {"Yes"}
+        if judge == "last-frame":  # the table says F is a verdict task: the rule answers it
+            assert {x["raw"] for x in lines} <= {"Yes", "No"} and len(lines) == len(rows)
         assert main(["score", "--dataset", str(dataset), "--predictions",
                      str(run / "predictions.jsonl"), "--out", str(run / "scores"),
                      "--n-resamples", "200"]) == 0

@@ -21,18 +21,11 @@ from gridwm_judge.render import DEFAULT_MAX_FRAMES, FOG_RGB
 from gridwm_judge.render.nocue_style import style_rules
 from gridwm_judge.resources import resource_path
 from gridwm_judge.task_table import WORLDS, task_spec, world_of
-from gridwm_judge.tasks import miniworld_c_hard, task_c_hard
-from gridwm_judge.tasks.miniworld_a import MAP_SIZE
+from gridwm_judge.tasks import task_c_hard
 from gridwm_judge.tasks.task_c import TASK_C_FAMILIES
 from gridwm_judge.tasks.task_c import build_rows as task_c_rows
 from gridwm_judge.worlds.minigrid.cards import NO_HARD_CF, hard_cf_of
-from gridwm_judge.worlds.miniworld.cards import FAMILIES as MINIWORLD_FAMILIES
-from gridwm_judge.worlds.miniworld.cards import get_card
-from gridwm_judge.worlds.miniworld.hard import HARD_CF as MW_HARD_CF
-from gridwm_judge.worlds.miniworld.macros import FORWARD_METRES, TURN_DEGREES
-from gridwm_judge.worlds.miniworld.outcome import OUTCOME_AREA
-from gridwm_judge.worlds.miniworld.render import AREA_SIZE, VIEW_SIZE
-from gridwm_judge.worlds.miniworld.states import APPROACH, MIN_AREA
+from gridwm_judge.worlds.miniworld.card_facts import card_facts, in_card_order
 
 
 @dataclass(frozen=True)
@@ -64,11 +57,6 @@ WORLD_TEXT: dict[str, WorldText] = {
 them in that order). Both simulators are Apache-2.0 (MiniGrid's and MiniWorld 2.1's licence
 files; MiniWorld's package metadata says "Apache")."""
 
-_MATCHED_RECIPES = ("presentation_invariance", "reference_aided", "prompt_ablation",
-                    "oracle_state")   # the recipes whose rows pair Full / NoCue / CF (gate D3)
-_REFERENCE_RECIPES = ("reference_aided",)
-
-
 def worlds_of(configs: Iterable[str]) -> tuple[str, ...]:
     """The worlds of ``configs`` (each config's ``TaskSpec.world``), in ``WORLDS`` order."""
     present = {world_of(c) for c in configs}
@@ -93,19 +81,13 @@ def _list(items: Sequence[str]) -> str:
 
 
 def _config_facts(profile: Any, config: str) -> dict[str, str]:
-    turns = (TURN_DEGREES, 2 * TURN_DEGREES)
-    metres = (FORWARD_METRES, 2 * FORWARD_METRES)
     probe_sets = dict(profile.plan(config).options).get("probe_sets", _DEFAULT_PROBE_SETS)
     return {
-        "view": "x".join(map(str, VIEW_SIZE)), "map": "x".join(map(str, MAP_SIZE)),
+        **card_facts(),
         "max_frames": _NUMBERS.get(DEFAULT_MAX_FRAMES, str(DEFAULT_MAX_FRAMES)),
-        "turn": f"{turns[0]:g}", "turn2": f"{turns[1]:g}",
-        "forward": f"{metres[0]:g}", "forward2": f"{metres[1]:g}",
         "probe_sets": _list([f"`{p}`" for p in probe_sets]),
         "hard_cfs": "; ".join(f"{f}: {hard_cf_of(f).text}" for f in task_c_hard.FAMILIES),
         "hard_left_out": _left_out(),
-        "mw_hard_cfs": "; ".join(f"{f}: {MW_HARD_CF[f]}" for f in miniworld_c_hard.FAMILIES),
-        "mw_hard_left_out": _mw_left_out(),
     }
 
 
@@ -116,14 +98,6 @@ def _left_out() -> str:
         return "Every Task C family has one."
     why = {f: NO_HARD_CF.get(f, "no hard CF under the same actions") for f in out}
     return "Left out: " + "; ".join(f"{f} ({why[f]})" for f in out) + "."
-
-
-def _mw_left_out() -> str:
-    """MiniWorld's families without a hard CF (none today)."""
-    out = [f for f in MINIWORLD_FAMILIES if f not in miniworld_c_hard.FAMILIES]
-    if not out:
-        return "Every MiniWorld family has one."
-    return "Left out (no hard CF under the same actions): " + ", ".join(out) + "."
 
 
 _NUMBERS = {6: "six", 8: "eight", 10: "ten", 12: "twelve"}
@@ -166,7 +140,7 @@ def config_notes(configs: Sequence[str]) -> str:
 
 def d3_note(configs: Sequence[str]) -> str:
     """The identical-prompts sentence, for builds with matched Full / NoCue / CF rows."""
-    matched = [c for c in configs if task_spec(c).recipe in _MATCHED_RECIPES]
+    matched = [c for c in configs if task_spec(c).matched]
     if not matched:
         return ""
     os_note = ("; for oracle_state the pixel arm, since the state tables describe each "
@@ -184,25 +158,10 @@ def columns_note(configs: Sequence[str]) -> str:
             "and MD alike.")
 
 
-def family_lines(families: Sequence[str]) -> str:
-    """One bullet per MiniWorld family, from its card."""
-    lines = []
-    for f in families:
-        card = get_card(f)
-        mission = card.mission.format(shape="box or key")
-        ops = ", ".join(f"`{op}`" for op in card.cf_ops)
-        lines.append(
-            f"- **`{f}`** (`{card.env_id}`, mission \"{mission}\"). Chain: {card.causal_chain}. "
-            f"Why: {card.why}. CF: {card.cf_kind} ({ops}). NoCue hides {card.nocue_target} "
-            f"(at most {card.nocue_budget} frames; see **NoCue** below).")
-    return "\n".join(lines)
-
-
 def miniworld_families(profile: Any, configs: Sequence[str]) -> tuple[str, ...]:
     """The MiniWorld families the build's MiniWorld configs drew groups from, in card order."""
-    used = {f for c in configs if world_of(c) == "miniworld"
-            for f, n in profile.plan(c).families if n}
-    return tuple(f for f in MINIWORLD_FAMILIES if f in used)
+    return in_card_order({f for c in configs if world_of(c) == "miniworld"
+                          for f, n in profile.plan(c).families if n})
 
 
 def _renderer(validation: Mapping[str, Any]) -> str:
@@ -242,10 +201,7 @@ def how_made(configs: Sequence[str], profile: Any, validation: Mapping[str, Any]
     worlds = worlds_of(configs)
     seed = validation.get("seeds", {}).get("generation")
     facts = {
-        "families": family_lines(miniworld_families(profile, configs)),
-        "min_area": f"{MIN_AREA:.1%}", "outcome_area": f"{OUTCOME_AREA:.0%}",
-        "approach": f"{APPROACH:g} m",
-        "area_size": "x".join(map(str, AREA_SIZE)), "view": "x".join(map(str, VIEW_SIZE)),
+        **card_facts(miniworld_families(profile, configs)),
         "renderer": _renderer(validation), "seed": seed,
         "nocue_style": validation.get("nocue_style", "not recorded"),
         "nocue_style_text": nocue_style_text(validation.get("nocue_style")),

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.formats import CI_DIGITS, DASH, fcount_of, fnum, fsigned
+from gridwm_judge.judges import shortcuts
 from gridwm_judge.judges.base import JudgeOptions, JudgeRequest
 from gridwm_judge.judges.baseline import BaselineJudge
-from gridwm_judge.judges.shortcuts import NAMES, tasks_for
+from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.scoring.causal import causal_metrics, protocol_of
 from gridwm_judge.task_table import task_spec
@@ -144,8 +145,7 @@ def measure(folder: Path, configs: Sequence[str], num_proc: int = 1) -> dict[str
     the judges run across ``num_proc`` processes."""
     work: dict[str, tuple[list[str], list[dict]]] = {}
     for config in configs:
-        task = task_spec(config).name
-        names = [n for n in NAMES if task in tasks_for(n)]
+        names = [n for n in NAMES if shortcuts.answers(n, task_spec(config))]
         if names:
             work[config] = (names, canonical_rows(folder, config))
     out: dict[str, dict] = {}

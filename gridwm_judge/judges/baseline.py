@@ -21,7 +21,7 @@
   are not a green tile (KeyCorridor objects, RedBlueDoor doors) always read as failure.
 - ``first-frame``, ``last-frame``, ``mask-artifact``, ``least-change``: the shortcut judges
   (:mod:`gridwm_judge.judges.shortcuts`): they answer only the tasks they have a rule for
-  (``tasks_for``) and only items with images.
+  (``shortcuts.answers``) and only items with images.
 
 Answers are in each task's own format (a row's prompt style's, for the prompt ablation: a
 verdict asked as JSON is the same verdict as a strict JSON object), so they go through the
@@ -45,6 +45,7 @@ from gridwm_judge.prompts import REVERSED_NOTE
 from gridwm_judge.task_table import (
     OS_COLORS,
     OS_OBJECT_TYPES,
+    REFERENCE_RECIPES,
     AnswerFormat,
     Choice,
     JsonObject,
@@ -75,8 +76,6 @@ _E_LABELS = {
     ),
     "status": ("holding", "dropped", "reacquired_and_holding"),
 }
-REFERENCE_AIDED = ("reference_aided", "prompt_ablation", "oracle_state")
-"""Recipes whose items show a reference storyboard before the query (Task D's layout)."""
 FIXED_OBJECTIVE = "goal_green"
 _OBJECTIVES = tuple(f"{t}_{c}" for t in OS_OBJECT_TYPES for c in OS_COLORS)
 _QUERY_TABLE = re.compile(r"Query trajectory state table:\n((?:\d+\..*(?:\n|$))+)")
@@ -216,7 +215,7 @@ class BaselineJudge:
 
     def _shortcut(self, req: JudgeRequest, fmt: AnswerFormat) -> str:
         spec = task_spec(req.task)
-        if spec.name not in shortcuts.tasks_for(self.name):
+        if not shortcuts.answers(self.name, spec):
             raise ValueError(f"baseline:{self.name} has no rule for task {spec.name}")
         if isinstance(fmt, Choice):
             return least_changed_candidate(req.images)
@@ -228,7 +227,7 @@ class BaselineJudge:
         ordered = _in_time_order(req.prompt, query_frames(spec.recipe, req.prompt, req.images,
                                                           montage=montage))
         target = shortcuts.stated_target(req.prompt)
-        if target is None and spec.world == "minigrid" and spec.recipe in REFERENCE_AIDED:
+        if target is None and spec.world == "minigrid" and spec.referenced:
             target = shortcuts.reference_target(_in_time_order(
                 req.prompt, reference_frames(spec.recipe, req.prompt, req.images,
                                              montage=montage)))
@@ -260,7 +259,7 @@ def query_frames(recipe: str, prompt: str, images, *, montage: int | None = None
     only that image (the eval runner hands images over still encoded).
     """
     images = images if isinstance(images, Sequence) else list(images)
-    if recipe in REFERENCE_AIDED:
+    if recipe in REFERENCE_RECIPES:
         m = _QUERY_SPLIT.search(prompt)
         if m and 0 < int(m.group(1)) <= len(images):
             return _Arrays(images, len(images) - int(m.group(1)))
@@ -278,7 +277,7 @@ def reference_frames(recipe: str, prompt: str, images, *, montage: int | None = 
     """Frames (in shown order) of a reference-aided item's reference storyboard: the images
     before the query's, or the first image's panels (``montage``: as :func:`query_frames`)."""
     images = images if isinstance(images, Sequence) else list(images)
-    if recipe not in REFERENCE_AIDED or not images:
+    if recipe not in REFERENCE_RECIPES or not images:
         return []
     m = _QUERY_SPLIT.search(prompt)
     if m and 0 < int(m.group(1)) < len(images):
@@ -369,13 +368,6 @@ def check_name(name: str) -> None:
     if name not in NAMES:
         raise ValueError(f"unknown baseline judge {name!r}; valid: {', '.join(NAMES)}"
                          + did_you_mean(name, NAMES))
-
-
-def tasks_of(name: str) -> tuple[str, ...] | None:
-    """The tasks baseline ``name`` answers: a shortcut's rules, None (every task) otherwise;
-    an unknown name is refused here, before any data is read."""
-    check_name(name)
-    return shortcuts.tasks_for(name) if name in shortcuts.NAMES else None
 
 
 def images_only(name: str) -> bool:

@@ -61,11 +61,6 @@ __all__ = ["RETRY_STATUS", "RateLimiter", "OpenAIJudge", "WireForm", "chat_body"
            "parse_completion", "refused_param"]
 
 
-def image_data_url(image) -> str:
-    """A PIL image as a ``data:image/png;base64,...`` URL (lossless, so pixels are exact)."""
-    return png_data_url((image,), 0)
-
-
 def chat_body(
     model: str, req: JudgeRequest, seed: int | None = None, structured: bool = False, *,
     form: WireForm | None = None, options: JudgeOptions | None = None,

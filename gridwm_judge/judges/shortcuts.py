@@ -34,10 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridwm_judge.judges import pixels
+from gridwm_judge.task_table import TaskSpec
 
 NAMES = ("first-frame", "last-frame", "mask-artifact", "least-change")
-VERDICT_TASKS = ("C", "D", "MC", "MD", "OS", "PA", "CH", "MCH", "RC", "RDR")
-CHOICE_TASKS = ("A", "MA", "RA")
 MINIGRID_SEE = 0.0005
 """Share of a MiniGrid frame the target's colour must cover to count as visible (a key at the
 smallest tile size covers about twice this)."""
@@ -58,9 +57,11 @@ _TARGET = re.compile(rf"(?:\b({'|'.join(_COLOURS)})\s+)?\b({'|'.join(_KINDS)})s?
 _MISSION = re.compile(r"Task goal:\s*(.+)")
 
 
-def tasks_for(name: str) -> tuple[str, ...]:
-    """The tasks shortcut ``name`` has a rule for."""
-    return CHOICE_TASKS if name == "least-change" else VERDICT_TASKS
+def answers(name: str, spec: TaskSpec) -> bool:
+    """Whether shortcut ``name`` has a rule for task ``spec``: least-change answers choice
+    tasks, the others verdict tasks (read from the task table's entry, so a new config with
+    such an answer is answered with no change here)."""
+    return spec.choice if name == "least-change" else spec.verdict
 
 
 @dataclass(frozen=True)

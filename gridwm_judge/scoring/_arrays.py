@@ -101,17 +101,6 @@ def check_protocol(protocol: str) -> str:
     return protocol
 
 
-def check_choice(value: str, valid: Sequence[str], name: str) -> str:
-    if value not in valid:
-        raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(str, valid))}")
-    return value
-
-
-def safe_ratio(num: float, den: float) -> float | None:
-    """``num / den`` or ``None`` when ``den`` is 0 (no warning, no NaN)."""
-    return None if den == 0 else float(num) / float(den)
-
-
 def group_index(group_ids: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
     """Sorted unique group ids and each row's index into them."""
     uniq, inv = np.unique(group_ids, return_inverse=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.scoring._arrays import GroupRatio, group_index, per_group_sum, strings
 
 # Task B component weights: the one place they are defined (sum to 1).
@@ -24,7 +25,6 @@ B_WEIGHTS: dict[str, float] = {
     "objects": 0.20,
 }
 B_THRESHOLD = 0.90
-A_CONDITIONS = ("orig", "shuffle", "mask")
 DIRECTIONS = ("right", "down", "left", "up")
 
 
@@ -73,10 +73,11 @@ def task_a_metrics(
     items = strings(item_ids, "item_ids", n)
     cond = strings(conditions, "conditions", n)
     g = strings(group_ids, "group_ids", n)
-    unknown = sorted(set(cond.tolist()) - set(A_CONDITIONS))
+    unknown = sorted(set(cond.tolist()) - set(ACTION_CONDITIONS))
     if unknown:
         raise ValueError(
-            f"unknown action condition {unknown[0]!r}; expected one of {', '.join(A_CONDITIONS)}"
+            f"unknown action condition {unknown[0]!r}; expected one of "
+            f"{', '.join(ACTION_CONDITIONS)}"
         )
     correct = (pred == np.char.upper(ref.astype(str))).astype(float)
     acc, delta, disc = {}, {}, {}
@@ -87,7 +88,7 @@ def task_a_metrics(
             raise ValueError(f"item {it!r} has more than one {c!r} row")
         cell[(it, c)] = i
     gpos = {gid: k for k, gid in enumerate(groups_all)}
-    for c in A_CONDITIONS:
+    for c in ACTION_CONDITIONS:
         rows = cond == c
         if not rows.any():
             continue

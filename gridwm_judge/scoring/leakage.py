@@ -38,7 +38,6 @@ LOGIT_SD = math.pi / math.sqrt(3)
 PRIOR_SD_BETA = 2.5
 PRIOR_SD_B0 = 10.0
 SIGMA_BOUNDS = (1e-3, 20.0)
-LES_STATUSES = ("ok", "separation", "constant", "not_converged", "insufficient")
 
 
 @dataclass(frozen=True)

@@ -9,46 +9,21 @@ builders that are not MiniGrid-only (all but Task B).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from gridwm_judge.tasks import (
-    miniworld_a,
-    miniworld_c,
-    miniworld_c_hard,
-    miniworld_d,
-    oracle_state,
-    prompt_ablation,
-    task_a,
-    task_b,
-    task_c,
-    task_c_hard,
-    task_d,
-    task_e,
-)
+from gridwm_judge.task_table import BUILT_CONFIGS, task_spec
 
 TASK_MODULES: dict[str, ModuleType] = {
-    "task_a": task_a,
-    "task_b": task_b,
-    "task_c": task_c,
-    "task_d": task_d,
-    "task_e": task_e,
-    "task_c_hard": task_c_hard,
-    "miniworld_a": miniworld_a,
-    "miniworld_c": miniworld_c,
-    "miniworld_d": miniworld_d,
-    "miniworld_c_hard": miniworld_c_hard,
-    "prompt_ablation": prompt_ablation,
-    "oracle_state": oracle_state,
-}
-"""config name (``task_table.CONFIGS``) -> the module that builds its rows."""
+    config: import_module(f"gridwm_judge.tasks.{config}") for config in BUILT_CONFIGS}
+"""config name -> the module that builds its rows: ``gridwm_judge.tasks.<config>`` for every
+config the task table says is built (a new config's module is found by its name)."""
 
-NOCUE_CONFIGS: tuple[str, ...] = (
-    "task_c", "task_c_hard", "task_d", "miniworld_c", "miniworld_d", "miniworld_c_hard",
-    "prompt_ablation", "oracle_state",
-)
-"""Configs whose rows can show a NoCue variant: their ``build_rows`` take ``nocue_style=``
-(``schema.NOCUE_STYLES``) and record it in the ``nocue_style`` column."""
+NOCUE_CONFIGS: tuple[str, ...] = tuple(c for c in BUILT_CONFIGS if task_spec(c).matched)
+"""Configs whose rows can show a NoCue variant (their recipe pairs matched variants): their
+``build_rows`` take ``nocue_style=`` (``schema.NOCUE_STYLES``) and record it in the
+``nocue_style`` column."""
 
 
 def task_module(config: str) -> ModuleType:

@@ -41,9 +41,9 @@ from gridwm_judge.tasks.task_a import (
 )
 from gridwm_judge.world import Group
 from gridwm_judge.worlds.miniworld.macros import views_at
+from gridwm_judge.worlds.miniworld.render import MAP_SIZE
 
 TASK = "MA"
-MAP_SIZE = (VIEW_SIZE[0], VIEW_SIZE[0])
 
 
 def _question(views, key: str):

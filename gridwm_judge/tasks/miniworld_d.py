@@ -56,8 +56,3 @@ def build_rows(
         row["prompt"] = miniworld_d_prompt(missions[row["group_id"]], row["framing"])
     return counted_rows(TASK, groups, rows, n_items)
 
-
-def rows_per_query(conditions: Sequence[str] = tuple(task_d.CONDITIONS),
-                   variants: Sequence[str] = VARIANTS) -> int:
-    """Rows one query group yields (profiles multiply by the query groups)."""
-    return len(conditions) * len(variants)

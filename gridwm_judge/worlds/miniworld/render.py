@@ -27,6 +27,8 @@ AREA_SIZE = (80, 60)     # MiniWorld's own observation size, used to measure pro
 VIEW_SIZE = (160, 120)
 """First-person frame size of MiniWorld storyboards and Task A views (width, height); Sign's
 reading frame is legible at this size (``legible.py``)."""
+MAP_SIZE = (VIEW_SIZE[0], VIEW_SIZE[0])
+"""Task A's top-down map: a square as wide as the view."""
 _FBS: dict[tuple[int, int], object] = {}
 
 
