@@ -107,6 +107,17 @@ def test_a_rejected_or_expired_batch_leaves_its_rows_to_ask(smoke, tmp_path, cap
     assert len(_records(out)) == ROWS and _book(out)[-1]["collected"] in (4, ROWS)
 
 
+def test_a_status_read_refused_for_now_is_said_once_and_waited_out(smoke, tmp_path, capsys):
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, out, "--batch", "--no-wait")) == 0
+        server.batch_api.hiccups = 3  # three 503s while it waits
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+    said = [x for x in capsys.readouterr().err.splitlines() if "HTTP 503" in x]
+    assert len(said) == 1 and said[0].endswith("it is read again later")
+    assert len(_records(out)) == ROWS
+
+
 def test_cancel_collects_what_had_finished(smoke, tmp_path, capsys):
     out = tmp_path / "run"
     with StubServer(default_reply="Yes") as server:
@@ -162,3 +173,26 @@ def test_batch_flags_where_they_mean_nothing(smoke, tmp_path, capsys):
                  "--out", str(tmp_path / "c"), "--batch"]) == 2
     assert "answers online only" in capsys.readouterr().err
     assert not any((tmp_path / n).exists() for n in "abc")
+
+
+def test_eval_many_submits_a_batch_judge_and_moves_on(smoke, tmp_path, capsys):
+    spec = tmp_path / "judges.yaml"
+    with StubServer(default_reply="Yes") as server:
+        spec.write_text(f"dataset: {smoke}\ntasks: c\nout: {tmp_path / 'runs'}\n"
+                        "engine: local\njudges:\n"
+                        f"  - judge: openai:gpt-4o\n    base_url: {server.base_url}\n"
+                        "    batch: true\n"
+                        "  - judge: baseline:always-yes\n")
+        assert main(["eval-many", str(spec), "--no-progress"]) == 0
+        batched = tmp_path / "runs" / "openai-gpt-4o"
+        assert not (batched / "predictions.jsonl").read_text()  # submitted, not waited for
+        assert len(_records(tmp_path / "runs" / "baseline-always-yes")) == ROWS
+        assert "rows in 1 batch(es) are with the provider" in capsys.readouterr().err
+        for _ in range(4):  # the batch runs to its end at the provider
+            server.batch_api._status("batch_0")
+        assert main(["eval-many", str(spec), "--no-progress"]) == 0
+        assert server.batch_api.created == ["batch_0"]
+    assert len(_records(batched)) == ROWS and _book(batched)[0]["state"] == "collected"
+    spec.write_text(spec.read_text().replace("batch: true", "batch: true\n    replicas: 2"))
+    assert main(["eval-many", str(spec)]) == 2
+    assert "'replicas' and 'pipeline_parallel_size' mean nothing" in capsys.readouterr().err

@@ -119,32 +119,43 @@ class AnthropicJudge(SDKJudge):
         except Exception as exc:
             failed = sdk_failure(exc)
             if isinstance(failed, Fatal) and getattr(exc, "status_code", None) == 400:
-                change = self.refused.learn(_body_text(exc), _sent(prepared))
+                change = self.refused.learn(_body_text(exc), sent_fields(prepared))
                 if change:
                     raise Reshape(change) from exc
             if failed is not None:
                 raise failed from exc
             raise
         try:
-            text, reasoning = read_content(msg.content)
-            usage = msg.usage
+            return response_of(req, msg, sent_fields(prepared), time.perf_counter() - start)
         except (AttributeError, TypeError, ValueError) as exc:
             raise malformed(exc) from exc
-        stop = getattr(msg, "stop_reason", None)
-        details = getattr(usage, "output_tokens_details", None)
-        sent = _sent(prepared)
-        return JudgeResponse(
-            req.uid, text, _status_for(text, stop in TRUNCATED), time.perf_counter() - start,
-            Usage(getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
-                  getattr(details, "thinking_tokens", None)),
-            reasoning=reasoning, sent=sent, served=served(getattr(msg, "model", None), None),
-            finish_reason=stop,
-        )
 
-def _sent(kwargs: dict) -> dict:
-    """The decoding fields of a create() call (``extra_body`` unfolded)."""
-    out = {k: v for k, v in kwargs.items() if k not in ("model", "messages", "extra_body")}
+
+def response_of(req: JudgeRequest, msg, sent: dict, elapsed_s: float) -> JudgeResponse:
+    """The answer a Message holds (online, or one line of a Message Batch); raises
+    ValueError / AttributeError / TypeError for a malformed one."""
+    text, reasoning = read_content(msg.content)
+    usage = msg.usage
+    stop = getattr(msg, "stop_reason", None)
+    details = getattr(usage, "output_tokens_details", None)
+    return JudgeResponse(
+        req.uid, text, _status_for(text, stop in TRUNCATED), elapsed_s,
+        Usage(getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None),
+              getattr(details, "thinking_tokens", None)),
+        reasoning=reasoning, sent=sent, served=served(getattr(msg, "model", None), None),
+        finish_reason=stop,
+    )
+
+
+def params_of(kwargs: dict) -> dict:
+    """A create() call's keyword arguments as the request body (``extra_body`` unfolded)."""
+    out = {k: v for k, v in kwargs.items() if k != "extra_body"}
     return {**out, **kwargs.get("extra_body", {})}
+
+
+def sent_fields(kwargs: dict) -> dict:
+    """The decoding fields of a create() call: its body without the model and messages."""
+    return {k: v for k, v in params_of(kwargs).items() if k not in ("model", "messages")}
 
 
 def _body_text(exc: BaseException) -> str:

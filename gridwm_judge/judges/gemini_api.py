@@ -117,20 +117,27 @@ class GeminiJudge(SDKJudge):
                 raise failed from exc
             raise
         try:
-            text, reasoning, finish = read_candidate(resp)
+            return response_of(req, resp, dict(prepared["config"]), time.perf_counter() - start)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise malformed(exc) from exc
-        meta = getattr(resp, "usage_metadata", None)
-        out_tokens = getattr(meta, "candidates_token_count", None)
-        thoughts = getattr(meta, "thoughts_token_count", None)
-        if out_tokens is not None and thoughts:
-            out_tokens += thoughts
-        return JudgeResponse(
-            req.uid, text, _status_for(text, finish in TRUNCATED), time.perf_counter() - start,
-            Usage(getattr(meta, "prompt_token_count", None), out_tokens, thoughts),
-            reasoning=reasoning, sent=dict(prepared["config"]),
-            served=served(getattr(resp, "model_version", None), None), finish_reason=finish,
-        )
+
+
+def response_of(req: JudgeRequest, resp, sent: dict, elapsed_s: float) -> JudgeResponse:
+    """The answer a GenerateContentResponse holds (online, or one line of a batch); raises
+    ValueError / AttributeError / TypeError / IndexError for a malformed one."""
+    text, reasoning, finish = read_candidate(resp)
+    meta = getattr(resp, "usage_metadata", None)
+    out_tokens = getattr(meta, "candidates_token_count", None)
+    thoughts = getattr(meta, "thoughts_token_count", None)
+    if out_tokens is not None and thoughts:
+        out_tokens += thoughts
+    return JudgeResponse(
+        req.uid, text, _status_for(text, finish in TRUNCATED), elapsed_s,
+        Usage(getattr(meta, "prompt_token_count", None), out_tokens, thoughts),
+        reasoning=reasoning, sent=sent,
+        served=served(getattr(resp, "model_version", None), None), finish_reason=finish,
+    )
+
 
 def read_candidate(resp) -> tuple[str | None, str | None, str | None]:
     """(answer, thought summary, finish reason) of a generateContent reply; a blocked prompt

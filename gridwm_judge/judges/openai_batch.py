@@ -8,19 +8,19 @@ folder's batch record (:mod:`gridwm_judge.runner.batch`). A finished line's body
 same :func:`~gridwm_judge.judges.openai_http.parse_completion` as an online answer, so a batch
 answer is recorded exactly as an online one would be. The client is the judge's own base URL
 and headers over ``httpx`` (the ``openai`` extra); every refusal is one :class:`BatchError`
-line naming what to do.
+line naming what to do. The seam it fills is :class:`~gridwm_judge.judges.batch_api.BatchAPI`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.http_judge import served
-from gridwm_judge.judges.openai_http import OpenAIJudge, parse_completion
+from gridwm_judge.judges.batch_api import RETRYABLE, BatchError, BatchStatus, Entry, Line
+from gridwm_judge.judges.http_judge import served, transport_failure
+from gridwm_judge.judges.openai_http import OpenAIJudge, parse_completion, sent_fields
 from gridwm_judge.redact import redact
 
 ENDPOINT = "/v1/chat/completions"
@@ -29,60 +29,20 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 200_000_000
 """OpenAI's limits for one batch's input file: requests and bytes (base64 images make the
 size bind first)."""
-ENDED = ("completed", "failed", "expired", "cancelled")
+OUTCOME = {"completed": "completed", "failed": "failed", "expired": "expired",
+           "cancelled": "cancelled"}
 """Statuses after which a batch changes no more (``cancelling`` still may)."""
 
 
-class BatchError(ValueError):
-    """The provider refused a batch step; one line saying what to do."""
-
-
-@dataclass(frozen=True)
-class BatchStatus:
-    """What the provider says of one batch."""
-
-    id: str
-    status: str
-    output_file_id: str | None
-    error_file_id: str | None
-    counts: Mapping[str, int]
-    errors: tuple[str, ...]
-
-    @property
-    def ended(self) -> bool:
-        return self.status in ENDED
-
-
-def request_line(custom_id: str, body: Mapping[str, Any]) -> bytes:
-    """One line of a batch's input file."""
-    return (json.dumps({"custom_id": custom_id, "method": "POST", "url": ENDPOINT,
-                        "body": body}) + "\n").encode()
-
-
-def chunks(lines: Sequence[tuple[str, bytes]], max_requests: int = MAX_REQUESTS,
-           max_bytes: int = MAX_BYTES) -> list[list[tuple[str, bytes]]]:
-    """``lines`` (custom id, line) cut into batches under the provider's limits; a single line
-    over the byte limit is a :class:`BatchError`."""
-    out: list[list[tuple[str, bytes]]] = []
-    size = 0
-    for cid, line in lines:
-        if len(line) > max_bytes:
-            raise BatchError(f"request {cid} is {len(line):,} bytes, over a batch file's "
-                             f"{max_bytes:,}; lower --max-pixels")
-        if not out or len(out[-1]) >= max_requests or size + len(line) > max_bytes:
-            out.append([])
-            size = 0
-        out[-1].append((cid, line))
-        size += len(line)
-    return out
-
-
-class OpenAIBatchAPI:
+class BatchClient:
     """The batch endpoints of the judge's server (``--base-url``), with its credentials."""
+
+    max_requests, max_bytes = MAX_REQUESTS, MAX_BYTES
 
     def __init__(self, judge: OpenAIJudge, timeout_s: float = 120.0):
         import httpx
 
+        self.judge = judge
         self.base = judge.options.base_url.rstrip("/") if judge.options.base_url else ""
         self.headers = {k: v for k, v in judge.headers if k != "Content-Type"}
         self.client = httpx.Client(timeout=timeout_s)
@@ -90,6 +50,19 @@ class OpenAIBatchAPI:
 
     def close(self) -> None:
         self.client.close()
+
+    def _send(self, method: str, path: str, step: str, **kwargs: Any) -> Any:
+        """One request of a batch step, its refusals as one :class:`BatchError` line."""
+        try:
+            resp = self.client.request(method, f"{self.base}{path}", headers=self.headers,
+                                       **kwargs)
+        except Exception as exc:
+            failed = transport_failure(exc)
+            if failed is None:
+                raise
+            raise BatchError(f"the server at {self.base} did not answer the batch {step} "
+                             f"({failed})", retryable=True) from exc
+        return self._check(resp, step)
 
     def _check(self, resp: Any, step: str) -> Any:
         if resp.status_code == 404 and step in ("upload", "create"):
@@ -102,41 +75,57 @@ class OpenAIBatchAPI:
                              "or run without --batch")
         if resp.status_code >= 400:
             raise BatchError(f"the server refused the batch {step} (HTTP {resp.status_code}: "
-                             f"{redact(resp.text[:200], self.secrets)})")
+                             f"{redact(resp.text[:200], self.secrets)})",
+                             retryable=resp.status_code in RETRYABLE)
         return resp
 
-    def submit(self, lines: Iterable[bytes], note: str) -> str:
+    def entry(self, cid: str, req: JudgeRequest) -> Entry:
+        body = self.judge.prepare(req)[0]
+        line = request_line(cid, body)
+        return Entry(cid, line, len(line), sent_fields(body))
+
+    def submit(self, entries: Sequence[Entry], note: str) -> str:
         """Upload the lines as one input file and create a batch over it; its id."""
-        data = b"".join(lines)
-        up = self._check(self.client.post(
-            f"{self.base}/files", headers=self.headers, data={"purpose": "batch"},
-            files={"file": ("gwj-batch.jsonl", data, "application/jsonl")}), "upload")
-        made = self._check(self.client.post(
-            f"{self.base}/batches", headers=self.headers,
-            json={"input_file_id": up.json()["id"], "endpoint": ENDPOINT,
-                  "completion_window": WINDOW, "metadata": {"description": note}}), "create")
+        data = b"".join(e.body for e in entries)
+        up = self._send("POST", "/files", "upload", data={"purpose": "batch"},
+                        files={"file": ("gwj-batch.jsonl", data, "application/jsonl")})
+        made = self._send("POST", "/batches", "create", json={
+            "input_file_id": up.json()["id"], "endpoint": ENDPOINT, "completion_window": WINDOW,
+            "metadata": {"description": note}})
         return str(made.json()["id"])
 
     def status(self, batch_id: str) -> BatchStatus:
-        obj = self._check(self.client.get(f"{self.base}/batches/{batch_id}",
-                                          headers=self.headers), "status").json()
+        obj = self._send("GET", f"/batches/{batch_id}", "status").json()
         errors = tuple(str(e.get("message", e)) for e in
                        ((obj.get("errors") or {}).get("data") or ()))
-        return BatchStatus(str(obj["id"]), str(obj["status"]), obj.get("output_file_id"),
-                           obj.get("error_file_id"), dict(obj.get("request_counts") or {}),
-                           errors)
+        counts = obj.get("request_counts") or {}
+        return BatchStatus(str(obj["id"]), str(obj["status"]), OUTCOME.get(str(obj["status"])),
+                           int(counts.get("completed", 0)) + int(counts.get("failed", 0)),
+                           errors, obj.get("output_file_id"))
 
-    def lines(self, file_id: str | None) -> list[dict[str, Any]]:
-        """The JSON lines of an output or error file (none for no file)."""
+    def answers(self, status: BatchStatus, lines: Mapping[str, Line]
+                ) -> Iterator[tuple[str, JudgeResponse | None]]:
+        for line in self._lines(status.handle):
+            cid = str(line.get("custom_id"))
+            meta = lines.get(cid)
+            if meta is not None:
+                yield cid, response_of(meta.request(), meta.sent, line)
+
+    def _lines(self, file_id: str | None) -> list[dict[str, Any]]:
+        """The JSON lines of an output file (none for no file)."""
         if not file_id:
             return []
-        resp = self._check(self.client.get(f"{self.base}/files/{file_id}/content",
-                                           headers=self.headers), "download")
+        resp = self._send("GET", f"/files/{file_id}/content", "download")
         return [json.loads(x) for x in resp.text.splitlines() if x.strip()]
 
     def cancel(self, batch_id: str) -> None:
-        self._check(self.client.post(f"{self.base}/batches/{batch_id}/cancel",
-                                     headers=self.headers), "cancel")
+        self._send("POST", f"/batches/{batch_id}/cancel", "cancel")
+
+
+def request_line(custom_id: str, body: Mapping[str, Any]) -> bytes:
+    """One line of a batch's input file."""
+    return (json.dumps({"custom_id": custom_id, "method": "POST", "url": ENDPOINT,
+                        "body": body}) + "\n").encode()
 
 
 def response_of(req: JudgeRequest, sent: Mapping[str, Any], line: Mapping[str, Any]

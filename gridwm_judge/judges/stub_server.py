@@ -16,7 +16,8 @@ those SDKs take it.
     with StubServer(default_reply="Yes") as server:
         ...  # point --base-url at server.base_url
 
-From a shell, to try the ``openai:`` backend without a model server::
+From a shell, to try the ``openai:`` backend without a model server (``--api anthropic`` or
+``--api gemini`` for those backends; ``eval --batch`` works against each)::
 
     python -m gridwm_judge.judges.stub_server --port 8011 --reply Yes
 """
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from gridwm_judge.judges.stub_batches import OpenAIBatches
+from gridwm_judge.judges.stub_batches import DIALECTS, batch_dialect
 from gridwm_judge.judges.stub_dialects import (
     error_body,
     path_ok,
@@ -39,6 +40,9 @@ from gridwm_judge.judges.stub_dialects import (
     refused_field,
     reply,
 )
+
+APIS = tuple(DIALECTS)
+"""The APIs the stub speaks (``api=``), each with its batch API."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._active = 0
         self.max_active = 0
-        self.batch_api = OpenAIBatches(self._answer_line)
+        self.batch_api = batch_dialect(api)(self._answer_line)
         self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
@@ -163,13 +167,17 @@ class StubServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _answer_line(self, body: dict) -> tuple[int, dict]:
-        """A batch line's (status, body), by the same scripts as an online request."""
+    def _answer_line(self, body: dict, model: str | None = None) -> tuple[int, dict]:
+        """A batch line's (status, body) in this server's dialect, by the same scripts as an
+        online request (``model``: the batch's, where the line does not name one)."""
         with self._lock:
             self.requests.append(body)
         b = self._next(prompt_of(self.api, body)) or Behaviour("ok", text=self.default_reply)
         if b.kind == "status":
             return b.status, error_body(self.api, b.status)
+        if self.api != "openai":
+            return 200, reply(self.api, body, b.text, b.finish_reason, b.reasoning,
+                              b.reasoning_tokens, self.model or model)
         return 200, _completion(body, b, self)
 
     def _next(self, prompt: str) -> Behaviour | None:
@@ -196,16 +204,19 @@ class StubServer:
                 self.wfile.write(payload)
 
             def _batch(self, method: str) -> bool:
-                """A Batch API request (OpenAI dialect), answered here; False otherwise."""
-                if server.api != "openai" or not server.batch_api.handles(method, self.path):
+                """A batch-API request (in this server's dialect), answered here; False
+                otherwise."""
+                if not server.batch_api.handles(method, self.path):
                     return False
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length) if length else b""
-                status, payload, ctype = server.batch_api.handle(method, self.path,
-                                                                 self.headers, raw)
+                status, payload, ctype, *extra = server.batch_api.handle(
+                    method, self.path, self.headers, raw)
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(payload)))
+                for k, v in (extra[0] if extra else {}).items():
+                    self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(payload)
                 return True
@@ -342,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         allow_abbrev=False,
         prog="python -m gridwm_judge.judges.stub_server",
-        description="local OpenAI-compatible stub (canned replies)",
+        description="local stub of a judge's API (canned replies), its batch API included",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--reply", default="Yes", help="the answer to every request")
@@ -351,10 +362,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="port on 127.0.0.1 (0: any free port; the URL is printed)")
     p.add_argument("--reasoning-model", action="store_true",
                    help="refuse max_tokens and temperature as OpenAI's o-series / GPT-5 do")
+    p.add_argument("--api", choices=APIS, default="openai",
+                   help="the API it speaks: OpenAI chat completions, Anthropic Messages or "
+                        "Gemini generateContent (each with its batch API)")
     args = p.parse_args(argv)
+    if args.reasoning_model and args.api != "openai":
+        p.error("--reasoning-model is an OpenAI behaviour; drop it or use --api openai")
     refuse = ("max_tokens", *REASONING_DEFAULTS) if args.reasoning_model else ()
     with StubServer(default_reply=args.reply, delay_s=args.delay, port=args.port,
-                    refuse=refuse) as server:
+                    refuse=refuse, api=args.api) as server:
         print(f"serving on {server.base_url}", flush=True)
         try:
             while True:

@@ -9,8 +9,9 @@ request hash, item digest) and the decoding fields it carried. Running the comma
 collects finished batches into predictions.jsonl (the same records an online run writes),
 never asks a row whose batch is alive, and submits only the rows that have no answer and no
 live batch: rows whose lines failed, or whose batch failed, expired or was cancelled, are
-asked again. A finished batch is collected once. OpenAI's Batch API (``openai:`` judges) is
-spoken here; Anthropic's and Gemini's follow the same record.
+asked again. A finished batch is collected once. Each provider's interface is one
+:class:`~gridwm_judge.judges.batch_api.BatchAPI` (OpenAI's Batch API, Anthropic's Message
+Batches, Gemini's batch mode); this module never speaks a provider's wire form.
 """
 
 from __future__ import annotations
@@ -24,39 +25,21 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.atomic import write_text
-from gridwm_judge.judges.base import JudgeRequest
-from gridwm_judge.judges.openai_batch import (
+from gridwm_judge.judges.batch_api import (
+    PROVIDERS,
+    BatchAPI,
     BatchError,
     BatchStatus,
-    OpenAIBatchAPI,
+    Line,
+    batch_api,
     chunks,
-    request_line,
-    response_of,
 )
-from gridwm_judge.judges.openai_http import sent_fields
 from gridwm_judge.runner.store import PredictionStore, now_iso
 
 BATCHES_FILE = "batches.json"
 BATCHES_FORMAT = "gridwm-judge-batches/1"
 OPEN, COLLECTED = "open", "collected"
-BATCH_BACKENDS = ("openai",)
-
-
-@dataclass(frozen=True)
-class Line:
-    """One request line of a batch: the row it asks and what the request carried."""
-
-    uid: str
-    task: str
-    style: str
-    request_hash: str
-    item_digest: str
-    sent: dict[str, Any]
-
-    def request(self) -> JudgeRequest:
-        """The request as the record of its answer needs it (no prompt or images)."""
-        return JudgeRequest(self.uid, self.task, "", [], 1, request_hash=self.request_hash,
-                            style=self.style)
+BATCH_BACKENDS = tuple(PROVIDERS)
 
 
 @dataclass
@@ -117,22 +100,21 @@ class BatchOptions:
     poll_s: float = 30.0
 
 
-def _collect(api: OpenAIBatchAPI, batch: Batch, status: BatchStatus, judge_spec: str,
+def _collect(api: BatchAPI, batch: Batch, status: BatchStatus, judge_spec: str,
              store: PredictionStore, record: Callable[..., Any], say: Callable[[str], None]
              ) -> int:
     """Store the answers of an ended batch; the number stored. Lines without an answer (and
     a failed or expired batch's rest) leave their rows to be asked again."""
     new = 0
     try:
-        found = api.lines(status.output_file_id)
-    except BatchError as exc:  # an output file the provider no longer keeps
+        found = list(api.answers(status, batch.lines))
+    except BatchError as exc:  # results the provider no longer keeps
         found = []
-        say(f"batch {batch.id}: its output cannot be read ({exc}); its rows are asked again")
-    for line in found:
-        meta = batch.lines.get(str(line.get("custom_id")))
-        if meta is None or meta.uid in store:
+        say(f"batch {batch.id}: its results cannot be read ({exc}); its rows are asked again")
+    for cid, resp in found:
+        meta = batch.lines[cid]
+        if meta.uid in store:
             continue
-        resp = response_of(meta.request(), meta.sent, line)
         if resp is not None:  # served by this batch: priced at the batch rate
             resp = replace(resp, served={**(resp.served or {}), "batch": batch.id})
         if resp is not None and store.append(
@@ -140,12 +122,12 @@ def _collect(api: OpenAIBatchAPI, batch: Batch, status: BatchStatus, judge_spec:
             new += 1
     batch.state, batch.status, batch.collected = COLLECTED, status.status, new
     left = len(batch.lines) - new
-    if status.status == "failed":
+    if status.outcome == "failed":
         why = "; ".join(status.errors[:2]) or "no reason given"
         say(f"the provider rejected batch {batch.id} ({why}); its {left} rows are asked again "
             "by the next run of this command")
-    elif status.status in ("expired", "cancelled") or left:
-        say(f"batch {batch.id} {status.status}: {new} answers collected, {left} rows left to "
+    elif status.outcome in ("expired", "cancelled") or left:
+        say(f"batch {batch.id} {status.outcome}: {new} answers collected, {left} rows left to "
             "ask again (run this command again)")
     return new
 
@@ -161,10 +143,11 @@ def run_batches(judge: Any, asked: Iterator[Any], judge_spec: str, store: Predic
     def say(line: str) -> None:
         print(f"eval {judge_spec}: {line}", file=sys.stderr, flush=True)
 
-    api = OpenAIBatchAPI(judge)
+    api = batch_api(judge)
+    watch = _Watch(judge_spec, progress and options.wait, say)
     new = 0
     try:
-        new += _poll(api, book, judge_spec, store, record, say)
+        new += _poll(api, book, judge_spec, store, record, say, watch)
         if options.cancel:
             for b in book.open():
                 api.cancel(b.id)
@@ -177,56 +160,106 @@ def run_batches(judge: Any, asked: Iterator[Any], judge_spec: str, store: Predic
                 say(f"{len(book.asking())} rows in {len(book.open())} batch(es) are with the "
                     "provider; run this command again to collect them")
             return new
+        watch.start(len(book.asking()))
         try:
             while book.open():
                 time.sleep(options.poll_s)
-                new += _poll(api, book, judge_spec, store, record, say, progress)
+                new += _poll(api, book, judge_spec, store, record, say, watch)
         except KeyboardInterrupt:
+            watch.close()
             say(f"stopped waiting; {len(book.open())} batch(es) keep running at the provider: "
                 "run this command again to collect them (--cancel-batch cancels them)")
             raise
     finally:
+        watch.close()
         api.close()
     return new
 
 
-def _poll(api: OpenAIBatchAPI, book: BatchBook, judge_spec: str, store: PredictionStore,
-          record: Callable[..., Any], say: Callable[[str], None], progress: bool = False
-          ) -> int:
+class _Watch:
+    """What the user sees while batches run: a bar of rows done on a terminal, else one line
+    each time a batch's status or count changes (a day's wait is not thousands of lines)."""
+
+    def __init__(self, judge_spec: str, progress: bool, say: Callable[[str], None]):
+        self.judge_spec, self.progress, self.say = judge_spec, progress, say
+        self.bar: Any = None
+        self.shown: dict[str, tuple[str, int]] = {}
+        self.done: dict[str, int] = {}
+        self.said: set[str] = set()
+
+    def start(self, total: int) -> None:
+        """Waiting begins for ``total`` rows."""
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc=f"eval {self.judge_spec} (batch)", unit="row",
+                        file=sys.stderr, disable=not (self.progress and sys.stderr.isatty()),
+                        dynamic_ncols=True)
+
+    def seen(self, batch: Batch, status: BatchStatus) -> None:
+        self.done[batch.id] = len(batch.lines) if status.ended else status.done
+        if self.bar is None:
+            return
+        if self.bar.disable:
+            if self.progress and not status.ended and (
+                    self.shown.get(batch.id) != (status.status, status.done)):
+                self.say(f"batch {batch.id}: {status.status}, {status.done}/{len(batch.lines)} "
+                         "done")
+            self.shown[batch.id] = (status.status, status.done)
+            return
+        self.bar.n = min(self.bar.total, sum(self.done.values()))
+        self.bar.set_postfix_str(f"{batch.id}: {status.status}", refresh=False)
+        self.bar.refresh()
+
+    def hiccup(self, batch: Batch, why: str) -> None:
+        """A status read refused for now (rate limit, server error): said once; the batch is
+        read again at the next poll or run."""
+        if why not in self.said:
+            self.said.add(why)
+            self.say(f"batch {batch.id}: {why}; it is read again later")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _poll(api: BatchAPI, book: BatchBook, judge_spec: str, store: PredictionStore,
+          record: Callable[..., Any], say: Callable[[str], None],
+          watch: _Watch) -> int:
     new = 0
     for b in book.open():
-        status = api.status(b.id)
+        try:
+            status = api.status(b.id)
+        except BatchError as exc:
+            if not exc.retryable:
+                raise
+            watch.hiccup(b, str(exc))
+            continue
         b.status = status.status
+        watch.seen(b, status)
         if status.ended:
             new += _collect(api, b, status, judge_spec, store, record, say)
             book.save()
-        elif progress:
-            done = status.counts.get("completed", 0)
-            say(f"batch {b.id}: {status.status}, {done}/{len(b.lines)} done")
     return new
 
 
-def _submit(api: OpenAIBatchAPI, judge: Any, book: BatchBook, asked: Iterable[Any],
+def _submit(api: BatchAPI, judge: Any, book: BatchBook, asked: Iterable[Any],
             store: PredictionStore, say: Callable[[str], None]) -> None:
     """Send the pending rows no live batch asks as new batches, recording each the moment
     the provider accepts it."""
     busy = book.asking()
     start = book.next_id()
-    lines: list[tuple[str, bytes]] = []
+    entries = []
     meta: dict[str, Line] = {}
     for a in asked:
         req = a.request
         if req.uid in busy or req.uid in store:
             continue
-        body = judge.prepare(req)[0]
-        cid = f"gwj-{start + len(meta)}"
-        meta[cid] = Line(req.uid, req.task, req.style, req.request_hash, a.digest,
-                         sent_fields(body))
-        lines.append((cid, request_line(cid, body)))
-    for part in chunks(lines):
-        ids = [cid for cid, _ in part]
-        batch_id = api.submit((line for _, line in part), note=f"gridwm-judge {judge.spec}")
+        e = api.entry(f"gwj-{start + len(meta)}", req)
+        meta[e.cid] = Line(req.uid, req.task, req.style, req.request_hash, a.digest, e.sent)
+        entries.append(e)
+    for part in chunks(entries, api.max_requests, api.max_bytes):
+        batch_id = api.submit(part, note=f"gridwm-judge {judge.spec}")
         book.batches.append(Batch(batch_id, judge.backend, now_iso(),
-                                  {cid: meta[cid] for cid in ids}))
+                                  {e.cid: meta[e.cid] for e in part}))
         book.save()
-        say(f"submitted {len(ids)} rows as batch {batch_id}")
+        say(f"submitted {len(part)} rows as batch {batch_id}")

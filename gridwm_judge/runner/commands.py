@@ -160,9 +160,10 @@ def register(subparsers) -> None:
         f"list of {', '.join(REASKABLE)}); errored requests are always asked again",
     )
     p.add_argument("--batch", action="store_true",
-                   help="ask the rows left through the provider's batch interface (openai: "
-                        "judges; about half the price, results within 24 h): submitted, then "
-                        "waited for; run the same command again to collect or resume")
+                   help="ask the rows left through the provider's batch interface (openai:, "
+                        "anthropic:, gemini: judges; about half the price, results within 24 "
+                        "h): submitted, then waited for; run the same command again to collect "
+                        "or resume")
     p.add_argument("--no-wait", action="store_true",
                    help="with --batch: return once the batches are submitted")
     p.add_argument("--cancel-batch", action="store_true",

@@ -24,6 +24,9 @@ folder is an ordinary ``eval`` run: resumable, and read by ``report`` like any o
         base_url: https://api.openai.com/v1
         reasoning_effort: low
         reasoning_budget: 4096
+      - judge: anthropic:claude-sonnet-4-6
+        batch: true                   # through Message Batches: submitted, not waited for;
+                                      # rerunning eval-many collects (and submits what is left)
       - judge: baseline:pixel-heuristic
 """
 
@@ -36,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeOptions
+from gridwm_judge.runner.batch import BatchOptions
 from gridwm_judge.runner.evaluate import EvalConfig, EvalSummary, run_eval, tasks_meant_by_all
 from gridwm_judge.runner.ray_engine import ENGINES, RayEngine, ray_session
 from gridwm_judge.task_table import ALL_TASKS, parse_task_list
@@ -51,7 +55,7 @@ OPTION_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "judge": str, "name": str, "tasks": str, "replicas": int, "pipeline_parallel_size": int,
-    "representation": str,
+    "representation": str, "batch": bool,
     "limit": int, "max_tokens": dict, **OPTION_FIELDS,
 }
 
@@ -149,15 +153,19 @@ def _planned(fields: dict, top: dict, root: Path, engine: str) -> PlannedRun:
     if replicas < 1 or pp < 1:
         raise ValueError(f"fields 'replicas' and 'pipeline_parallel_size' must be >= 1, got "
                          f"{replicas} and {pp}")
+    batch = BatchOptions(wait=False) if fields.get("batch") else None
+    if batch is not None and ("replicas" in fields or pp != 1):
+        raise ValueError("a batch judge is sent from this process: 'replicas' and "
+                         "'pipeline_parallel_size' mean nothing with 'batch: true'")
     if engine == "local" and (replicas != 1 or pp != 1 or "ray_address" in top):
         raise ValueError("'replicas' / 'pipeline_parallel_size' / 'ray_address' mean nothing "
                          "for engine local")
     name = fields.get("name", _run_name(judge))
     cfg = EvalConfig(dataset=top["dataset"], tasks=tasks, judge=judge, out=root / name,
                      representation=fields.get("representation"), limit=fields.get("limit"),
-                     max_tokens=budgets, options=JudgeOptions(**kwargs))
+                     max_tokens=budgets, options=JudgeOptions(**kwargs), batch=batch)
     cfg.check()
-    if engine == "ray":
+    if engine == "ray" and batch is None:
         RayEngine(replicas, None, pp).check(cfg)
     return PlannedRun(name, cfg, replicas, pp)
 
@@ -231,7 +239,7 @@ def run_many(many: ManyPlan, progress: bool = True,
     def each() -> None:
         for run in many.runs:
             engine = (RayEngine(run.replicas, many.ray_address, run.pipeline_parallel_size)
-                      if many.engine == "ray" else None)
+                      if many.engine == "ray" and run.cfg.batch is None else None)
             summary = run_eval(replace(run.cfg, progress=progress), engine)
             done.append((run, summary))
             if on_done is not None:

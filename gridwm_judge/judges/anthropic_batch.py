@@ -1,0 +1,123 @@
+"""Anthropic's Message Batches, as the ``anthropic:`` judge's batch path speaks them, through
+the official SDK (``client.messages.batches``): requests inline (``create``), status
+(``retrieve``), results streamed from the batch's ``results_url`` (``results``), ``cancel``.
+
+Each request is the judge's own Messages request (``params``: what the online path would send,
+``temperature`` included) under the run's line id, which fits Anthropic's ``custom_id``
+pattern ``[a-zA-Z0-9_-]{1,64}``. A succeeded line's Message is read by the same
+:func:`~gridwm_judge.judges.anthropic_api.response_of` as an online answer. A batch's results
+are archived some weeks after it ends (``archived_at``): its rows are then asked again. The
+SDK client is the judge's (key, ``--base-url``, deadline-bound sockets, no SDK retries);
+every refusal is one :class:`~gridwm_judge.judges.batch_api.BatchError` line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from gridwm_judge.judges.anthropic_api import (
+    AnthropicJudge,
+    params_of,
+    response_of,
+    sent_fields,
+)
+from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
+from gridwm_judge.judges.batch_api import RETRYABLE, BatchError, BatchStatus, Entry, Line
+from gridwm_judge.judges.http_judge import transport_failure
+from gridwm_judge.redact import redact
+
+MAX_REQUESTS = 100_000
+MAX_BYTES = 256_000_000
+"""Anthropic's limits for one Message Batch: requests and bytes of the create call."""
+
+
+class BatchClient:
+    """The Message Batches endpoints of the judge's server (``--base-url``)."""
+
+    max_requests, max_bytes = MAX_REQUESTS, MAX_BYTES
+
+    def __init__(self, judge: AnthropicJudge):
+        self.judge = judge
+        self.batches = judge.client.messages.batches
+
+    def close(self) -> None:
+        pass  # the judge's client: closed with the judge
+
+    def entry(self, cid: str, req: JudgeRequest) -> Entry:
+        kwargs = self.judge.prepare(req)
+        body = {"custom_id": cid, "params": params_of(kwargs)}
+        return Entry(cid, body, len(json.dumps(body)), sent_fields(kwargs))
+
+    def submit(self, entries: Sequence[Entry], note: str) -> str:
+        return str(self._call("create", self.batches.create,
+                              requests=[e.body for e in entries]).id)
+
+    def status(self, batch_id: str) -> BatchStatus:
+        b = self._call("status", self.batches.retrieve, batch_id)
+        counts = b.request_counts
+        outcome = None
+        if b.processing_status == "ended":
+            outcome = ("cancelled" if b.cancel_initiated_at else
+                       "expired" if counts.expired else "completed")
+        return BatchStatus(b.id, b.processing_status, outcome,
+                           counts.succeeded + counts.errored + counts.canceled + counts.expired,
+                           handle=b.archived_at)
+
+    def answers(self, status: BatchStatus, lines: Mapping[str, Line]
+                ) -> Iterator[tuple[str, JudgeResponse | None]]:
+        if status.handle is not None:
+            raise BatchError(f"Anthropic archived its results at {status.handle}")
+        for item in self._call("results", self.batches.results, status.id):
+            meta = lines.get(item.custom_id)
+            if meta is None:
+                continue
+            if item.result.type != "succeeded":
+                yield item.custom_id, None
+                continue
+            try:
+                yield item.custom_id, response_of(meta.request(), item.result.message,
+                                                  dict(meta.sent), 0.0)
+            except (AttributeError, TypeError, ValueError):
+                yield item.custom_id, None  # a malformed answer: asked again
+
+    def cancel(self, batch_id: str) -> None:
+        self._call("cancel", self.batches.cancel, batch_id)
+
+    def _call(self, step: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn`` with the SDK's refusals as one line each."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            status = getattr(exc, "status_code", None)
+            url = self.judge.url
+            if status is None:
+                failed = transport_failure(exc)
+                if failed is None:
+                    raise
+                raise BatchError(f"the server at {url} did not answer the batch {step} "
+                                 f"({failed})", retryable=True) from exc
+            text = redact(_message(exc), self.judge.secrets)
+            if status == 404 and step == "create":
+                raise BatchError(f"the server at {url} has no Message Batches API (POST "
+                                 "/v1/messages/batches -> 404); run without --batch") from exc
+            if status in (401, 403):
+                raise BatchError(f"the key has no batch access at {url} (HTTP {status} on "
+                                 f"{step}: {text}); check the key, or run without --batch"
+                                 ) from exc
+            if status == 400 and step == "create":
+                raise BatchError(f"the provider rejected the batch ({text}); nothing was "
+                                 "submitted") from exc
+            raise BatchError(f"the server refused the batch {step} (HTTP {status}: {text})",
+                             retryable=status in RETRYABLE) from exc
+
+
+def _message(exc: BaseException) -> str:
+    """The error message of an SDK error's body, else its text (one line)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:200]
+    return " ".join(str(exc).split())[:200]

@@ -1,0 +1,138 @@
+"""What ``eval --batch`` needs of a provider's batch interface, whichever provider it is.
+
+Why one seam: the run folder's batch record, polling, collecting, re-asking and cancelling
+(:mod:`gridwm_judge.runner.batch`) are the same for OpenAI's Batch API, Anthropic's Message
+Batches and Gemini's batch mode; only how a batch is sent, how its status reads and how its
+answers come back differ. Each provider's module (``openai_batch``, ``anthropic_batch``,
+``gemini_batch``) implements :class:`BatchAPI` with its judge's own request writer and
+answer reader, so a batch answer is recorded exactly as the same answer online would be.
+
+A request line's id is the run's own (``gwj-<n>``: a form every provider accepts, Anthropic's
+``[a-zA-Z0-9_-]{1,64}`` included); a provider that answers by position (Gemini inline) is read
+in the order the lines were recorded.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
+
+PROVIDERS = {"openai": "openai_batch", "anthropic": "anthropic_batch", "gemini": "gemini_batch"}
+"""Backend -> the module (under ``gridwm_judge.judges``) that speaks its batch interface."""
+OUTCOMES = ("completed", "failed", "expired", "cancelled")
+"""How a batch ended, in every provider's case: ``failed`` is a batch the provider rejected as
+a whole (nothing answered), ``expired`` one it stopped at its deadline (some lines answered)."""
+
+
+class BatchError(ValueError):
+    """The provider refused a batch step; one line saying what to do. ``retryable``: a refusal
+    for now (rate limit, server error) that a later status read may not meet."""
+
+    def __init__(self, message: str, retryable: bool = False):
+        super().__init__(message)
+        self.retryable = retryable
+
+
+RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+"""HTTP statuses of a batch step worth asking again later."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One request line of a batch: the row it asks and the decoding fields it carried."""
+
+    uid: str
+    task: str
+    style: str
+    request_hash: str
+    item_digest: str
+    sent: dict[str, Any]
+
+    def request(self) -> JudgeRequest:
+        """The request as the record of its answer needs it (no prompt or images)."""
+        return JudgeRequest(self.uid, self.task, "", [], 1, request_hash=self.request_hash,
+                            style=self.style)
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """What the provider says of one batch: its own word for the state (shown to the user),
+    how it ended (one of :data:`OUTCOMES`, None while it runs), how many lines are done, the
+    reasons of a rejection, and whatever the provider needs to hand back its answers."""
+
+    id: str
+    status: str
+    outcome: str | None
+    done: int
+    errors: tuple[str, ...] = ()
+    handle: Any = None
+
+    @property
+    def ended(self) -> bool:
+        return self.outcome is not None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One request as the provider's batch takes it, its size in bytes (limits bind on it) and
+    the decoding fields it carries (the as-sent record)."""
+
+    cid: str
+    body: Any
+    size: int
+    sent: dict[str, Any]
+
+
+class BatchAPI(Protocol):
+    """A provider's batch interface, bound to one judge (its model, key and ``--base-url``)."""
+
+    max_requests: int
+    max_bytes: int
+
+    def entry(self, cid: str, req: JudgeRequest) -> Entry:
+        """``req`` written as one line of a batch."""
+        ...
+
+    def submit(self, entries: Sequence[Entry], note: str) -> str:
+        """Send one batch; its id (raises :class:`BatchError` when refused)."""
+        ...
+
+    def status(self, batch_id: str) -> BatchStatus: ...
+
+    def answers(self, status: BatchStatus, lines: Mapping[str, Line]
+                ) -> Iterator[tuple[str, JudgeResponse | None]]:
+        """(line id, answer) for each line an ended batch reports; None for a line that
+        failed (its row is asked again). :class:`BatchError` when the results cannot be
+        read any more."""
+        ...
+
+    def cancel(self, batch_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def batch_api(judge: Any) -> BatchAPI:
+    """The batch interface of ``judge``'s provider."""
+    module = importlib.import_module(f"gridwm_judge.judges.{PROVIDERS[judge.backend]}")
+    return module.BatchClient(judge)
+
+
+def chunks(entries: Sequence[Entry], max_requests: int, max_bytes: int) -> list[list[Entry]]:
+    """``entries`` cut into batches under the provider's limits (with base64 images the bytes
+    bind first); a single entry over the byte limit is a :class:`BatchError`."""
+    out: list[list[Entry]] = []
+    size = 0
+    for e in entries:
+        if e.size > max_bytes:
+            raise BatchError(f"request {e.cid} is {e.size:,} bytes, over a batch's "
+                             f"{max_bytes:,}; lower --max-pixels")
+        if not out or len(out[-1]) >= max_requests or size + e.size > max_bytes:
+            out.append([])
+            size = 0
+        out[-1].append(e)
+        size += e.size
+    return out
