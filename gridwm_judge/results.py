@@ -18,12 +18,16 @@ from pathlib import Path
 from typing import Any
 
 SCORES_SCHEMA = Path(__file__).resolve().parent / "schemas" / "scores.schema.json"
-"""The JSON Schema of scores.json (format "gridwm-judge-scores/3"), shipped in the package."""
+"""The JSON Schema of scores.json (format "gridwm-judge-scores/3"), shipped in the package;
+generated from this module's names and :class:`MetricResult`'s fields
+(:mod:`gridwm_judge.integrations.scores_schema`: ``python -m gridwm_judge.integrations.generate``
+writes it, ``--check`` says whether it is current)."""
 
 
 def scores_schema() -> dict[str, Any]:
     """The JSON Schema of scores.json, as a dict (validate with ``jsonschema``)."""
     return json.loads(SCORES_SCHEMA.read_text(encoding="utf-8"))
+
 
 STATUSES = ("ok", "undefined", "descriptive")
 """``ok``: a figure; ``undefined``: its set is empty (value None); ``descriptive``: shown, but
@@ -68,7 +72,22 @@ TEST_NAMES = ("mcnemar", "mcnemar_correct", "mcnemar_idr", "wilcoxon", "p_holm")
 """Tests: value = the statistic, denominator = n, ``p_value`` and ``method`` set (``p_holm``:
 the Holm-adjusted p of the test in the same scope)."""
 METRIC_NAMES = (*FIGURE_NAMES, *COUNT_NAMES, *FLAG_NAMES, *DETAIL_NAMES, *TEST_NAMES)
-"""Every metric name a result may carry: one enumeration."""
+"""Every metric name a result may carry: one enumeration, the one source of the names that
+scores.json's JSON Schema enumerates and the framework bridges print (a new metric is one line
+in its part above; ``python -m gridwm_judge.integrations.generate`` then writes the schema)."""
+
+
+def vocabulary() -> dict[str, tuple[str, ...]]:
+    """The result fields whose values are a closed set, with that set (read when called): what
+    :class:`MetricResult` accepts, :meth:`Results.select` asks for and the JSON Schema
+    enumerates. A value outside it is a typo, never an empty match."""
+    return {"name": METRIC_NAMES, "status": STATUSES}
+
+
+_WHAT = {"name": "metric name", "status": "result status"}
+ALWAYS_WRITTEN = ("task", "world", "name", "value", "status")
+"""The fields :meth:`MetricResult.to_json` always writes (the schema's required ones); any
+other is written only when set."""
 
 
 @dataclass(frozen=True)
@@ -100,12 +119,11 @@ class MetricResult:
     note: str | None = None  # the LES fit's message
 
     def __post_init__(self) -> None:
-        if self.name not in METRIC_NAMES:
-            raise ValueError(f"unknown metric name {self.name!r}; expected one of "
-                             f"{', '.join(METRIC_NAMES)}")
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown result status {self.status!r}; expected one of "
-                             f"{', '.join(STATUSES)}")
+        for key, known in vocabulary().items():
+            value = getattr(self, key)
+            if value not in known:
+                raise ValueError(f"unknown {_WHAT[key]} {value!r}; expected one of "
+                                 f"{', '.join(known)}")
 
     @property
     def is_figure(self) -> bool:
@@ -128,8 +146,7 @@ class MetricResult:
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name in ("task", "world", "name", "value", "status") or (
-                    v is not None and v is not False):
+            if f.name in ALWAYS_WRITTEN or (v is not None and v is not False):
                 out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
 
@@ -161,8 +178,6 @@ def _list(ci: tuple[float, float] | None) -> list[float] | None:
 
 _FIELDS = frozenset(f.name for f in fields(MetricResult))
 _UNSET = {f: None for f in SCOPE_FIELDS if f != "protocol"}
-_VOCABULARY = {"name": METRIC_NAMES, "status": STATUSES}
-"""Fields whose values are a closed set: a value outside it is a typo, never an empty match."""
 
 
 class Results(tuple):
@@ -184,7 +199,7 @@ class Results(tuple):
         if bad:
             raise ValueError(f"unknown result field {bad[0]!r}; expected some of "
                              f"{', '.join(sorted(_FIELDS))}")
-        for key, known in _VOCABULARY.items():
+        for key, known in vocabulary().items():
             v = where.get(key)
             if v is not None and v not in known:
                 raise ValueError(f"unknown result {key} {v!r}; expected one of "

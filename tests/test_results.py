@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from gridwm_judge.results import (
+    ALWAYS_WRITTEN,
     METRIC_NAMES,
     SCOPE_FIELDS,
     STATUSES,
@@ -76,6 +77,23 @@ def test_bad_names_and_statuses_are_refused_by_name():
         MetricResult.from_json({**_r().to_json(), "extra": 1})
 
 
+def test_the_closed_vocabularies_are_one_registry_read_when_asked(monkeypatch):
+    """A name added to METRIC_NAMES is accepted by the record and by queries at once (the
+    schema and the bridges read the same registry: tests/integrations/test_generated_files.py);
+    any other name stays an error."""
+    from gridwm_judge import results
+
+    assert results.vocabulary() == {"name": METRIC_NAMES, "status": STATUSES}
+    with pytest.raises(ValueError, match="unknown metric name 'toy'; expected one of jacc_neu"):
+        _r("toy")
+    monkeypatch.setattr(results, "METRIC_NAMES", (*METRIC_NAMES, "toy"))
+    assert results.vocabulary()["name"][-1] == "toy"
+    toy = _r("toy")
+    assert Results([*RESULTS, toy]).one(task="C", name="toy") == toy
+    with pytest.raises(ValueError, match="unknown result name 'toys'"):
+        Results([toy]).select(name="toys")
+
+
 def test_json_round_trip_writes_only_the_fields_that_are_set():
     for r in RESULTS:
         assert MetricResult.from_json(r.to_json()) == r
@@ -83,6 +101,8 @@ def test_json_round_trip_writes_only_the_fields_that_are_set():
     assert obj == {"task": "C", "world": "minigrid", "name": "idr_raw", "value": 0.5,
                    "ci": [0.2, 0.8], "numerator": 5.0, "denominator": 10.0, "groups": 10,
                    "status": "ok", "representation": "composite"}
+    undefined = _r(value=None, status="undefined").to_json()
+    assert list(undefined) == list(ALWAYS_WRITTEN) and undefined["value"] is None
     zero = _r(value=0.0, numerator=0.0, denominator=4.0)
     assert zero.to_json()["numerator"] == 0.0  # a zero is written, only None / False are not
 
@@ -100,6 +120,7 @@ def test_the_shipped_schema_matches_the_record():
     assert result["properties"]["name"]["enum"] == list(METRIC_NAMES)
     assert result["properties"]["status"]["enum"] == list(STATUSES)
     assert set(result["properties"]) == {f.name for f in dataclasses.fields(MetricResult)}
+    assert result["required"] == list(ALWAYS_WRITTEN)
     assert set(SCOPE_FIELDS) <= set(result["properties"])
     one_result = {"$defs": schema["$defs"], "$ref": "#/$defs/result"}
     validator = jsonschema.Draft202012Validator(one_result)

@@ -1,14 +1,16 @@
-"""Write the framework integration files from the task table: the lmms-eval task folder's
+"""Write the package's generated files: from the task table, the lmms-eval task folder's
 YAMLs (one per config, one per prompt style of a config asked in several) and inspect's
-``@task`` functions, one per config (``inspect_tasks.py``)::
+``@task`` functions, one per config (``inspect_tasks.py``); from the results' records, the
+JSON Schema of scores.json (``schemas/scores.schema.json``,
+:mod:`gridwm_judge.integrations.scores_schema`)::
 
     python -m gridwm_judge.integrations.generate           # write them
     python -m gridwm_judge.integrations.generate --check   # exit 1 if a shipped file is stale
 
-A new config gets its files by running it; a test keeps the shipped files equal to what it
-writes. The hook functions the files name (``lmms_eval/utils.py``) and the inspect Task they
-build, with the metrics it prints (:mod:`gridwm_judge.integrations.inspect_bridge`), are
-written by hand. This module needs neither framework.
+A new config or metric name gets its files by running it; a test keeps the shipped files equal
+to what it writes. The hook functions the files name (``lmms_eval/utils.py``) and the inspect
+Task they build, with the metrics it prints (:mod:`gridwm_judge.integrations.inspect_bridge`),
+are written by hand. This module needs neither framework.
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from gridwm_judge.integrations import scores_schema
 from gridwm_judge.integrations.items import CONDITION_FIGURES
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
 
-HERE = Path(__file__).parent
+ROOT = Path(__file__).resolve().parent.parent
+"""The package folder: :func:`stale` and :func:`write` name the generated files under it."""
+INTEGRATIONS = "integrations"
 LMMS_FOLDER = "lmms_eval"
 INSPECT_FILE = "inspect_tasks.py"
+SCHEMA_FILE = "schemas/scores.schema.json"
 HEADER = "Generated from the task table by `python -m gridwm_judge.integrations.generate`"
 
 LOWER_IS_BETTER = frozenset(
@@ -123,7 +129,7 @@ def inspect_module(specs: Sequence[TaskSpec]) -> str:
 
 
 def files(specs: Sequence[TaskSpec] = ALL_TASKS) -> dict[str, str]:
-    """Every generated file's text by its path under ``integrations/``."""
+    """Every integration file's text by its path under ``integrations/``."""
     out = {}
     for spec in specs:
         for style in tuple(spec.styles) or ("",):
@@ -132,25 +138,37 @@ def files(specs: Sequence[TaskSpec] = ALL_TASKS) -> dict[str, str]:
     return out
 
 
+def generated(specs: Sequence[TaskSpec] = ALL_TASKS) -> dict[str, str]:
+    """Every generated file's text by its path under the package folder: the integration files
+    (:func:`files`) and the scores schema."""
+    out = {f"{INTEGRATIONS}/{path}": text for path, text in files(specs).items()}
+    out[SCHEMA_FILE] = scores_schema.schema_text()
+    return out
+
+
 def _shipped(root: Path) -> set[str]:
-    """The generated files found under ``root`` (the lmms-eval YAMLs and inspect's tasks)."""
-    found = {f"{LMMS_FOLDER}/{p.name}" for p in (root / LMMS_FOLDER).glob("gridwm_*.yaml")}
-    return found | ({INSPECT_FILE} if (root / INSPECT_FILE).is_file() else set())
+    """The generated files found under the package folder ``root`` (the lmms-eval YAMLs,
+    inspect's tasks and the scores schema)."""
+    lmms = f"{INTEGRATIONS}/{LMMS_FOLDER}"
+    found = {f"{lmms}/{p.name}" for p in (root / lmms).glob("gridwm_*.yaml")}
+    return found | {p for p in (f"{INTEGRATIONS}/{INSPECT_FILE}", SCHEMA_FILE)
+                    if (root / p).is_file()}
 
 
-def stale(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
-    """The files under ``root`` that differ from what the table gives: changed, missing, or
-    left over from a config the table no longer has."""
-    want = files(specs)
+def stale(root: Path = ROOT, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
+    """The generated files under the package folder ``root`` that differ from what this module
+    writes: changed, missing, or left over from a config the table no longer has."""
+    want = generated(specs)
     differ = [p for p, text in want.items()
               if not (root / p).is_file() or (root / p).read_text(encoding="utf-8") != text]
     return sorted(differ + sorted(_shipped(root) - set(want)))
 
 
-def write(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
-    """Write the files under ``root`` and remove left-over ones; the paths changed."""
+def write(root: Path = ROOT, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]:
+    """Write the files under the package folder ``root`` and remove left-over ones; the paths
+    changed."""
     changed = stale(root, specs)
-    want = files(specs)
+    want = generated(specs)
     for path in changed:
         target = root / path
         if path in want:
@@ -165,21 +183,24 @@ def write(root: Path = HERE, specs: Sequence[TaskSpec] = ALL_TASKS) -> list[str]
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gridwm_judge.integrations.generate",
-                                     description="Write the integration files from the table.",
+                                     description="Write the generated files: the "
+                                     "integration files from the task table, the scores schema "
+                                     "from the results' records.",
                                      allow_abbrev=False)
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if a shipped file differs from the table's")
+                        help="write nothing; exit 1 if a shipped file differs from what "
+                        "this writes")
     args = parser.parse_args(argv)
     if args.check:
-        changed = stale(HERE)
+        changed = stale(ROOT)
         if changed:
-            print(f"stale integration files (run python -m gridwm_judge.integrations.generate): "
+            print(f"stale generated files (run python -m gridwm_judge.integrations.generate): "
                   f"{', '.join(changed)}", file=sys.stderr)
             return 1
-        print("integration files are current")
+        print("generated files are current")
         return 0
-    changed = write(HERE)
-    print(f"wrote {', '.join(changed)}" if changed else "integration files are current")
+    changed = write(ROOT)
+    print(f"wrote {', '.join(changed)}" if changed else "generated files are current")
     return 0
 
 

@@ -66,6 +66,7 @@ from gridwm_judge.integrations.items import (
     figure_name,
     grade_response,
     image_data_uri,
+    known_figures,
     load_items,
     pooled_accuracy,
     summary_figures,
@@ -132,44 +133,49 @@ def condition_stderr() -> Metric:
     return compute
 
 
-def _named(*names: str, differences: bool = False) -> Callable[[MetricResult], bool]:
-    """Figures called one of ``names`` (any when none), levels or paired differences."""
-    return lambda r: ((not names or r.name in names)
+def _named(names: tuple[str, ...], where: str, *, differences: bool = False
+           ) -> Callable[[MetricResult], bool]:
+    """Figures called one of ``names`` (any when none), levels or paired differences; a name
+    outside the results' registry is a ValueError naming it and ``where`` it was asked."""
+    known = known_figures(names, where)
+    return lambda r: ((not known or r.name in known)
                       and (r.baseline is not None) == differences)
 
 
-_SCI_FIGURES: dict[str, tuple[str, Callable[[MetricResult], bool]]] = {
+_SCI_FIGURES: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
             "arm or prompt style for the controls).",
-            _named("idr_raw", "idr_cond", "idr_rev")),
+            ("idr_raw", "idr_cond", "idr_rev"), False),
     "p_active": ("Share of groups whose Full trajectory is judged a success.",
-                 _named("p_active")),
-    "ns": ("Nuisance Stability per presentation family (and representation).", _named("ns")),
+                 ("p_active",), False),
+    "ns": ("Nuisance Stability per presentation family (and representation).", ("ns",), False),
     "jcr": ("Joint Consistency Rate per presentation family (and representation).",
-            _named("jcr")),
+            ("jcr",), False),
     "vcc_rep": ("Verdict consistency of composite and split representations.",
-                _named("vcc_rep")),
+                ("vcc_rep",), False),
     "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
                "and joint (all three right).",
-               _named("task_type", "objective", "verdict", "joint")),
+               ("task_type", "objective", "verdict", "joint"), False),
     "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
                  "agreement for Pixel+State.",
-                 _named("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
-                        "vcc_pixel_state", "vcc_pixel_state_given_success",
-                        "vcc_pixel_state_given_failure")),
+                 ("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
+                  "vcc_pixel_state", "vcc_pixel_state_given_success",
+                  "vcc_pixel_state_given_failure"), False),
     "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
                       "prompt style.",
-                      _named("acc_full", "acc_cf")),
+                      ("acc_full", "acc_cf"), False),
     "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
                           "acc_full and acc_cf, over groups answered in every style.",
-                          _named(differences=True)),
+                          (), True),
 }
-"""inspect metric name -> (what it prints, which of the recipe's figures it selects, by
-field)."""
+"""inspect metric name -> (what it prints, the figures of the recipe it selects by metric
+name (any when none; each a figure of :data:`gridwm_judge.results.FIGURE_NAMES`), whether it
+selects paired differences rather than levels)."""
 
 
 def _sci_metric(name: str) -> Callable[[], Metric]:
-    doc, select = _SCI_FIGURES[name]
+    doc, names, differences = _SCI_FIGURES[name]
+    select = _named(names, f"inspect_ai metric {name!r}", differences=differences)
 
     def factory() -> Metric:
         return _figures(select)

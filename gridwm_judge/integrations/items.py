@@ -10,10 +10,12 @@ VCC equal the point estimates in ``scores.json`` for the same answers by constru
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from gridwm_judge import results as registry
 from gridwm_judge.dataset_io import load_task
 from gridwm_judge.item_hash import item_digest, stored_image_bytes
 from gridwm_judge.judges.base import status_for
@@ -125,18 +127,63 @@ def task_results(rows: Sequence[GradedRow]) -> Results:
     return recipe_for(spec).score(list(rows), spec, Settings(with_les=False, intervals=False))
 
 
+def flat_name(name: str, *, probe: str | None = None, representation: str | None = None,
+              side: str | None = None, baseline: str | None = None,
+              protocol: str | None = None) -> str:
+    """The one naming rule of a figure in a framework's summary: the metric, then its probe
+    family, representation, arm or style (``side``), ``side-baseline`` for a paired
+    difference, and a protocol besides its task's own, joined by ``_`` (unset parts left
+    out)."""
+    parts = [name, probe, representation,
+             side if baseline is None else f"{side}-{baseline}", protocol]
+    return "_".join(p for p in parts if p)
+
+
 def figure_name(r: MetricResult) -> str:
-    """A figure's name in a framework's summary: the metric, then its probe family,
-    representation, arm or style, and ``a-b`` for a paired difference (``ns_framing_composite``,
-    ``joint_pixel_state``, ``idr_raw_structured_verdict-direct``); a causal figure under a
+    """A figure's name in a framework's summary (:func:`flat_name`): ``ns_framing_composite``,
+    ``joint_pixel_state``, ``idr_raw_structured_verdict-direct``; a causal figure under a
     protocol besides its task's own ends with it (the paper's D-R: ``idr_raw_eligible_pairs``;
     probe families are always read over the verdicts given, and keep their names)."""
-    side = r.arm or r.style
     extra = (r.protocol if r.probe is None and r.protocol in task_spec(r.task).also_protocols
              else None)
-    parts = [r.name, r.probe, r.representation,
-             side if r.baseline is None else f"{side}-{r.baseline}", extra]
-    return "_".join(p for p in parts if p)
+    return flat_name(r.name, probe=r.probe, representation=r.representation,
+                     side=r.arm or r.style, baseline=r.baseline, protocol=extra)
+
+
+def known_figures(names: Iterable[str], where: str) -> tuple[str, ...]:
+    """``names``, each a figure of the results' registry (:data:`gridwm_judge.results.
+    FIGURE_NAMES`, read now); any other name is a ValueError naming it and ``where`` it came
+    from (a bridge that printed it would print NaN forever)."""
+    out = tuple(names)
+    for name in out:
+        if name not in registry.METRIC_NAMES:
+            raise ValueError(f"unknown metric name {name!r} in {where}; expected a figure of "
+                             f"gridwm_judge.results.FIGURE_NAMES: "
+                             f"{', '.join(registry.FIGURE_NAMES)}")
+        if name not in registry.FIGURE_NAMES:
+            raise ValueError(f"metric {name!r} in {where} is not a figure (a count, flag, "
+                             "detail or test): a bridge prints figures only")
+    return out
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Figures a bridge prints: each metric of ``metrics`` at each scope of the product of the
+    scope values given (metric by metric, then probe, representation, side, protocol)."""
+
+    metrics: tuple[str, ...]
+    probe: tuple[str | None, ...] = (None,)
+    representation: tuple[str | None, ...] = (None,)
+    side: tuple[str | None, ...] = (None,)
+    protocol: tuple[str | None, ...] = (None,)
+
+    def names(self, where: str) -> tuple[str, ...]:
+        """Their :func:`flat_name` names (a metric outside the registry is a ValueError
+        naming it and ``where`` it was asked)."""
+        return tuple(flat_name(m, probe=p, representation=r, side=s, protocol=q)
+                     for m in known_figures(self.metrics, where)
+                     for p, r, s, q in itertools.product(self.probe, self.representation,
+                                                         self.side, self.protocol))
 
 
 def summary_figures(results: Results) -> Results:

@@ -18,7 +18,7 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.integrations import inspect_tasks  # noqa: E402
+from gridwm_judge.integrations import inspect_bridge, inspect_tasks  # noqa: E402
 from gridwm_judge.integrations.inspect_convert import log_records  # noqa: E402
 from gridwm_judge.integrations.items import load_items  # noqa: E402
 from gridwm_judge.records import ScoresRecord, read_prediction_file  # noqa: E402
@@ -124,3 +124,16 @@ def test_every_generated_task_prints_metrics_the_bridge_has():
         assert set(inspect_bridge.inspect_metrics(spec)) <= set(inspect_bridge.METRICS), spec.name
     with pytest.raises(ValueError, match="unknown inspect metric.*'idr_raw'"):
         inspect_bridge.gridwm_task("task_c", "unused", metrics=("idr_raw",))
+
+
+def test_a_metric_group_naming_an_unknown_metric_is_an_error(monkeypatch):
+    """A metric group selects the recipe's figures by name: a name outside the results'
+    registry would select nothing, silently; it is a ValueError naming it and the group."""
+    monkeypatch.setitem(inspect_bridge._SCI_FIGURES, "idr", ("IDR.", ("idr_rwa",), False))
+    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in inspect_ai metric "
+                                         "'idr'; expected a figure of"):
+        inspect_bridge._sci_metric("idr")
+    monkeypatch.setitem(inspect_bridge._SCI_FIGURES, "idr", ("IDR.", ("les",), False))
+    with pytest.raises(ValueError, match="metric 'les' in inspect_ai metric 'idr' is not a "
+                                         "figure"):
+        inspect_bridge._sci_metric("idr")

@@ -12,6 +12,8 @@ import pytest
 from bridge_helpers import lmms_yaml
 
 from gridwm_judge.cli import main
+from gridwm_judge.integrations import scores_schema
+from gridwm_judge.integrations.items import Figures
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.records import PredictionRecord, ScoresRecord
 from gridwm_judge.scoring.score import load_rows
@@ -68,6 +70,10 @@ def test_hooks_on_real_rows_equal_score(smoke_build, tmp_path, answer, config):
     assert main(["score", "--dataset", str(smoke_build), "--predictions",
                  str(run / "predictions.jsonl"), "--out", str(tmp_path / "s"),
                  "--n-resamples", "100", "--no-les"]) == 0
+    # the file a real score run writes is valid under the schema generated now
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(json.loads((tmp_path / "s" / "scores.json").read_text()),
+                        scores_schema.scores_schema())
     judge = ScoresRecord.read(tmp_path / "s" / "scores.json").judges["scripted"]
     task = task_spec(config).name
     aggregated = {n: getattr(utils, f"agg_{n}")(rows) for n, rows in per_metric.items()}
@@ -95,3 +101,35 @@ def test_hooks_on_real_rows_equal_score(smoke_build, tmp_path, answer, config):
         assert metric in ("ns", "jcr"), name
         assert judge.results.one(probe=fam, name=metric, **scope).status == "undefined", name
     assert 0 < aggregated["accuracy"] < 1
+
+
+def test_an_unknown_metric_name_is_an_error_naming_where_it_came_from(monkeypatch):
+    """A name outside the results' registry never reaches a YAML (where it would print NaN):
+    asking for it is a ValueError naming it and the task, as is a name of the registry that is
+    not a figure, and a prompt style the task is not asked in."""
+    d = task_spec("D")
+    monkeypatch.setitem(utils._RECIPE_FIGURES, d.recipe, (Figures(("idr_rwa",)),))
+    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in lmms-eval's "
+                                         "figures of task_d; expected a figure of "
+                                         "gridwm_judge.results.FIGURE_NAMES: jacc_neu"):
+        utils.figures_of(d)
+    monkeypatch.setitem(utils._RECIPE_FIGURES, d.recipe, (Figures(("n_pairs",)),))
+    with pytest.raises(ValueError, match="metric 'n_pairs' in lmms-eval's figures of task_d "
+                                         "is not a figure"):
+        utils.metric_names("D")
+    with pytest.raises(ValueError, match="prompt_ablation has no prompt style 'terse'; "
+                                         "expected one of direct"):
+        utils.metric_names("PA/terse")
+    with pytest.raises(ValueError, match="has no prompt style 'direct'"):
+        utils.process_results({"task": "D", "prompt_style": "direct", "uid": "u"}, ["Fail"])
+
+
+def test_an_undefined_figure_stays_nan(smoke_build, answer):
+    """A figure the rows cannot give (no split storyboards: no split IDR, no VCC_rep) is NaN,
+    as score leaves it undefined; a known name is never an error for being undefined."""
+    docs = datasets.load_dataset(str(smoke_build), "task_c", split="test")
+    docs = docs.filter(lambda r: r == "composite", input_columns="representation")
+    graded = [utils.process_results(doc, [answer(doc["uid"], doc)])["vcc_rep"] for doc in docs]
+    assert graded
+    assert math.isnan(utils.agg_vcc_rep(graded)) and math.isnan(utils.agg_idr_raw_split(graded))
+    assert 0 <= utils.agg_idr_raw_composite(graded) <= 1
