@@ -25,6 +25,12 @@ def _publish(args: argparse.Namespace) -> int:
     if args.dry_run and args.local:
         raise ValueError("--dry-run and --local: choose one (--local writes the files, "
                          "--dry-run lists them)")
+    if args.benchmark_revision and not (args.model_repo or args.benchmark_repo):
+        raise ValueError("--benchmark-revision goes into a model repo's .eval_results: add "
+                         "--model-repo (or --benchmark-repo), or leave it out")
+    if args.no_pr and not args.model_repo:
+        raise ValueError("--no-pr: only a model repo's .eval_results go as a pull request; "
+                         "add --model-repo, or leave it out")
     entries = gather(args.runs)
     plan = plan_publish(entries, args.results_repo, model_repo=args.model_repo,
                         with_model=bool(args.model_repo or args.benchmark_repo),

@@ -97,6 +97,12 @@ class EvalConfig:
             raise ValueError(f"--batch works with "
                              f"{', '.join(b + ':' for b in BATCH_BACKENDS)} judges; "
                              f"{self.judge} answers online only")
+        engine_only = [flag for flag, given in (
+            ("--max-model-len", self.options.max_model_len is not None),
+            ("--tensor-parallel-size", self.options.tensor_parallel_size != 1)) if given]
+        if engine_only and split_spec(self.judge)[0] != "vllm":
+            raise ValueError(f"{' and '.join(engine_only)} configure the vllm: engine; "
+                             f"{self.judge} does not use them: leave them out")
         bad = [s for s in self.reask if s not in REASKABLE]
         if bad:
             raise ValueError(f"cannot re-ask status {bad[0]!r}; expected some of "

@@ -87,11 +87,15 @@ def _neutral(row: dict) -> bool:
                (("temporal", "orig"), ("visual", "clean"), ("framing", "neutral")))
 
 
+def check_patch(patch: int) -> None:
+    if patch < 1:
+        raise ValueError(f"--patch must be a positive number of pixels, got {patch}")
+
+
 def row_cost(spec: TaskSpec, *, patch: int = PATCH, seed: int = GENERATION_SEED) -> RowCost:
     """Mean images and estimated prompt tokens per row of ``spec``'s config (see the module),
     from the smoke profile's sample of it (MiniWorld configs need the ``3d`` extra)."""
-    if patch < 1:
-        raise ValueError(f"--patch must be a positive number of pixels, got {patch}")
+    check_patch(patch)
     smoke = get_profile("miniworld_smoke" if spec.world == "miniworld" else "smoke")
     plan = smoke.plan(spec.config)
     groups = GroupPool(seed).groups(plan)
@@ -181,8 +185,11 @@ def plan(name: str, mde: float, *, paired: bool = False, alpha: float = 0.05,
          patch: int = PATCH, progress: bool = False) -> dict:
     """Everything ``gridwm-judge plan`` prints, as one JSON-ready dict. ``progress``: a bar
     on stderr while each config's cost is measured on its sample (seconds each)."""
+    power.check_design(alpha=alpha, power=power_, discordance=discordance,
+                       base_rate=base_rate)
+    check_patch(patch)  # bad input is refused before anything is measured
     if profile:
-        get_profile(profile)  # an unknown name is refused before anything is measured
+        get_profile(profile)
     n = needed(name, mde, paired=paired, alpha=alpha, power_=power_, discordance=discordance,
                base_rate=base_rate)
     specs = configs_of(name)

@@ -37,6 +37,25 @@ def _check(alpha: float, power: float) -> None:
         raise ValueError(f"power must lie in (0, 1), got {power}")
 
 
+def _check_discordance(discordance: float) -> None:
+    if not 0 < discordance <= 1:
+        raise ValueError(f"the discordance must lie in (0, 1], got {discordance}")
+
+
+def _check_base_rate(base_rate: float) -> None:
+    if not 0 <= base_rate <= 1:
+        raise ValueError(f"the base rate must lie in [0, 1], got {base_rate}")
+
+
+def check_design(*, alpha: float = 0.05, power: float = 0.8, discordance: float = 0.2,
+                 base_rate: float = 0.5) -> None:
+    """Every design figure in its range, whichever design uses it: a value out of range is
+    refused even where this plan would not read it (it says the user meant something else)."""
+    _check(alpha, power)
+    _check_discordance(discordance)
+    _check_base_rate(base_rate)
+
+
 def check_mde(mde: float) -> float:
     if not 0 < mde < 1:
         raise ValueError(f"the minimum detectable difference must lie in (0, 1), got {mde}")
@@ -45,8 +64,7 @@ def check_mde(mde: float) -> float:
 
 def other_rate(base_rate: float, mde: float) -> float:
     """The second judge's rate: ``base_rate + mde``, or ``base_rate - mde`` past 1."""
-    if not 0 <= base_rate <= 1:
-        raise ValueError(f"the base rate must lie in [0, 1], got {base_rate}")
+    _check_base_rate(base_rate)
     check_mde(mde)
     p2 = base_rate + mde if base_rate + mde <= 1 else base_rate - mde
     if p2 < 0:
@@ -83,8 +101,7 @@ def paired_n(mde: float, *, alpha: float = 0.05, power: float = 0.8,
     """Groups two judges share for McNemar's test to detect ``mde`` (see the module)."""
     _check(alpha, power)
     check_mde(mde)
-    if not 0 < discordance <= 1:
-        raise ValueError(f"the discordance must lie in (0, 1], got {discordance}")
+    _check_discordance(discordance)
     if mde > discordance:
         raise ValueError(f"a difference of {mde} needs at least that share of discordant "
                          f"groups; --discordance is {discordance}")
@@ -110,6 +127,8 @@ def paired_n_observed(difference: float, discordance: float, *, alpha: float = 0
 
 def ci_half_width(n: int, *, alpha: float = 0.05, base_rate: float = 0.5) -> float:
     """Half-width of the normal CI of one proportion over ``n`` units."""
+    _check(alpha, 0.5)
+    _check_base_rate(base_rate)
     if n < 1:
         raise ValueError(f"need at least one unit, got {n}")
     return float(norm.ppf(1 - alpha / 2) * math.sqrt(base_rate * (1 - base_rate) / n))
@@ -119,6 +138,7 @@ def paired_mde(n: int, *, alpha: float = 0.05, power: float = 0.8,
                discordance: float = 0.2) -> float | None:
     """The smallest difference ``n`` shared groups detect (None: not even ``discordance``)."""
     _check(alpha, power)
+    _check_discordance(discordance)
     if n < 1:
         raise ValueError(f"need at least one group, got {n}")
     za, zb = float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
