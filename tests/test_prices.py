@@ -12,6 +12,7 @@ from judges.smoke_data import write_smoke_dataset
 from gridwm_judge.cli import main
 from gridwm_judge.judges.stub_server import StubServer
 from gridwm_judge.prices import PriceTable, image_tokens, run_cost
+from gridwm_judge.report.cost import fusd
 
 
 def test_prices_are_per_million_tokens_with_a_batch_discount():
@@ -88,8 +89,15 @@ def test_run_json_records_the_cost_of_what_the_server_reported(tmp_path, capsys)
     assert main(["report", str(tmp_path / "stub-vlm"), str(tmp_path / "other"), "--out",
                  str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "tables" / "cost.md").read_text()
-    assert f"| {round(want, 2):,.2f} | 2026-12-05 |" in md
+    assert f"| 0 | {fusd(round(want, 4))} | 2026-12-05 |" in md  # no batch rows
     assert "unknown (no price for 'other'" in md
+
+
+@pytest.mark.parametrize(("usd", "shown"), [
+    (0.0, "0.00"), (0.104, "0.10"), (1234.5, "1,234.50"), (0.0017, "0.0017"),
+    (0.00012, "0.00012"), (0.00001, "1.0e-05")])
+def test_a_small_cost_never_reads_as_nothing(usd, shown):
+    assert fusd(usd) == shown
 
 
 def test_plan_prices_a_profile_per_judge(capsys):

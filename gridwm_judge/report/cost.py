@@ -13,10 +13,11 @@ from gridwm_judge.report.table import Table
 
 NOTE = ("USD: the prompt and completion tokens the provider reported for the run (reasoning "
         "billed as output), priced by the prices file named in run.json (its date beside it); "
-        "unknown where the model has no price there. Discriminating groups: per Full-CF "
-        "config, the groups whose Full the judge accepted and whose CF it rejected (IDR_raw's "
-        "numerator on the published scope), summed; USD / group divides the whole run's cost "
-        "by them.")
+        "unknown where the model has no price there; batch rows were answered through the "
+        "provider's batch interface and are priced at its batch rate. Discriminating groups: "
+        "per Full-CF config, the groups whose Full the judge accepted and whose CF it "
+        "rejected (IDR_raw's numerator on the published scope), summed; USD / group divides "
+        "the whole run's cost by them.")
 
 
 def _discriminated(e: JudgeEntry) -> int:
@@ -31,6 +32,14 @@ def _discriminated(e: JudgeEntry) -> int:
 def reported_usage(data: ReportData) -> bool:
     """Whether any judge's run reported token usage (else there is nothing to price)."""
     return any(e.run.run is not None and e.run.run.usage for e in data.judges)
+
+
+def fusd(usd: float) -> str:
+    """Dollars: cents from one cent up (``1,234.50``), two significant digits below
+    (``0.0017``), so a small run's cost never reads as nothing."""
+    if usd == 0 or abs(usd) >= 0.01:
+        return f"{usd:,.2f}"
+    return f"{usd:.2g}" if abs(usd) >= 1e-4 else f"{usd:.1e}"
 
 
 def cost_table(data: ReportData) -> Table:
@@ -50,12 +59,13 @@ def cost_table(data: ReportData) -> Table:
             (usage or {}).get("rows") or DASH,
             f"{(usage or {}).get('prompt_tokens') or 0:,}" if usage else DASH,
             f"{(usage or {}).get('completion_tokens') or 0:,}" if usage else DASH,
-            f"{usd:,.2f}" if usd is not None else f"unknown ({cost.get('why', '')})",
+            cost.get("batch_rows") or 0,
+            fusd(usd) if usd is not None else f"unknown ({cost.get('why', '')})",
             cost.get("prices_read") or DASH,
             groups,
-            f"{usd / groups:,.4f}" if usd is not None and groups else DASH,
+            fusd(usd / groups) if usd is not None and groups else DASH,
         ))
     return Table("cost", "Cost per judge (tokens the provider reported, priced)",
-                 ("judge", "rows with usage", "prompt tokens", "completion tokens", "USD",
-                  "prices read", "discriminating groups", "USD / group"),
+                 ("judge", "rows with usage", "prompt tokens", "completion tokens",
+                  "batch rows", "USD", "prices read", "discriminating groups", "USD / group"),
                  tuple(rows), (NOTE,))
