@@ -196,3 +196,24 @@ def test_eval_many_submits_a_batch_judge_and_moves_on(smoke, tmp_path, capsys):
     spec.write_text(spec.read_text().replace("batch: true", "batch: true\n    replicas: 2"))
     assert main(["eval-many", str(spec)]) == 2
     assert "'replicas' and 'pipeline_parallel_size' mean nothing" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_waiting_leaves_the_batch_and_says_how_to_collect(smoke, tmp_path):
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes") as server:
+        cmd = [sys.executable, "-m", "gridwm_judge", *_eval(smoke, server, out, "--batch",
+                                                           "--poll-s", "60")]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not (out / "batches.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C while it waits
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert ("stopped waiting; 1 batch(es) keep running at the provider: run this command "
+                "again to collect them (--cancel-batch cancels them)") in err
+        assert "Traceback" not in err
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert server.batch_api.created == ["batch_0"]  # collected, not submitted again
+    assert len(_records(out)) == ROWS
