@@ -19,7 +19,7 @@ import time
 from PIL import Image
 
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
-from gridwm_judge.judges.stub_server import StubServer
+from gridwm_judge.testing.stub_server import StubServer
 
 PROMPT = (
     "Below is a storyboard from one MiniGrid trajectory.\nDid the trajectory satisfy this goal?"
@@ -41,7 +41,7 @@ def _rate(judge, requests) -> float:
 
 
 def bench_hf(n: int, max_tokens: int, repeats: int = 3) -> tuple[float, float]:
-    from gridwm_judge.judges.tiny_model import build_tiny_vlm
+    from gridwm_judge.testing.tiny_model import build_tiny_vlm
 
     with tempfile.TemporaryDirectory() as tmp:
         path = build_tiny_vlm(f"{tmp}/tiny", hidden_size=32, layers=2)

@@ -19,8 +19,8 @@ import pytest
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
-from gridwm_judge.judges.stub_server import StubServer, http_error
 from gridwm_judge.prompts import REVERSED_NOTE
+from gridwm_judge.testing.stub_server import StubServer, http_error
 
 pytest.importorskip("anthropic")
 

@@ -29,7 +29,7 @@ def test_eval_batch_against_the_stub_command(smoke, tmp_path, monkeypatch, capsy
                          "gemini": "google.genai"}[api])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-stub")
     monkeypatch.setenv("GEMINI_API_KEY", "sk-stub")
-    proc = subprocess.Popen([sys.executable, "-m", "gridwm_judge.judges.stub_server", "--api",
+    proc = subprocess.Popen([sys.executable, "-m", "gridwm_judge.testing.stub_server", "--api",
                              api, "--reply", "No"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:

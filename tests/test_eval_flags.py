@@ -13,10 +13,10 @@ import pytest
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
-from gridwm_judge.judges.stub_server import StubServer, ok
 from gridwm_judge.judges.vllm_engine import engine_kwargs
 from gridwm_judge.runner import commands
 from gridwm_judge.runner.evaluate import REASKABLE
+from gridwm_judge.testing.stub_server import StubServer, ok
 
 TASK_A_PROMPT = "Action: turn right."  # the smoke dataset's one Task A row
 

@@ -16,7 +16,7 @@ from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
-from gridwm_judge.judges.stub_server import StubServer, echo_headers, ok, trickle
+from gridwm_judge.testing.stub_server import StubServer, echo_headers, ok, trickle
 
 ROOT = Path(__file__).resolve().parents[1]
 

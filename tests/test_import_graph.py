@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("integrations", "publish"),
     ("quickstart", "cli", "__main__"),
+    ("testing",),  # test support: imported by no library module
 )
 """The pipeline's direction, lowest first: a module may import its own layer and the ones
 below, never one above (no import that runs back up). A name is a dotted path under the

@@ -15,8 +15,8 @@ import pytest
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
-from gridwm_judge.judges.stub_server import StubServer, http_error
 from gridwm_judge.results import Results
+from gridwm_judge.testing.stub_server import StubServer, http_error
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def test_unknown_status_is_named(smoke, tmp_path, capsys):
 
 
 def test_a_cut_off_answer_is_truncated_and_not_read_as_a_verdict(smoke, tmp_path, capsys):
-    from gridwm_judge.judges.stub_server import ok
+    from gridwm_judge.testing.stub_server import ok
 
     cut = ("Let me check the frames. In frame 3 the agent picks up the key, which looks like "
            "success so far, but then in frame")

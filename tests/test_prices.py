@@ -10,9 +10,9 @@ import pytest
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
-from gridwm_judge.judges.stub_server import StubServer
 from gridwm_judge.prices import PriceTable, image_tokens, run_cost
 from gridwm_judge.report.cost import fusd
+from gridwm_judge.testing.stub_server import StubServer
 
 
 def test_prices_are_per_million_tokens_with_a_batch_discount():

@@ -11,11 +11,11 @@ import pytest
 
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.validation import read_columns
-from gridwm_judge.judges.stub_server import StubServer, ok
 from gridwm_judge.prompts import PA_ANSWER
 from gridwm_judge.records import ScoresRecord
 from gridwm_judge.results import Results
 from gridwm_judge.schema import PROMPT_STYLES
+from gridwm_judge.testing.stub_server import StubServer, ok
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ ray = pytest.importorskip("ray", reason="the 'ray' extra is not installed (scrip
                           "installs it)")
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.judges.stub_server import StubServer  # noqa: E402
+from gridwm_judge.testing.stub_server import StubServer  # noqa: E402
 
 N_CDE = 11  # rows of tasks c, d, e in the smoke dataset (8 + 2 + 1)
 
@@ -142,7 +142,7 @@ def test_tiny_hf_model_through_ray_equals_local(cluster, smoke, tmp_path):
     """One replica: each loads torch and the model (seconds); splitting rows over replicas is
     what the baseline and HTTP tests check."""
     pytest.importorskip("torch")
-    from gridwm_judge.judges.tiny_model import build_tiny_vlm
+    from gridwm_judge.testing.tiny_model import build_tiny_vlm
 
     tiny = build_tiny_vlm(tmp_path / "vlm", hidden_size=32, layers=2)
     args = ("--tasks", "c", "--judge", f"hf:{tiny}", "--batch-size", "2",
@@ -287,7 +287,7 @@ def test_eval_many_runs_each_judge_on_the_cluster(cluster, smoke, tmp_path, caps
 def test_a_retry_after_holds_every_replica(cluster, smoke, tmp_path):
     """One replica gets 429 with Retry-After: 1.5; no replica starts a request in the next
     1.4 s (the limit is one actor all replicas ask), and every row is answered once."""
-    from gridwm_judge.judges.stub_server import http_error
+    from gridwm_judge.testing.stub_server import http_error
 
     with StubServer(default_reply="No", delay_s=0.05) as server:
         server.script("", http_error(429, retry_after=1.5))   # the first request, any prompt

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from gridwm_judge.cli import main
-from gridwm_judge.judges.stub_server import StubServer, http_error
+from gridwm_judge.testing.stub_server import StubServer, http_error
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY",
             "GRIDWM_API_KEY")

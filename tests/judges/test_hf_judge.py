@@ -15,8 +15,8 @@ from smoke_data import write_smoke_dataset  # noqa: E402
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge  # noqa: E402
 from gridwm_judge.judges.hf_transformers import batches, chat_messages  # noqa: E402
 from gridwm_judge.judges.images import fit_pixels  # noqa: E402
-from gridwm_judge.judges.tiny_model import build_tiny_vlm  # noqa: E402
 from gridwm_judge.runner import EvalConfig, run_eval  # noqa: E402
+from gridwm_judge.testing.tiny_model import build_tiny_vlm  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def test_offline_mode_without_the_model_cached_is_one_line(tmp_path, api_smoke):
 
 
 def test_a_cached_model_is_loaded_from_the_cache_when_the_hub_is_down(tmp_path, api_smoke):
-    from gridwm_judge.judges.tiny_model import build_tiny_vlm
+    from gridwm_judge.testing.tiny_model import build_tiny_vlm
 
     tiny = build_tiny_vlm(tmp_path / "tiny", hidden_size=32, layers=2)
     commit = "0" * 40  # the Hub cache's layout: refs/main names the snapshot

@@ -14,7 +14,7 @@ from PIL import Image
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges.http_judge import RunRefused
 from gridwm_judge.judges.openai_http import RateLimiter, chat_body, parse_completion
-from gridwm_judge.judges.stub_server import (
+from gridwm_judge.testing.stub_server import (
     MALFORMED,
     NO_CHOICES,
     StubServer,

@@ -12,9 +12,9 @@ import pytest
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges.openai_http import refused_param
-from gridwm_judge.judges.stub_server import StubServer, http_error, ok
 from gridwm_judge.records import RunRecord
 from gridwm_judge.report.sent import decoding_section
+from gridwm_judge.testing.stub_server import StubServer, http_error, ok
 
 GPT5 = ("max_tokens", "temperature", "top_p", "presence_penalty", "frequency_penalty")
 

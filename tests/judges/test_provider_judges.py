@@ -16,7 +16,7 @@ from PIL import Image
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges.http_judge import RunRefused
-from gridwm_judge.judges.stub_server import (
+from gridwm_judge.testing.stub_server import (
     MALFORMED,
     REFUSAL,
     StubServer,

@@ -13,11 +13,11 @@ from PIL import Image
 from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges.openai_http import chat_body
-from gridwm_judge.judges.stub_server import StubServer
 from gridwm_judge.judges.vllm_engine import VLLMJudge, engine_kwargs
 from gridwm_judge.judges.vllm_engine import chat_messages as vllm_messages
 from gridwm_judge.runner import EvalConfig, run_eval
 from gridwm_judge.task_table import OS_TASK_TYPES, STAGED_SCHEMA
+from gridwm_judge.testing.stub_server import StubServer
 
 ANSWER = json.dumps({"task_type": OS_TASK_TYPES[0], "objective": "goal_green",
                      "verdict": "Success"})
@@ -88,7 +88,7 @@ def test_transformers_judge_on_text_only_and_mixed_batches(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from gridwm_judge.judges.hf_transformers import chat_messages
-    from gridwm_judge.judges.tiny_model import build_tiny_vlm
+    from gridwm_judge.testing.tiny_model import build_tiny_vlm
 
     assert [p["type"] for p in chat_messages(_text())[0]["content"]] == ["text"]
     tiny = build_tiny_vlm(tmp_path / "vlm", hidden_size=32, layers=2)

@@ -41,7 +41,7 @@ from tiny_templates import (
     _SMOLVLM,
 )
 
-from gridwm_judge.judges.tiny_model import pil_image_processor
+from gridwm_judge.testing.tiny_model import pil_image_processor
 
 
 def _qwen25_vl(T):

@@ -6,7 +6,7 @@ processor (no torchvision) and a model of a few layers with hidden size 32-64. I
 noise; what it proves is that the whole path (chat template with several images, batching,
 left padding, generation, decoding, parsing, persistence) works.
 
-    python -m gridwm_judge.judges.tiny_model OUT_DIR   # then --judge hf:OUT_DIR
+    python -m gridwm_judge.testing.tiny_model OUT_DIR   # then --judge hf:OUT_DIR
 """
 
 from __future__ import annotations

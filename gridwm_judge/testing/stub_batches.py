@@ -280,7 +280,7 @@ def _now() -> str:
 
 
 DIALECTS = {"openai": "OpenAIBatches", "anthropic": "AnthropicBatches",
-            "gemini": "gridwm_judge.judges.stub_gemini_batches:GeminiBatches"}
+            "gemini": "gridwm_judge.testing.stub_gemini_batches:GeminiBatches"}
 
 
 def batch_dialect(api: str) -> Callable[..., Any]:

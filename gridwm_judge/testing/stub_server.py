@@ -10,7 +10,7 @@ headers, a reasoning model's reply); everything else gets ``default_reply`` afte
 carrying ``max_tokens``, and "Unsupported value: 'temperature' ..." for a non-default sampling
 field; ``model`` / ``fingerprint`` are what it reports as having answered. ``api`` makes it
 speak Anthropic's Messages API (``"anthropic"``) or Gemini's generateContent (``"gemini"``)
-instead (:mod:`gridwm_judge.judges.stub_dialects`); ``base_url`` is then the host root, as
+instead (:mod:`gridwm_judge.testing.stub_dialects`); ``base_url`` is then the host root, as
 those SDKs take it.
 
     with StubServer(default_reply="Yes") as server:
@@ -19,7 +19,7 @@ those SDKs take it.
 From a shell, to try the ``openai:`` backend without a model server (``--api anthropic`` or
 ``--api gemini`` for those backends; ``eval --batch`` works against each)::
 
-    python -m gridwm_judge.judges.stub_server --port 8011 --reply Yes
+    python -m gridwm_judge.testing.stub_server --port 8011 --reply Yes
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from gridwm_judge.judges.stub_batches import DIALECTS, batch_dialect
-from gridwm_judge.judges.stub_dialects import (
+from gridwm_judge.testing.stub_batches import DIALECTS, batch_dialect
+from gridwm_judge.testing.stub_dialects import (
     error_body,
     path_ok,
     prompt_of,
@@ -347,12 +347,12 @@ def _quiet_disconnects(handle_error):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m gridwm_judge.judges.stub_server --reply Yes``: serve until Ctrl-C."""
+    """``python -m gridwm_judge.testing.stub_server --reply Yes``: serve until Ctrl-C."""
     import argparse
 
     p = argparse.ArgumentParser(
         allow_abbrev=False,
-        prog="python -m gridwm_judge.judges.stub_server",
+        prog="python -m gridwm_judge.testing.stub_server",
         description="local stub of a judge's API (canned replies), its batch API included",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )

@@ -16,7 +16,7 @@ with its request's metadata; a file batch's answers come back as a JSONL ``respo
 ``{"key", "response"}`` lines. A line whose scripted behaviour is an HTTP status is an answer
 with an ``error`` (that status and a message) instead. ``ending`` (``completed``, ``failed``:
 rejected, nothing answered; ``expired``: the first half answered), ``enabled`` and
-``refuse_status`` are as for :class:`~gridwm_judge.judges.stub_batches.OpenAIBatches`.
+``refuse_status`` are as for :class:`~gridwm_judge.testing.stub_batches.OpenAIBatches`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from gridwm_judge.judges.stub_dialects import STATUS_NAMES
+from gridwm_judge.testing.stub_dialects import STATUS_NAMES
 
 STEPS = ("BATCH_STATE_PENDING", "BATCH_STATE_RUNNING")
 ENDED = {"completed": "BATCH_STATE_SUCCEEDED", "failed": "BATCH_STATE_FAILED",

@@ -1,6 +1,6 @@
 """How the loopback stub server speaks the Anthropic Messages and Gemini generateContent APIs.
 
-Why a separate module: :mod:`gridwm_judge.judges.stub_server` scripts behaviours (ok, an HTTP
+Why a separate module: :mod:`gridwm_judge.testing.stub_server` scripts behaviours (ok, an HTTP
 status, a malformed body, a refusal, a cut-off answer) once; this module writes each of them in
 the wire format of the other APIs, as those servers answer (field names, stop reasons, error
 bodies, usage), so the ``anthropic:`` and ``gemini:`` backends are tested through their real
