@@ -370,6 +370,14 @@ def check_name(name: str) -> None:
                          + did_you_mean(name, NAMES))
 
 
+def answers_task(name: str, task: str) -> bool:
+    """Whether baseline ``name`` answers ``task``: a shortcut where its rule fits the task's
+    answer (:func:`shortcuts.answers`), every other baseline always; an unknown name is
+    refused here, before any data is read. (``judges.judge_tasks`` asks each backend this.)"""
+    check_name(name)
+    return name not in shortcuts.NAMES or shortcuts.answers(name, task_spec(task))
+
+
 def images_only(name: str) -> bool:
     """The shortcuts read pixels only: an item without images (a State-arm row) is not theirs."""
     return name in shortcuts.NAMES
