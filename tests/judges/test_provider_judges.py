@@ -176,7 +176,7 @@ def test_a_trickling_server_is_cut_at_the_deadline(api):
 @pytest.mark.parametrize("api", APIS)
 def test_a_refused_connection_stops_the_run_until_a_server_answered(api):
     """Refused before anything answered: nothing to retry against, the run stops in one
-    line (once a server has answered, it is retried: tests/test_faults_http.py)."""
+    line (once a server has answered, it is retried: tests/judges/test_faults_http.py)."""
     with StubServer(api=api) as server:
         url = server.base_url  # the port is closed once the server stops
     judge = make_judge(f"{api}:m", JudgeOptions(base_url=url, retries=1, backoff_s=0.01,

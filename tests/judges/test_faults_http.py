@@ -18,7 +18,7 @@ from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.testing.stub_server import StubServer, echo_headers, ok, trickle
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from gridwm_judge import cli
 from gridwm_judge.runner import commands
 from gridwm_judge.task_table import ALL_TASKS, task_spec
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 BUDGET_FAMILY = "--max-tokens-<task>"
 """The per-task budget flags, one entry for the scan: ``--max-tokens-c`` / ``--max-tokens-C``
 and their like for every task of the table, covered by the parametrized test below."""

@@ -12,7 +12,7 @@ from judges.smoke_data import write_smoke_dataset
 from gridwm_judge.cli import main
 from gridwm_judge.records import RUN_FORMAT, RunRecord, ScoresRecord
 
-UNVERSIONED = Path(__file__).parent / "data" / "run_unversioned.json"
+UNVERSIONED = Path(__file__).parents[1] / "data" / "run_unversioned.json"
 """A run.json as eval wrote it before run.json had a format."""
 
 

@@ -21,7 +21,7 @@ from gridwm_judge.cli import main
 from gridwm_judge.runner import store as store_mod
 from gridwm_judge.runner.store import PredictionStore, write_run_manifest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

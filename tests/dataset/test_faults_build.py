@@ -17,7 +17,7 @@ import pytest
 from gridwm_judge.cli import main
 from gridwm_judge.dataset.export import STAGE_LOCK, build_dataset, remove_dead_stages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 slow = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """`eval-many SPEC.yaml`: a bad spec is refused before anything runs, naming the
 entry and the field; a good one runs each judge into its own run folder (here with the local
-engine; tests/test_ray_engine.py runs it on Ray)."""
+engine; tests/runner/test_ray_engine.py runs it on Ray)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from gridwm_judge import resource_path
 from gridwm_judge.scoring import causal_metrics, jcr, ns, vcc
 
 MODULES = ("idr", "ns", "jcr", "vcc", "les", "task_a")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_package_does_not_import_evaluate():

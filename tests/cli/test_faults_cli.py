@@ -17,7 +17,7 @@ from gridwm_judge import atomic
 from gridwm_judge.cli import build_parser, main
 from gridwm_judge.redact import redact, redact_url, redact_value
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _subparsers(parser):

@@ -28,7 +28,7 @@ from gridwm_judge.runner.ray_vllm import (
     record_of,
 )
 
-SIGNATURES = json.loads((Path(__file__).parent / "data" / "vllm_0.34.0_signatures.json")
+SIGNATURES = json.loads((Path(__file__).parents[1] / "data" / "vllm_0.34.0_signatures.json")
                         .read_text())
 
 
