@@ -14,7 +14,6 @@ with its nine judges, a ``base`` run of five judges under 50 MB, the page writte
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import tempfile
 import time
@@ -33,9 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     from gridwm_judge.judges import judge_tasks
     from gridwm_judge.quickstart import BASELINES
     from gridwm_judge.records import PREDICTIONS_FILE
-    from gridwm_judge.report import collect, write_report
+    from gridwm_judge.report import collect, failures, write_report
     from gridwm_judge.report.gallery_items import FOLDER
     from gridwm_judge.report.html import write_html
+    from gridwm_judge.report.sections import all_tables
+    from gridwm_judge.report.writer import index_document
     from gridwm_judge.runner.evaluate import EvalConfig, run_eval
     from gridwm_judge.scoring.score import load_rows, score
     from gridwm_judge.scoring.task_scores import Settings
@@ -85,10 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         t_report = time.perf_counter() - t0
         data = collect(runs, work_dir=root / "collect")
         shutil.rmtree(report / FOLDER, ignore_errors=True)
-        heads = [json.loads(p.read_text(encoding="utf-8"))["title"]
-                 for p in sorted((report / "tables").glob("*headline.json"))]
+        document = index_document(data, all_tables(data), res.figures, report)
         t0 = time.perf_counter()
-        write_html(report, data, headline_titles=heads)
+        write_html(report, data, document, failures.markdown(data.judges))
         t_html = time.perf_counter() - t0
 
         page = report / "index.html"

@@ -10,13 +10,20 @@ marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every
 in every table has the one format of :func:`fsigned`); one with a ``"unit"`` shows its
 denominator as a number of that unit (:func:`with_unit`). How each kind of number is written
 (decimals, p-values) is :mod:`gridwm_judge.formats`'s.
+
+index.html draws the table from the object too (:meth:`Table.html`): each cell shows the text
+the Markdown shows, escaped (a cell is text, never markup), and sorts by its value
+(:func:`sort_value`), never by a number read back out of that text.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -101,7 +108,45 @@ def with_unit(m: Mapping[str, Any] | None, unit: str, *, signed: bool = False
     return out
 
 
+@dataclass(frozen=True)
+class Cell:
+    """A figure a table writes out itself (``0.500 [0.21, 0.79] (last-frame)``), with the
+    number it stands for: shown as ``text`` in every rendering, sorted by ``value``."""
+
+    text: str
+    value: float | None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_LEADING_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+\.?\d*|\.\d+)"
+                             r"(?:e[+-]?\d+)?", re.IGNORECASE)
+
+
+def sort_value(cell: Any) -> float | None:
+    """The number a cell sorts by on the page, or None (it sorts by its text): a metric's
+    value, a number, a :class:`Cell`'s value. A figure a table passed as plain text has no
+    value to keep: the number its text starts with, until that table passes a :class:`Cell`."""
+    if is_metric(cell):
+        value = cell.get("value")
+    elif isinstance(cell, Cell):
+        value = cell.value
+    elif isinstance(cell, str):
+        m = _LEADING_NUMBER.match(cell.strip())
+        value = float(m.group(0).replace(",", "")) if m else None
+    elif isinstance(cell, bool):
+        value = None
+    else:
+        value = cell if isinstance(cell, (int, float)) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
 def fcell(cell: Any) -> str:
+    if isinstance(cell, Cell):
+        return cell.text
     if is_metric(cell):
         return fmetric(cell)
     if cell is None:
@@ -126,8 +171,13 @@ class Table:
         return (*self.notes, DESCRIPTIVE_NOTE) if marked else self.notes
 
     def markdown(self) -> str:
+        """Its title (a ``###`` heading), the pipe table and its notes."""
+        return f"### {self.title}\n\n{self.body_markdown()}"
+
+    def body_markdown(self) -> str:
+        """The pipe table and its notes, without the title."""
         esc = [c.replace("|", "\\|") for c in self.columns]
-        lines = [f"### {self.title}", "", "| " + " | ".join(esc) + " |"]
+        lines = ["| " + " | ".join(esc) + " |"]
         lines.append("|" + "|".join("---" for _ in self.columns) + "|")
         for row in self.rows:
             lines.append("| " + " | ".join(fcell(c).replace("|", "\\|") for c in row) + " |")
@@ -136,6 +186,25 @@ class Table:
         for n in self.all_notes:
             lines += ["", f"_{n}_"]
         return "\n".join(lines).rstrip() + "\n"
+
+    def html(self) -> str:
+        """The grid as a sortable HTML table (its title and notes are the page's to draw):
+        every cell shows :func:`fcell`'s text, escaped, and a number's cell carries its
+        :func:`sort_value` as ``data-sort``."""
+        head = "".join(f'<th scope="col" tabindex="0">{html.escape(c)}</th>'
+                       for c in self.columns)
+        rows = self.rows or (tuple(DASH for _ in self.columns),)
+        body = []
+        for row in rows:
+            tds = []
+            for c in row:
+                key = sort_value(c)
+                attr = "" if key is None else f' data-sort="{key!r}"'
+                tds.append(f"<td{attr}>{html.escape(fcell(c))}</td>")
+            body.append("<tr>" + "".join(tds) + "</tr>")
+        return ('<div class="table-wrap"><table class="sortable">\n'
+                f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
+                + "\n</tbody></table></div>")
 
     def csv(self) -> str:
         metric_cols = {
@@ -158,9 +227,11 @@ class Table:
             out: list[Any] = []
             for i, cell in enumerate(row):
                 if i not in metric_cols:
-                    out.append("" if cell is None else cell)
+                    out.append("" if cell is None else cell.text if isinstance(cell, Cell)
+                               else cell)
                     continue
-                m = cell if is_metric(cell) else {}
+                m: Mapping[str, Any] = (cell if is_metric(cell) else {"value": cell.value}
+                                        if isinstance(cell, Cell) else {})
                 ci = m.get("ci") or [None, None]
                 vals = [m.get("value"), m.get("num"), m.get("den"), ci[0], ci[1]]
                 if i in env_cols:
@@ -174,7 +245,8 @@ class Table:
             "key": self.key,
             "title": self.title,
             "columns": list(self.columns),
-            "rows": [dict(zip(self.columns, r, strict=True)) for r in self.rows],
+            "rows": [dict(zip(self.columns, (c.text if isinstance(c, Cell) else c for c in r),
+                              strict=True)) for r in self.rows],
             "notes": list(self.all_notes),
         }
 

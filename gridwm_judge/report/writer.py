@@ -20,11 +20,13 @@ from typing import Any
 from gridwm_judge import __version__
 from gridwm_judge.atomic import check_out_dir, new_folder, replace_dir
 from gridwm_judge.report import failures
+from gridwm_judge.report.document import HEADLINES, Document, Section
 from gridwm_judge.report.html import write_html
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
 from gridwm_judge.report.sections import all_figures, all_tables
 from gridwm_judge.report.sent import decoding_section
+from gridwm_judge.report.table import Table
 from gridwm_judge.scoring.batch import check_resamples
 
 
@@ -59,7 +61,7 @@ def _runs_section(data: ReportData) -> list[str]:
     return lines
 
 
-def _not_run(data: ReportData) -> list[str]:
+def _not_run(data: ReportData) -> str:
     """Which tasks the judges were asked, and which none was (their tables and figures are
     left out)."""
     run, missing = data.run(), data.not_run()
@@ -67,7 +69,7 @@ def _not_run(data: ReportData) -> list[str]:
     if missing:
         line += f" Not run by any judge (their tables and figures are left out): " \
                 f"{', '.join(missing)}."
-    return [line, ""]
+    return line
 
 
 def _bootstrap_text(b: Mapping[str, Any]) -> str:
@@ -82,51 +84,46 @@ def _bootstrap_text(b: Mapping[str, Any]) -> str:
     )
 
 
-def index_markdown(data: ReportData, tables, figures: Sequence[Path], out: Path) -> str:
+def _decoding(data: ReportData) -> Section:
+    """The "Requests as sent" section (:func:`decoding_section` writes its heading)."""
+    heading, *body = decoding_section(data.runs)
+    assert heading.startswith("## "), heading
+    return Section(heading[3:], ("\n".join(body),))
+
+
+def index_document(data: ReportData, tables: Sequence[Table], figures: Sequence[Path],
+                   out: Path) -> Document:
+    """index.md's content: what was run and how, then every table, the failure modes and the
+    figures (``figures``' paths relative to ``out``)."""
     fps = sorted({r.fingerprint or "unknown" for r in data.runs})
     boot = {_bootstrap_text(r.scores.bootstrap) for r in data.runs}
     parsers = {"{rules} rules ({version})".format(**r.scores.parser) for r in data.runs}
     overrides = [o for r in data.runs for o in r.scores.overrides]
-    lines = [
-        "# GridWM-Judge report",
-        "",
+    head = [
         f"Written {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by gridwm-judge "
         f"{__version__}. {len(data.judges)} judge(s) from {len(data.runs)} run(s).",
-        "",
         "Dataset fingerprint(s): "
         + ", ".join(f"`{f}`" for f in fps)
         + ("" if len(fps) == 1 else " -- **runs on different datasets: compare with care**"),
-        "",
         "Bootstrap: " + "; ".join(sorted(boot)),
-        "",
         "Parser: " + "; ".join(sorted(parsers)),
-        "",
         *(["**Scored despite a mismatch between predictions and dataset** (--allow-mismatch): "
-           + "; ".join(overrides), ""] if overrides else []),
-        "## Runs",
-        "",
-        *_runs_section(data),
-        "",
-        *_not_run(data),
-        "Oracle runs read the gold answer: an upper-bound sanity check of the scorer, "
-        "never a model result.",
-        "",
-        *decoding_section(data.runs),
+           + "; ".join(overrides)] if overrides else []),
     ]
-    for t in tables:
-        lines += [t.markdown().replace("### ", "## ", 1), ""]
-        lines.append(f"Files: `tables/{t.key}.md`, `tables/{t.key}.csv`, `tables/{t.key}.json`")
-        lines.append("")
-    lines += ["## Failure modes", "", "See [failure_modes.md](failure_modes.md). Flagged:", ""]
-    for e in data.judges:
-        lines.append(f"- **{e.label}**: {failures.summary_line(e)}")
-    lines += [f"- **{e.label}** (MiniWorld): {failures.summary_line(e, 'miniworld')}"
-              for e in data.judges if failures.has_world(e, "miniworld")]
-    lines += ["", "## Figures", ""]
-    for f in figures:
-        rel = f.relative_to(out).as_posix()
-        lines += [f"![{f.stem}]({rel})", ""]
-    return "\n".join(lines)
+    runs = Section("Runs", ("\n".join(_runs_section(data)), _not_run(data),
+                            "Oracle runs read the gold answer: an upper-bound sanity check of "
+                            "the scorer, never a model result."))
+    shown = [Section(t.title, (t, f"Files: `tables/{t.key}.md`, `tables/{t.key}.csv`, "
+                                  f"`tables/{t.key}.json`")) for t in tables]
+    flagged = [f"- **{e.label}**: {failures.summary_line(e)}" for e in data.judges]
+    flagged += [f"- **{e.label}** (MiniWorld): {failures.summary_line(e, 'miniworld')}"
+                for e in data.judges if failures.has_world(e, "miniworld")]
+    modes = Section("Failure modes", ("See [failure_modes.md](failure_modes.md). Flagged:",
+                                      "\n".join(flagged)))
+    figs = Section("Figures", tuple(f"![{f.stem}]({f.relative_to(out).as_posix()})"
+                                    for f in figures))
+    return Document("GridWM-Judge report", "\n\n".join(head),
+                    (runs, _decoding(data), *shown, modes, figs))
 
 
 def write_report(
@@ -175,15 +172,16 @@ def _render(run_dirs: Sequence[str | Path], out: Path, *, n_resamples: int | Non
             p = tdir / f"{t.key}.{ext}"
             p.write_text(text, encoding="utf-8")
             written.append(p)
-    (out / "failure_modes.md").write_text(failures.markdown(data.judges), encoding="utf-8")
+    failure_md = failures.markdown(data.judges)
+    (out / "failure_modes.md").write_text(failure_md, encoding="utf-8")
     (out / "failure_modes.json").write_text(
         json.dumps(failures.json_obj(data.judges), indent=1) + "\n", encoding="utf-8"
     )
     figs = write_figures(data, out / "figures", all_figures(data)) if figures else []
     index = out / "index.md"
-    index.write_text(index_markdown(data, tables, figs, out), encoding="utf-8")
-    heads = [t for t in tables if t.key in ("headline", "miniworld_headline")]
+    document = index_document(data, tables, figs, out)
+    index.write_text(document.markdown(), encoding="utf-8")
+    heads = [t for t in tables if t.key in HEADLINES]
     headline = "\n\n".join(f"{h.title}\n\n{h.text()}\n\n" + "\n".join(h.notes) for h in heads)
-    page, left_out = write_html(out, data, headline_titles=[h.title for h in heads],
-                                dataset=dataset)
+    page, left_out = write_html(out, data, document, failure_md, dataset=dataset)
     return ReportResult(out, index, tuple(written), tuple(figs), page, headline, data, left_out)

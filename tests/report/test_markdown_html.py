@@ -1,12 +1,13 @@
-"""The report's Markdown as HTML (what index.html is drawn from), and the gallery's escaping of
-what a judge answered."""
+"""The report's prose as HTML (markdown-it-py: headings with ids, notes, figures, the pipe
+tables written as Markdown made sortable, raw HTML shown as text), and the gallery's escaping
+of what a judge answered."""
 
 from __future__ import annotations
 
 from gridwm_judge.report.gallery import Failure
 from gridwm_judge.report.gallery_html import section
 from gridwm_judge.report.gallery_items import Gallery, GalleryGroup, GalleryItem, Picture
-from gridwm_judge.report.markdown_html import blocks, inline, sort_key, to_html
+from gridwm_judge.report.markdown_html import inline, slug, to_html
 from gridwm_judge.scoring.grading import GradedRow
 
 MD = """# Title
@@ -29,29 +30,44 @@ _Brackets: 95% CI._
 """
 
 
-def test_blocks_of_the_report_markdown():
-    kinds = [b.kind for b in blocks(MD)]
-    assert kinds == ["heading", "para", "heading", "table", "para", "list", "image"]
-
-
-def test_tables_are_sortable_with_numeric_keys_and_escaped_cells():
+def test_prose_headings_notes_lists_and_figures():
     out = to_html(MD)
-    assert '<table class="sortable">' in out
-    assert '<td data-sort="0.5">0.500 (7/14) [0.21, 0.79]</td>' in out
+    assert '<h1 id="title">Title</h1>' in out
+    assert '<h2 id="task-c-a-table">Task C: a table</h2>' in out
+    assert ("<p>Written by <code>gridwm-judge</code>. <strong>Bold</strong> and <em>a note</em> "
+            "with p_active kept.</p>") in out
+    assert '<p class="note"><em>Brackets: 95% CI.</em></p>' in out
+    assert "<li><strong>a</strong>: none</li>" in out and out.count("<li>") == 2
+    assert ('<figure class="figure"><a href="figures/fig4_stability.png"><img '
+            'src="figures/fig4_stability.png" alt="fig4_stability" loading="lazy"></a>'
+            "<figcaption>fig4_stability</figcaption></figure>") in out
+    assert "<p><img" not in out  # the image's paragraph became the figure
+    shifted = to_html(MD, level_shift=1)
+    assert '<h2 id="title">Title</h2>' in shifted and '<h3 id="task-c-a-table">' in shifted
+
+
+def test_a_pipe_table_written_as_markdown_is_sortable_and_escaped():
+    out = to_html(MD)
+    assert '<div class="table-wrap"><table class="sortable">' in out
+    assert out.count('<th scope="col" tabindex="0">') == 3 and out.count("<tr>") == 3
     assert "<td>x | y</td>" in out  # an escaped pipe stays in its cell
     assert "<td>&lt;b&gt;no&lt;/b&gt;</td>" in out and "<b>no</b>" not in out
-    assert out.count("<th ") == 3 and out.count("<tr>") == 3
-    assert '<img src="figures/fig4_stability.png" alt="fig4_stability"' in out
-    assert '<p class="note"><em>Brackets: 95% CI.</em></p>' in out
-    assert '<h2 id="task-c-a-table">Task C: a table</h2>' in out
+    assert "</table>\n</div>" in out
 
 
-def test_inline_marks():
+def test_a_paragraph_emphasised_in_part_is_no_note():
+    assert to_html("_a_ and _b_") == "<p><em>a</em> and <em>b</em></p>\n"
+    assert to_html("_all of it_") == '<p class="note"><em>all of it</em></p>\n'
+
+
+def test_inline_marks_and_what_is_never_markup():
     assert inline("`a<b>` **x** _y_ *z*: p_active [f](f.md)") == (
         '<code>a&lt;b&gt;</code> <strong>x</strong> <em>y</em> <em>z</em>: p_active '
         '<a href="f.md">f</a>')
-    assert sort_key("-0.135 (-14/104)") == "-0.135"
-    assert sort_key("– (0/0)") == "" and sort_key("baseline:oracle") == ""
+    assert inline('<script>alert("x")</script>') == (
+        "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;")
+    assert "<a" not in inline("[x](javascript:alert(1))")  # no script links
+    assert slug("Task C: `task_c` (Table 2)") == "task-c-task-c-table-2" and slug("**") == "section"
 
 
 def _row(raw_parsed: str | None) -> GradedRow:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from markdown_it import MarkdownIt
 from PIL import Image
 
 from gridwm_judge.cli import main
@@ -133,6 +134,87 @@ def test_page_holds_every_table_and_figure_of_the_markdown(report):
         if t.suffix == ".json":
             title = json.loads(t.read_text())["title"]
             assert re.sub(r"[`*]", "", title) in plain, title
+
+
+class _Grids(HTMLParser):
+    """Each table of a page (the gallery's counts left out): its header and its rows of
+    (data-sort, text) cells."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.tables: list[tuple[list[str], list[list[tuple[str | None, str]]]]] = []
+        self._in = False
+        self._cell: list[str] | None = None
+        self._sort: str | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self._in = "gallery-counts" not in (a.get("class") or "")
+            if self._in:
+                self.tables.append(([], []))
+        elif self._in and tag == "tr" and self.tables[-1][0]:
+            self.tables[-1][1].append([])
+        elif self._in and tag in ("td", "th"):
+            self._cell, self._sort = [], a.get("data-sort")
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._in = False
+        elif tag in ("td", "th") and self._cell is not None:
+            text = "".join(self._cell)
+            head, rows = self.tables[-1]
+            (head.append(text) if tag == "th" else rows[-1].append((self._sort, text)))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _md_grids(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Each pipe table of a Markdown text, its cells as the text a reader sees."""
+    def plain(md: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt().renderInline(md)))
+
+    grids, head, rows, cells = [], [], [], None
+    for tok in MarkdownIt("commonmark").enable("table").parse(text):
+        if tok.type == "table_open":
+            head, rows = [], []
+        elif tok.type == "tr_open":
+            cells = []
+        elif tok.type == "inline" and cells is not None:
+            cells.append(plain(tok.content))
+        elif tok.type == "tr_close" and cells is not None:
+            (rows.append(cells) if head else head.extend(cells))
+            cells = None
+        elif tok.type == "table_close":
+            grids.append((head, rows))
+    return grids
+
+
+def test_every_markdown_table_is_on_the_page_drawn_from_its_table_object(report):
+    """The same tables with the same rows as index.md and failure_modes.md, and each metric
+    cell of a table's JSON sorts by its value, not by the rounded number its text shows."""
+    out = report.out
+    page = _Grids(report.html.read_text())
+    shown = sorted((h, [[t for _k, t in r] for r in rows]) for h, rows in page.tables)
+    md = _md_grids((out / "index.md").read_text()) + _md_grids(
+        (out / "failure_modes.md").read_text())
+    assert shown == sorted(md) and len(md) > 5
+    by_head = {tuple(h): rows for h, rows in page.tables}
+    checked = 0
+    for path in sorted((out / "tables").glob("*.json")):
+        table = json.loads(path.read_text())
+        rows = by_head[tuple(table["columns"])]
+        assert len(rows) == max(1, len(table["rows"])), path.name
+        for row, cells in zip(table["rows"], rows, strict=False):
+            for (key, _text), value in zip(cells, row.values(), strict=True):
+                if isinstance(value, dict) and value.get("value") is not None:
+                    assert key is not None and float(key) == value["value"], (path.name, value)
+                    checked += 1
+    assert checked > 20
 
 
 def test_gallery_kinds_cap_and_counts(report):
@@ -326,3 +408,36 @@ def test_the_page_in_headless_chromium(report, tmp_path):
         shot = _chromium("--window-size=1400,1600", f"--screenshot={png}", target)
         assert shot.returncode == 0 and _console(shot.stderr) == [], shot.stderr[-2000:]
         _not_blank(png)
+
+
+_SORT_PROBE = """<script>
+window.addEventListener('load', () => {
+  const table = document.querySelector('#report-view table.sortable');
+  const col = [...table.tHead.rows[0].cells].findIndex(th => th.textContent === 'IDR_raw');
+  const keys = () => [...table.tBodies[0].rows].map(r => r.cells[col].getAttribute('data-sort'));
+  table.tHead.rows[0].cells[col].click();
+  const up = keys();
+  table.tHead.rows[0].cells[col].click();
+  document.title = JSON.stringify([up, keys()]);
+});
+</script>"""
+"""Appended to a copy of the page: clicks the first table's IDR_raw header twice and writes the
+column's sort keys (ascending, then descending) into the title."""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed "
+                    "(Debian: apt-get install chromium; .ci/run installs it)")
+def test_a_table_sorts_by_its_cells_values_in_headless_chromium(report):
+    probe = report.html.with_name("probe-sort.html")
+    probe.write_text(report.html.read_text() + _SORT_PROBE)
+    try:
+        out = _chromium("--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    finally:
+        probe.unlink()
+    title = re.search(r"<title>([^<]*)</title>", out.stdout)
+    assert title is not None and _console(out.stderr) == [], out.stderr[-2000:]
+    up, down = json.loads(html.unescape(title.group(1)))
+    numbers = [float(k) for k in up if k is not None]
+    assert len(numbers) >= 3 and len(set(numbers)) > 1
+    assert numbers == sorted(numbers) and up[:len(numbers)] == [repr(x) for x in numbers]
+    assert [float(k) for k in down if k is not None] == sorted(numbers, reverse=True)

@@ -132,3 +132,8 @@ def test_a_section_draws_its_table_with_title_and_notes_and_the_markdown_agrees(
     assert f'<p class="note"><em>{html.escape(DESCRIPTIVE_NOTE, quote=False)}</em></p>' in out
     assert "<p>Files: <code>f</code></p>" in out
     assert '<td><code>r</code></td>' in runs.html()
+
+
+def test_a_count_written_with_thousands_separators_sorts_as_its_number():
+    assert sort_value("1,012") == 1012.0 and sort_value("12,345.5 USD") == 12345.5
+    assert sort_value("9") < sort_value("1,012")
