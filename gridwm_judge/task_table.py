@@ -463,8 +463,6 @@ them (not in ``all``)."""
 
 ALL_TASKS: tuple[TaskSpec, ...] = (TASKS + HARD_TASKS + MINIWORLD_TASKS + CONTROL_TASKS
                                    + PAPER_TASKS)
-ALL_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS)
-"""Every config a dataset may hold (scoring accepts each)."""
 BUILT_CONFIGS: tuple[str, ...] = tuple(t.config for t in ALL_TASKS if not t.imported)
 """The configs the builder generates (every config but the imported ones)."""
 

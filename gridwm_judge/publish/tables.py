@@ -26,7 +26,7 @@ from gridwm_judge.dataset_io import HUB_ID
 from gridwm_judge.publish.entries import Entry, local_model, public_judge
 from gridwm_judge.records import SCORED_ROWS_FILE, read_prediction_file
 from gridwm_judge.redact import redact, redact_value
-from gridwm_judge.results import MetricResult, Results
+from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.judge_pairs import PAIRED_TASKS, discrimination, read_graded
 
 TABLES: tuple[str, ...] = ("results", "runs", "predictions", "groups")
@@ -182,10 +182,3 @@ def parquet_bytes(table: str, rows: Sequence[Mapping[str, Any]]) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(data, sink)
     return sink.getvalue().to_pybytes()
-
-
-def read_results(path: str | Path) -> Results:
-    """Every figure of a results Parquet file (or a folder of them), as results."""
-    path = Path(path)
-    files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
-    return Results(result_of(r) for f in files for r in pq.read_table(f).to_pylist())

@@ -15,14 +15,12 @@ from collections.abc import Iterator
 from gridwm_judge.records import MODE_LABELS, FailureModeRecord
 from gridwm_judge.report.inputs import JudgeEntry
 from gridwm_judge.scoring import scopes
-from gridwm_judge.scoring.causal import DEGENERATE_FLAGS
 from gridwm_judge.scoring.judge_scores import degenerate_modes, mode_line
 from gridwm_judge.scoring.scopes import CausalScope
 from gridwm_judge.task_table import world_of
 
 MODES = tuple(MODE_LABELS)
 """The five failure modes, then the three degenerate-judge flags, in the order shown."""
-DEGENERATE = DEGENERATE_FLAGS
 
 
 def causal_scopes(entry: JudgeEntry, world: str = "minigrid") -> Iterator[CausalScope]:

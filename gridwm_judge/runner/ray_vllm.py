@@ -31,8 +31,6 @@ from gridwm_judge.parsing import split_reasoning
 from gridwm_judge.runner.evaluate import EvalConfig, ask_row, prediction_record
 
 INSTALL_LLM = "pip install 'ray[llm]==2.60.*'"
-CARRIED = ("uid", "task", "style", "max_tokens", "request_hash", "item_digest")
-"""Columns a row carries from preprocess to postprocess (never its images)."""
 
 
 def processor_config(model: str, options: JudgeOptions, *, replicas: int = 1,

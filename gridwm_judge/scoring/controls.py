@@ -25,7 +25,6 @@ B_WEIGHTS: dict[str, float] = {
     "objects": 0.20,
 }
 B_THRESHOLD = 0.90
-DIRECTIONS = ("right", "down", "left", "up")
 
 
 def _ratio_by_group(group_ids: np.ndarray, num: np.ndarray, den: np.ndarray) -> GroupRatio:

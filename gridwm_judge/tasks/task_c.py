@@ -44,7 +44,7 @@ from gridwm_judge.render import (
     split,
 )
 from gridwm_judge.render.nocue_style import check_style
-from gridwm_judge.schema import REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
+from gridwm_judge.schema import FRAMING, REPRESENTATIONS, TEMPORAL, VARIANTS, VISUAL
 from gridwm_judge.tasks.rows import counted_rows, variant_row
 from gridwm_judge.world import Group, World, check_world, rollout_of
 
@@ -53,7 +53,7 @@ TASK_C_FAMILIES: tuple[str, ...] = ("keycorridor", "multiroom", "redbluedoor")
 
 PROBE_SETS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "grid": tuple((t, v, "neutral") for t in TEMPORAL for v in VISUAL),
-    "framing": tuple(("orig", "clean", f) for f in ("neutral", "positive", "negative")),
+    "framing": tuple(("orig", "clean", f) for f in FRAMING),
     "baseline": (("orig", "clean", "neutral"),),
 }
 """probe set -> (temporal, visual, framing) presentations, in row order."""
