@@ -234,7 +234,10 @@ class TaskSpec:
     side. ``imported``, for a config whose rows come from the paper's public release (never
     generated, :data:`PAPER_TASKS`), names the generated config that asks the same question
     ("D" for "RDR"); ``also_protocols`` names protocols its verdict figures are given under
-    besides ``protocol`` (the release's D-R figures use both).
+    besides ``protocol`` (the release's D-R figures use both). ``variant_of``, for a config
+    that asks another config's question in another form (a new answer format, a new prompt),
+    names that config's task ("D"): it is scored by the same recipe, reported in a table of
+    its own, and never taken for the world's task of that recipe (:func:`world_task`).
     """
 
     name: str
@@ -251,6 +254,7 @@ class TaskSpec:
     paper: str | None = None
     imported: str | None = None
     also_protocols: tuple[str, ...] = ()
+    variant_of: str | None = None
 
     def __post_init__(self) -> None:
         if not self.description.strip():
@@ -489,10 +493,11 @@ def world_of(name: str) -> str:
 
 def world_task(recipe: str, world: str = "minigrid") -> str:
     """The task of ``world`` that asks ``recipe``'s question in the paper's form (not a hard
-    counterpart): ``world_task("next_state", "miniworld")`` is ``"MA"``. What the report's
-    per-world sections read instead of spelling a world's task names."""
-    found = [t.name for t in ALL_TASKS
-             if t.recipe == recipe and t.world == world and not (t.paper or t.imported)]
+    counterpart, an imported exam or a variant): ``world_task("next_state", "miniworld")`` is
+    ``"MA"``. What the report's per-world sections read instead of spelling a world's task
+    names."""
+    found = [t.name for t in ALL_TASKS if t.recipe == recipe and t.world == world
+             and not (t.paper or t.imported or t.variant_of)]
     if len(found) != 1:
         raise ValueError(f"{len(found)} tasks of world {world!r} ask recipe {recipe!r} "
                          f"({', '.join(found) or 'none'}); expected one")

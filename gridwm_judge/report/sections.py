@@ -64,6 +64,10 @@ def _config(task: str) -> str:
     return task_spec(task).config
 
 
+VARIANT_TABLES: dict[str, Callable[..., Table]] = {
+    "presentation_invariance": task_c, "reference_aided": task_d}
+"""The table of a recipe drawn for any one of its tasks (``task=``)."""
+
 TableSection = Section[Callable[[ReportData], Table]]
 TABLES: tuple[TableSection, ...] = (
     Section("headline", (C, D), partial(headline, world=MG)),
@@ -97,9 +101,14 @@ TABLES: tuple[TableSection, ...] = (
     Section("shortcut_vs_judges", EVERY, shortcuts.beside_judges),
     Section("judge_pairs", judge_pairs.PAIRED_TASKS, judge_pairs.table,
             shown=judge_pairs.asked),
+    *(Section(t.config, (t.name,), partial(
+        VARIANT_TABLES[t.recipe], task=t.name,
+        title=f"{t.name} (config {t.config}, a variant of {t.variant_of}): {t.role}"))
+      for t in ALL_TASKS if t.variant_of and t.recipe in VARIANT_TABLES),
     Section("cost", EVERY, cost.cost_table, shown=cost.reported_usage),
 )
-"""Every table a report may hold, in report order."""
+"""Every table a report may hold, in report order (a config that is a ``variant_of`` another
+gets its recipe's table, before the cost)."""
 
 FigureSection = Section[Callable[[ReportData, Path], Path]]
 FIGURES: tuple[FigureSection, ...] = (

@@ -12,6 +12,8 @@ with CIs, the lmms-eval and inspect files (``python -m gridwm_judge.integrations
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import datasets
 import pytest
@@ -30,7 +32,8 @@ from gridwm_judge.worlds.minigrid import generate_groups
 
 DEMO = TaskSpec("F", "task_f", "demo: reference-aided question answered Yes/No",
                 Verdict("Yes", "No"), 64, "reference_aided", "all_groups",
-                description="F: Task D's reference-aided question answered Yes/No (demo)")
+                description="F: Task D's reference-aided question answered Yes/No (demo)",
+                variant_of="D")
 
 
 def build_rows(groups) -> list[dict]:
@@ -107,6 +110,28 @@ def test_a_new_config_runs_through_eval_and_score(demo_table, tmp_path, capsys):
     yes = results("always-yes")
     assert yes.value(task="F", name="idr_raw") == 0.0
     assert yes.value(task="F", name="acc_cf") == 0.0
+
+    # shipped, the entry is in the table every module reads at import: a fresh process with
+    # it there still finds D as Task D's question and reports F in a table of its own
+    shipped = f"""
+import sys
+from gridwm_judge import task_table as tt
+from gridwm_judge.task_table import TaskSpec, Verdict
+demo = TaskSpec("F", "task_f", "demo", Verdict("Yes", "No"), 64, "reference_aided",
+                "all_groups", description="F (demo)", variant_of="D")
+tt.ALL_TASKS = (*tt.ALL_TASKS, demo)
+tt._BY_KEY.update({{k: demo for k in ("F", "f", "task_f")}})
+assert tt.world_task("reference_aided") == "D"
+from gridwm_judge.cli import main
+sys.exit(main(["report", {str(tmp_path / "oracle")!r}, {str(tmp_path / "always-yes")!r},
+               "--out", {str(tmp_path / "report")!r}, "--n-resamples", "50"]))
+"""
+    done = subprocess.run([sys.executable, "-c", shipped], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = (tmp_path / "report" / "tables" / "task_f.md").read_text()
+    assert table.startswith("### F (config task_f, a variant of D): demo\n")
+    assert "baseline:oracle" in table and "baseline:always-yes" in table
 
 
 def test_a_new_configs_integration_files_come_from_the_generator(demo_table):
