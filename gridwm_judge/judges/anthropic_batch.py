@@ -24,13 +24,20 @@ from gridwm_judge.judges.anthropic_api import (
     sent_fields,
 )
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.batch_api import RETRYABLE, BatchError, BatchStatus, Entry, Line
-from gridwm_judge.judges.http_judge import transport_failure
+from gridwm_judge.judges.batch_api import (
+    BatchError,
+    BatchStatus,
+    Entry,
+    Line,
+    refused,
+    unanswered,
+)
 from gridwm_judge.redact import redact
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 256_000_000
 """Anthropic's limits for one Message Batch: requests and bytes of the create call."""
+NO_API = "has no Message Batches API (POST /v1/messages/batches)"
 
 
 class BatchClient:
@@ -91,26 +98,10 @@ class BatchClient:
             return fn(*args, **kwargs)
         except Exception as exc:
             status = getattr(exc, "status_code", None)
-            url = self.judge.url
-            if status is None:
-                failed = transport_failure(exc)
-                if failed is None:
-                    raise
-                raise BatchError(f"the server at {url} did not answer the batch {step} "
-                                 f"({failed})", retryable=True) from exc
+            if not isinstance(status, int):
+                raise unanswered(exc, step, self.judge.url) or exc from exc
             text = redact(_message(exc), self.judge.secrets)
-            if status == 404 and step == "create":
-                raise BatchError(f"the server at {url} has no Message Batches API (POST "
-                                 "/v1/messages/batches -> 404); run without --batch") from exc
-            if status in (401, 403):
-                raise BatchError(f"the key has no batch access at {url} (HTTP {status} on "
-                                 f"{step}: {text}); check the key, or run without --batch"
-                                 ) from exc
-            if status == 400 and step == "create":
-                raise BatchError(f"the provider rejected the batch ({text}); nothing was "
-                                 "submitted") from exc
-            raise BatchError(f"the server refused the batch {step} (HTTP {status}: {text})",
-                             retryable=status in RETRYABLE) from exc
+            raise refused(step, status, text, self.judge.url, NO_API) from exc
 
 
 def _message(exc: BaseException) -> str:

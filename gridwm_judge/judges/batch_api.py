@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
+from gridwm_judge.judges.http_judge import transport_failure
 
 PROVIDERS = {"openai": "openai_batch", "anthropic": "anthropic_batch", "gemini": "gemini_batch"}
 """Backend -> the module (under ``gridwm_judge.judges``) that speaks its batch interface."""
@@ -113,6 +114,32 @@ class BatchAPI(Protocol):
     def cancel(self, batch_id: str) -> None: ...
 
     def close(self) -> None: ...
+
+
+def unanswered(exc: BaseException, step: str, url: str) -> BatchError | None:
+    """The one line for batch ``step`` the server never answered (a dropped connection, a
+    timeout: worth trying again later); None when ``exc`` is no such failure."""
+    failed = transport_failure(exc)
+    return None if failed is None else BatchError(
+        f"the server at {url} did not answer the batch {step} ({failed})", retryable=True)
+
+
+def refused(step: str, status: int, text: str, url: str, no_api: str) -> BatchError:
+    """The one line for batch ``step`` the server refused with HTTP ``status`` (``text``: its
+    message, secrets already redacted); ``no_api`` says what a 404 at submission means at
+    this provider."""
+    if status == 404 and step in ("upload", "create"):
+        return BatchError(f"the server at {url} {no_api} (HTTP 404 on {step}: {text}); run "
+                          "without --batch")
+    if status == 404 and step == "download":
+        return BatchError(f"its results are gone (HTTP 404: {text})")
+    if status in (401, 403):
+        return BatchError(f"the key has no batch access at {url} (HTTP {status} on {step}: "
+                          f"{text}); check the key and its project, or run without --batch")
+    if status == 400 and step in ("upload", "create"):
+        return BatchError(f"the provider rejected the batch ({text}); nothing was submitted")
+    return BatchError(f"the server refused the batch {step} (HTTP {status}: {text})",
+                      retryable=status in RETRYABLE)
 
 
 def batch_api(judge: Any) -> BatchAPI:

@@ -28,9 +28,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.batch_api import RETRYABLE, BatchError, BatchStatus, Entry, Line
+from gridwm_judge.judges.batch_api import BatchStatus, Entry, Line, refused, unanswered
 from gridwm_judge.judges.gemini_api import GeminiJudge, response_of
-from gridwm_judge.judges.http_judge import transport_failure
 from gridwm_judge.redact import redact
 
 MAX_INLINE_BYTES = 20_000_000
@@ -119,36 +118,19 @@ class BatchClient:
         self._call("cancel", self.client.batches.cancel, name=batch_id)
 
     def _call(self, step: str, fn: Callable[..., Any], **kwargs: Any) -> Any:
-        """``fn`` with the SDK's refusals as one line each."""
+        """``fn`` with the SDK's refusals (``APIError.code``: the HTTP status) as one line
+        each."""
         try:
             return fn(**kwargs)
         except Exception as exc:
-            if not isinstance(getattr(exc, "code", None), int):
-                failed = transport_failure(exc)
-                if failed is None:
-                    raise
-                raise BatchError(f"the server at {self.judge.url} did not answer the batch "
-                                 f"{step} ({failed})", retryable=True) from exc
-            raise self._refusal(step, exc) from exc
-
-    def _refusal(self, step: str, exc: Exception) -> BatchError:
-        """One line for an SDK ``APIError`` (``code``: the HTTP status) at ``step``."""
-        status = getattr(exc, "code", None)
-        text = redact(" ".join(str(getattr(exc, "message", None) or exc).split())[:200],
-                      self.judge.secrets)
-        url = self.judge.url
-        if status == 404 and step == "download":
-            return BatchError(f"its results file is gone (HTTP 404: {text})")
-        if status == 404 and step in ("upload", "create"):
-            return BatchError(f"the server at {url} has no batch mode for "
-                              f"{self.judge.model} (HTTP 404 on {step}: {text}); check the "
-                              "model name, or run without --batch")
-        if status in (401, 403):
-            return BatchError(f"the key has no batch access at {url} (HTTP {status} on "
-                              f"{step}: {text}); check the key's project, or run without "
-                              "--batch")
-        return BatchError(f"the server refused the batch {step} (HTTP {status}: {text})",
-                          retryable=status in RETRYABLE)
+            status = getattr(exc, "code", None)
+            if not isinstance(status, int):
+                raise unanswered(exc, step, self.judge.url) or exc from exc
+            text = redact(" ".join(str(getattr(exc, "message", None) or exc).split())[:200],
+                          self.judge.secrets)
+            no_api = (f"has no batch mode for {self.judge.model} (Gemini answers 404 for an "
+                      "unknown model too: check its name)")
+            raise refused(step, status, text, self.judge.url, no_api) from exc
 
 
 def file_line(cid: str, body: Mapping[str, Any]) -> bytes:

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.batch_api import RETRYABLE, BatchError, BatchStatus, Entry, Line
-from gridwm_judge.judges.http_judge import served, transport_failure
+from gridwm_judge.judges.batch_api import BatchStatus, Entry, Line, refused, unanswered
+from gridwm_judge.judges.http_judge import served
 from gridwm_judge.judges.openai_http import OpenAIJudge, parse_completion, sent_fields
 from gridwm_judge.redact import redact
 
@@ -32,6 +32,8 @@ size bind first)."""
 OUTCOME = {"completed": "completed", "failed": "failed", "expired": "expired",
            "cancelled": "cancelled"}
 """Statuses after which a batch changes no more (``cancelling`` still may)."""
+NO_API = ("has no batch API: OpenAI's own API has one, vLLM and most compatible servers do "
+          "not")
 
 
 class BatchClient:
@@ -57,26 +59,10 @@ class BatchClient:
             resp = self.client.request(method, f"{self.base}{path}", headers=self.headers,
                                        **kwargs)
         except Exception as exc:
-            failed = transport_failure(exc)
-            if failed is None:
-                raise
-            raise BatchError(f"the server at {self.base} did not answer the batch {step} "
-                             f"({failed})", retryable=True) from exc
-        return self._check(resp, step)
-
-    def _check(self, resp: Any, step: str) -> Any:
-        if resp.status_code == 404 and step in ("upload", "create"):
-            raise BatchError(f"the server at {self.base} has no batch API (POST {step} -> "
-                             "404): OpenAI's own API has one, vLLM and most compatible "
-                             "servers do not; run without --batch")
-        if resp.status_code in (401, 403):
-            raise BatchError(f"the key has no batch access at {self.base} (HTTP "
-                             f"{resp.status_code} on {step}): check its project's permissions, "
-                             "or run without --batch")
+            raise unanswered(exc, step, self.base) or exc from exc
         if resp.status_code >= 400:
-            raise BatchError(f"the server refused the batch {step} (HTTP {resp.status_code}: "
-                             f"{redact(resp.text[:200], self.secrets)})",
-                             retryable=resp.status_code in RETRYABLE)
+            text = redact(" ".join(resp.text[:200].split()), self.secrets)
+            raise refused(step, resp.status_code, text, self.base, NO_API)
         return resp
 
     def entry(self, cid: str, req: JudgeRequest) -> Entry:

@@ -7,10 +7,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
 
@@ -18,17 +16,11 @@ JUDGES = {"openai": "openai:gpt-4o", "anthropic": "anthropic:claude-sonnet-4-6",
           "gemini": "gemini:gemini-2.5-flash-lite"}
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> Path:
-    return write_smoke_dataset(tmp_path_factory.mktemp("ds") / "smoke", configs=("task_c",))
-
-
+@pytest.mark.usefixtures("keys")
 @pytest.mark.parametrize("api", list(JUDGES))
-def test_eval_batch_against_the_stub_command(smoke, tmp_path, monkeypatch, capsys, api):
+def test_eval_batch_against_the_stub_command(smoke, tmp_path, capsys, api):
     pytest.importorskip({"openai": "httpx", "anthropic": "anthropic",
                          "gemini": "google.genai"}[api])
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-stub")
-    monkeypatch.setenv("GEMINI_API_KEY", "sk-stub")
     proc = subprocess.Popen([sys.executable, "-m", "gridwm_judge.testing.stub_server", "--api",
                              api, "--reply", "No"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
