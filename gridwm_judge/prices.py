@@ -98,23 +98,25 @@ def run_cost(judge: str, usage: Mapping[str, Any] | None, table: PriceTable,
     of which ``batched`` came through its batch interface, at the batch rate), with the price's
     date and source; ``usd`` None with the reason where it is unknown."""
     price = table.for_judge(judge)
+    rows = {"batch_rows": batched.get("rows")} if batched else {}
     if price is None:
-        return {"usd": None, "why": unknown_why(judge, table)}
+        return {"usd": None, "why": unknown_why(judge, table), **rows}
     if not usage or not usage.get("rows"):
-        return {"usd": None, "why": "the provider reported no token usage"}
+        return {"usd": None, "why": "the provider reported no token usage", **rows}
 
     def tokens(u: Mapping[str, Any] | None) -> tuple[int, int]:
         return ((u or {}).get("prompt_tokens") or 0, (u or {}).get("completion_tokens") or 0)
 
     (p_all, c_all), (p_batch, c_batch) = tokens(usage), tokens(batched)
     batch_usd = price.batch_cost(p_batch, c_batch) if batched else 0.0
+    no_tier = batch_usd is None
     if batch_usd is None:  # no batch tier known: priced online
         batch_usd = price.cost(p_batch, c_batch)
     usd = price.cost(p_all - p_batch, c_all - c_batch) + batch_usd
     out = {"usd": round(usd, 4), "model": price.model, "rows": usage.get("rows"),
-           "prices_read": price.read, "source": price.source}
-    if batched:
-        out["batch_rows"] = batched.get("rows")
+           "prices_read": price.read, "source": price.source, **rows}
+    if batched and no_tier:
+        out["batch_priced_online"] = True  # the prices file gives no batch discount
     return out
 
 

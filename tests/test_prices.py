@@ -61,6 +61,22 @@ def test_an_unpriced_model_has_cost_unknown_never_guessed():
     assert run_cost("vllm:Qwen/X", usage, table)["usd"] is None
 
 
+def test_batch_rows_are_counted_whatever_their_price(tmp_path):
+    usage = {"rows": 3, "prompt_tokens": 30, "completion_tokens": 6}
+    batched = {"rows": 2, "prompt_tokens": 20, "completion_tokens": 4}
+    table = PriceTable.load()
+    assert run_cost("openai:mine", usage, table, batched)["batch_rows"] == 2  # unpriced
+    gpt = run_cost("openai:gpt-4o", usage, table, batched)
+    assert gpt["batch_rows"] == 2 and "batch_priced_online" not in gpt
+    no_tier = tmp_path / "prices.json"
+    no_tier.write_text(json.dumps({"format": "gridwm-judge-prices/1", "models": {
+        "m": {"provider": "openai", "input": 1.0, "output": 2.0, "read": "2026-12-05",
+              "source": "https://x"}}}))
+    cost = run_cost("openai:m", usage, PriceTable.load(no_tier), batched)
+    assert cost["batch_priced_online"] is True  # no discount known: priced online, and said
+    assert cost["usd"] == pytest.approx(round((30 * 1.0 + 6 * 2.0) / 1e6, 4))
+
+
 def test_run_json_records_the_cost_of_what_the_server_reported(tmp_path, capsys):
     smoke = write_smoke_dataset(tmp_path / "smoke", configs=("task_c",))
     prices = tmp_path / "prices.json"

@@ -28,11 +28,12 @@ from gridwm_judge.judges.batch_api import (
     BatchError,
     BatchStatus,
     Entry,
+    Failed,
     Line,
     refused,
     unanswered,
 )
-from gridwm_judge.redact import redact
+from gridwm_judge.redact import redact, redact_url
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 256_000_000
@@ -73,21 +74,29 @@ class BatchClient:
                            handle=b.archived_at)
 
     def answers(self, status: BatchStatus, lines: Mapping[str, Line]
-                ) -> Iterator[tuple[str, JudgeResponse | None]]:
+                ) -> Iterator[tuple[str, JudgeResponse | Failed]]:
         if status.handle is not None:
-            raise BatchError(f"Anthropic archived its results at {status.handle}")
-        for item in self._call("results", self.batches.results, status.id):
+            raise BatchError(f"Anthropic archived its results at {status.handle}", gone=True)
+        # the results stream as the iterator is read: read them whole under the error rules
+        items = self._call("results", lambda: list(self.batches.results(status.id)))
+        for item in items:
             meta = lines.get(item.custom_id)
             if meta is None:
                 continue
-            if item.result.type != "succeeded":
-                yield item.custom_id, None
+            result = item.result
+            if result.type != "succeeded":
+                said = result.error.model_dump() if result.type == "errored" else result.type
+                yield item.custom_id, Failed(redact(
+                    said if isinstance(said, str) else json.dumps(said), self.judge.secrets))
                 continue
             try:
-                yield item.custom_id, response_of(meta.request(), item.result.message,
+                yield item.custom_id, response_of(meta.request(), result.message,
                                                   dict(meta.sent), 0.0)
-            except (AttributeError, TypeError, ValueError):
-                yield item.custom_id, None  # a malformed answer: asked again
+            except (AttributeError, TypeError, ValueError) as exc:  # asked again
+                yield item.custom_id, Failed(f"a malformed message: {exc}")
+
+    def learn(self, why: str, sent: dict[str, Any]) -> str | None:
+        return self.judge.refused.learn(why, sent)
 
     def cancel(self, batch_id: str) -> None:
         self._call("cancel", self.batches.cancel, batch_id)
@@ -98,10 +107,11 @@ class BatchClient:
             return fn(*args, **kwargs)
         except Exception as exc:
             status = getattr(exc, "status_code", None)
+            url = redact_url(self.judge.url)
             if not isinstance(status, int):
-                raise unanswered(exc, step, self.judge.url) or exc from exc
+                raise unanswered(exc, step, url) or exc from exc
             text = redact(_message(exc), self.judge.secrets)
-            raise refused(step, status, text, self.judge.url, NO_API) from exc
+            raise refused(step, status, text, url, NO_API) from exc
 
 
 def _message(exc: BaseException) -> str:

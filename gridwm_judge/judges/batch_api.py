@@ -31,11 +31,20 @@ a whole (nothing answered), ``expired`` one it stopped at its deadline (some lin
 
 class BatchError(ValueError):
     """The provider refused a batch step; one line saying what to do. ``retryable``: a refusal
-    for now (rate limit, server error) that a later status read may not meet."""
+    for now (rate limit, server error, no answer) that a later try may not meet; ``gone``: the
+    provider no longer has the batch or its results (its rows are asked again)."""
 
-    def __init__(self, message: str, retryable: bool = False):
+    def __init__(self, message: str, retryable: bool = False, gone: bool = False):
         super().__init__(message)
-        self.retryable = retryable
+        self.retryable, self.gone = retryable, gone
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A line the provider answered with an error (its row is asked again): what it said,
+    secrets redacted (a refused request field is learned from it, as online)."""
+
+    why: str
 
 
 RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -105,10 +114,15 @@ class BatchAPI(Protocol):
     def status(self, batch_id: str) -> BatchStatus: ...
 
     def answers(self, status: BatchStatus, lines: Mapping[str, Line]
-                ) -> Iterator[tuple[str, JudgeResponse | None]]:
-        """(line id, answer) for each line an ended batch reports; None for a line that
-        failed (its row is asked again). :class:`BatchError` when the results cannot be
-        read any more."""
+                ) -> Iterator[tuple[str, JudgeResponse | Failed]]:
+        """(line id, answer) for each line an ended batch reports, :class:`Failed` for a line
+        that failed (its row is asked again). :class:`BatchError` when the results cannot be
+        read (``gone``: any more; ``retryable``: for now)."""
+        ...
+
+    def learn(self, why: str, sent: dict[str, Any]) -> str | None:
+        """What changed in the judge's request form after a line that carried ``sent`` failed
+        saying ``why`` (a field the model refuses, as the online path learns it); None."""
         ...
 
     def cancel(self, batch_id: str) -> None: ...
@@ -131,8 +145,11 @@ def refused(step: str, status: int, text: str, url: str, no_api: str) -> BatchEr
     if status == 404 and step in ("upload", "create"):
         return BatchError(f"the server at {url} {no_api} (HTTP 404 on {step}: {text}); run "
                           "without --batch")
-    if status == 404 and step == "download":
-        return BatchError(f"its results are gone (HTTP 404: {text})")
+    if status == 404 and step == "status":
+        return BatchError(f"the provider no longer knows this batch (HTTP 404: {text})",
+                          gone=True)
+    if status == 404 and step in ("download", "results"):
+        return BatchError(f"its results are gone (HTTP 404: {text})", gone=True)
     if status in (401, 403):
         return BatchError(f"the key has no batch access at {url} (HTTP {status} on {step}: "
                           f"{text}); check the key and its project, or run without --batch")

@@ -28,9 +28,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.batch_api import BatchStatus, Entry, Line, refused, unanswered
+from gridwm_judge.judges.batch_api import (
+    BatchStatus,
+    Entry,
+    Failed,
+    Line,
+    refused,
+    unanswered,
+)
 from gridwm_judge.judges.gemini_api import GeminiJudge, response_of
-from gridwm_judge.redact import redact
+from gridwm_judge.redact import redact, redact_url
 
 MAX_INLINE_BYTES = 20_000_000
 """Inline requests are for batches whose whole create request stays under 20 MB (Gemini's
@@ -88,7 +95,7 @@ class BatchClient:
         return BatchStatus(batch_id, state, OUTCOME.get(state), done, errors, job.dest)
 
     def answers(self, status: BatchStatus, lines: Mapping[str, Line]
-                ) -> Iterator[tuple[str, JudgeResponse | None]]:
+                ) -> Iterator[tuple[str, JudgeResponse | Failed]]:
         dest = status.handle
         if dest is None:
             return
@@ -96,15 +103,35 @@ class BatchClient:
             for cid, obj in self._file_lines(dest.file_name):
                 meta = lines.get(cid)
                 if meta is not None:
-                    resp = None if obj.get("error") else obj.get("response")
-                    yield cid, _read(meta, resp, from_json=True)
+                    yield cid, self._read(meta, obj.get("response"), obj.get("error"),
+                                          from_json=True)
             return
         order = list(lines)  # inline answers come back in the order the lines were sent
         for i, item in enumerate(dest.inlined_responses or ()):
             cid = (item.metadata or {}).get("key") or (order[i] if i < len(order) else None)
             meta = lines.get(cid) if cid else None
             if meta is not None:
-                yield cid, _read(meta, None if item.error else item.response)
+                yield cid, self._read(meta, item.response, item.error)
+
+    def learn(self, why: str, sent: dict[str, Any]) -> str | None:
+        return None  # the online path reshapes no Gemini request either
+
+    def _read(self, meta: Line, resp: Any, error: Any, from_json: bool = False
+              ) -> JudgeResponse | Failed:
+        """The answer one result holds, read as an online answer is; :class:`Failed` for a
+        line with an error or an answer that cannot be read (its row is asked again)."""
+        if error or resp is None:
+            said = getattr(error, "message", None) or (
+                error.get("message") if isinstance(error, dict) else None) or error
+            return Failed(redact(str(said or "no answer in the line"), self.judge.secrets))
+        try:
+            if from_json:  # a results-file line: the SDK's own reader for a REST reply
+                from google.genai import types
+
+                resp = types.GenerateContentResponse._from_response(response=resp, kwargs={})
+            return response_of(meta.request(), resp, dict(meta.sent), 0.0)
+        except (AttributeError, TypeError, ValueError, IndexError) as exc:
+            return Failed(f"an answer that cannot be read: {exc}")
 
     def _file_lines(self, name: str) -> Iterator[tuple[str, dict]]:
         """(key, line) of each line of a results file."""
@@ -124,13 +151,14 @@ class BatchClient:
             return fn(**kwargs)
         except Exception as exc:
             status = getattr(exc, "code", None)
+            url = redact_url(self.judge.url)
             if not isinstance(status, int):
-                raise unanswered(exc, step, self.judge.url) or exc from exc
+                raise unanswered(exc, step, url) or exc from exc
             text = redact(" ".join(str(getattr(exc, "message", None) or exc).split())[:200],
                           self.judge.secrets)
             no_api = (f"has no batch mode for {self.judge.model} (Gemini answers 404 for an "
                       "unknown model too: check its name)")
-            raise refused(step, status, text, self.judge.url, no_api) from exc
+            raise refused(step, status, text, url, no_api) from exc
 
 
 def file_line(cid: str, body: Mapping[str, Any]) -> bytes:
@@ -147,18 +175,3 @@ def _json_part(part: Mapping[str, Any]) -> Mapping[str, Any]:
     if blob is None:
         return part
     return {"inline_data": {**blob, "data": base64.b64encode(blob["data"]).decode()}}
-
-
-def _read(meta: Line, resp: Any, from_json: bool = False) -> JudgeResponse | None:
-    """The answer one result holds, read as an online answer is; None for a line that failed
-    or whose answer cannot be read (its row is asked again)."""
-    if resp is None:
-        return None
-    try:
-        if from_json:  # a results-file line: the SDK's own reader for a REST reply
-            from google.genai import types
-
-            resp = types.GenerateContentResponse._from_response(response=resp, kwargs={})
-        return response_of(meta.request(), resp, dict(meta.sent), 0.0)
-    except (AttributeError, TypeError, ValueError, IndexError):
-        return None

@@ -18,7 +18,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
-from gridwm_judge.judges.batch_api import BatchStatus, Entry, Line, refused, unanswered
+from gridwm_judge.judges.batch_api import (
+    BatchStatus,
+    Entry,
+    Failed,
+    Line,
+    refused,
+    unanswered,
+)
 from gridwm_judge.judges.http_judge import served
 from gridwm_judge.judges.openai_http import OpenAIJudge, parse_completion, sent_fields
 from gridwm_judge.redact import redact
@@ -45,7 +52,7 @@ class BatchClient:
         import httpx
 
         self.judge = judge
-        self.base = judge.options.base_url.rstrip("/") if judge.options.base_url else ""
+        self.base = judge.url.removesuffix("/chat/completions")  # user info is in the headers
         self.headers = {k: v for k, v in judge.headers if k != "Content-Type"}
         self.client = httpx.Client(timeout=timeout_s)
         self.secrets = judge.secrets
@@ -87,15 +94,27 @@ class BatchClient:
         counts = obj.get("request_counts") or {}
         return BatchStatus(str(obj["id"]), str(obj["status"]), OUTCOME.get(str(obj["status"])),
                            int(counts.get("completed", 0)) + int(counts.get("failed", 0)),
-                           errors, obj.get("output_file_id"))
+                           errors, (obj.get("output_file_id"), obj.get("error_file_id")))
 
     def answers(self, status: BatchStatus, lines: Mapping[str, Line]
-                ) -> Iterator[tuple[str, JudgeResponse | None]]:
-        for line in self._lines(status.handle):
+                ) -> Iterator[tuple[str, JudgeResponse | Failed]]:
+        output, errors = status.handle
+        for line in [*self._lines(output), *self._lines(errors)]:
             cid = str(line.get("custom_id"))
             meta = lines.get(cid)
             if meta is not None:
-                yield cid, response_of(meta.request(), meta.sent, line)
+                resp = response_of(meta.request(), meta.sent, line)
+                yield cid, resp if resp is not None else Failed(self._why(line))
+
+    def _why(self, line: Mapping[str, Any]) -> str:
+        """What a failed line says: its response body (an API error), else its error."""
+        resp = line.get("response") or {}
+        said = resp.get("body") if resp.get("status_code") != 200 else None
+        said = said or line.get("error") or "no answer in the line"
+        return redact(said if isinstance(said, str) else json.dumps(said), self.secrets)
+
+    def learn(self, why: str, sent: dict[str, Any]) -> str | None:
+        return self.judge.form.learn(why, sent)
 
     def _lines(self, file_id: str | None) -> list[dict[str, Any]]:
         """The JSON lines of an output file (none for no file)."""

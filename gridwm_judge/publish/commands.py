@@ -28,9 +28,9 @@ def _publish(args: argparse.Namespace) -> int:
     if args.benchmark_revision and not (args.model_repo or args.benchmark_repo):
         raise ValueError("--benchmark-revision goes into a model repo's .eval_results: add "
                          "--model-repo (or --benchmark-repo), or leave it out")
-    if args.no_pr and not args.model_repo:
+    if args.no_pr and not (args.model_repo or args.benchmark_repo):
         raise ValueError("--no-pr: only a model repo's .eval_results go as a pull request; "
-                         "add --model-repo, or leave it out")
+                         "add --model-repo (or --benchmark-repo), or leave it out")
     entries = gather(args.runs)
     plan = plan_publish(entries, args.results_repo, model_repo=args.model_repo,
                         with_model=bool(args.model_repo or args.benchmark_repo),

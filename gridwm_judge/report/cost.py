@@ -14,7 +14,8 @@ from gridwm_judge.report.table import Table
 NOTE = ("USD: the prompt and completion tokens the provider reported for the run (reasoning "
         "billed as output), priced by the prices file named in run.json (its date beside it); "
         "unknown where the model has no price there; batch rows were answered through the "
-        "provider's batch interface and are priced at its batch rate. Discriminating groups: "
+        "provider's batch interface and are priced at its batch rate (online, marked *, where "
+        "the prices file gives the model no batch discount). Discriminating groups: "
         "per Full-CF config, the groups whose Full the judge accepted and whose CF it "
         "rejected (IDR_raw's numerator on the published scope), summed; USD / group divides "
         "the whole run's cost by them.")
@@ -59,7 +60,7 @@ def cost_table(data: ReportData) -> Table:
             (usage or {}).get("rows") or DASH,
             f"{(usage or {}).get('prompt_tokens') or 0:,}" if usage else DASH,
             f"{(usage or {}).get('completion_tokens') or 0:,}" if usage else DASH,
-            cost.get("batch_rows") or 0,
+            f"{cost.get('batch_rows') or 0}" + ("*" if cost.get("batch_priced_online") else ""),
             fusd(usd) if usd is not None else f"unknown ({cost.get('why', '')})",
             cost.get("prices_read") or DASH,
             groups,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,9 +30,10 @@ from gridwm_judge.judges.batch_api import (
     BatchAPI,
     BatchError,
     BatchStatus,
+    Entry,
+    Failed,
     Line,
     batch_api,
-    chunks,
 )
 from gridwm_judge.runner.store import PredictionStore, now_iso
 
@@ -62,6 +63,10 @@ class BatchBook:
 
     path: Path
     batches: list[Batch] = field(default_factory=list)
+    learned: list[dict[str, Any]] = field(default_factory=list)
+    """Lines the provider refused for a request field (``why``, ``sent``): replayed into the
+    judge at every run, so a reasoning model's form (``max_completion_tokens``, no
+    ``temperature``) is sent from then on, as the online path learns it."""
 
     @classmethod
     def load(cls, out: Path) -> BatchBook:
@@ -73,11 +78,11 @@ class BatchBook:
             raise ValueError(f"{path} is not a batch record of this package (format "
                              f"{obj.get('format')!r})")
         return cls(path, [Batch(**{**b, "lines": {k: Line(**v) for k, v in b["lines"].items()}})
-                          for b in obj["batches"]])
+                          for b in obj["batches"]], list(obj.get("learned", [])))
 
     def save(self) -> None:
         write_text(self.path, json.dumps({"format": BATCHES_FORMAT, "batches": [
-            asdict(b) for b in self.batches]}, indent=1) + "\n")
+            asdict(b) for b in self.batches], "learned": self.learned}, indent=1) + "\n")
 
     def open(self) -> list[Batch]:
         return [b for b in self.batches if b.state == OPEN]
@@ -100,80 +105,180 @@ class BatchOptions:
     poll_s: float = 30.0
 
 
-def _collect(api: BatchAPI, batch: Batch, status: BatchStatus, judge_spec: str,
-             store: PredictionStore, record: Callable[..., Any], say: Callable[[str], None]
-             ) -> int:
-    """Store the answers of an ended batch; the number stored. Lines without an answer (and
-    a failed or expired batch's rest) leave their rows to be asked again."""
-    new = 0
-    try:
-        found = list(api.answers(status, batch.lines))
-    except BatchError as exc:  # results the provider no longer keeps
-        found = []
-        say(f"batch {batch.id}: its results cannot be read ({exc}); its rows are asked again")
-    for cid, resp in found:
-        meta = batch.lines[cid]
-        if meta.uid in store:
-            continue
-        if resp is not None:  # served by this batch: priced at the batch rate
-            resp = replace(resp, served={**(resp.served or {}), "batch": batch.id})
-        if resp is not None and store.append(
-                record(judge_spec, meta.request(), meta.item_digest, resp).to_json()):
-            new += 1
-    batch.state, batch.status, batch.collected = COLLECTED, status.status, new
-    left = len(batch.lines) - new
-    if status.outcome == "failed":
-        why = "; ".join(status.errors[:2]) or "no reason given"
-        say(f"the provider rejected batch {batch.id} ({why}); its {left} rows are asked again "
-            "by the next run of this command")
-    elif status.outcome in ("expired", "cancelled") or left:
-        say(f"batch {batch.id} {status.outcome}: {new} answers collected, {left} rows left to "
-            "ask again (run this command again)")
-    return new
+class _Run:
+    """One run of ``eval --batch`` over a run folder: its batch record, the provider, where
+    answers go, and what it tells the user."""
 
+    def __init__(self, judge: Any, judge_spec: str, store: PredictionStore, out: Path,
+                 options: BatchOptions, record: Callable[..., Any], progress: bool):
+        self.judge, self.spec, self.store, self.record = judge, judge_spec, store, record
+        self.options = options
+        self.book = BatchBook.load(out)
+        self.api: BatchAPI = batch_api(judge)
+        self.watch = _Watch(judge_spec, progress and options.wait, self.say)
+        self.new = 0
+        self.changed = False  # the request form changed this run: the rows left go again
+        for learned in self.book.learned:  # the form earlier runs learned
+            self.api.learn(learned["why"], learned["sent"])
 
-def run_batches(judge: Any, asked: Iterator[Any], judge_spec: str, store: PredictionStore,
-                out: Path, options: BatchOptions, record: Callable[..., Any],
-                progress: bool = True) -> int:
-    """Collect what ended, submit what is left (unless cancelling), and wait for the live
-    batches when asked; the number of answers stored. ``asked`` yields the pending rows (each
-    with ``.request`` and ``.digest``), ``record`` makes a prediction record."""
-    book = BatchBook.load(out)
+    def say(self, line: str) -> None:
+        print(f"eval {self.spec}: {line}", file=sys.stderr, flush=True)
 
-    def say(line: str) -> None:
-        print(f"eval {judge_spec}: {line}", file=sys.stderr, flush=True)
+    def poll(self) -> None:
+        """Read each live batch's status; collect those that ended or are gone."""
+        for b in self.book.open():
+            try:
+                status = self.api.status(b.id)
+            except BatchError as exc:
+                if exc.retryable:
+                    self.watch.hiccup(b, str(exc))
+                    continue
+                if not exc.gone:
+                    raise
+                b.state, b.status = COLLECTED, "gone"
+                self.say(f"batch {b.id}: {exc}; its {self._left(b)} rows are asked again")
+                self.book.save()
+                continue
+            b.status = status.status
+            self.watch.seen(b, status)
+            if status.ended:
+                self.collect(b, status)
 
-    api = batch_api(judge)
-    watch = _Watch(judge_spec, progress and options.wait, say)
-    new = 0
-    try:
-        new += _poll(api, book, judge_spec, store, record, say, watch)
-        if options.cancel:
-            for b in book.open():
-                api.cancel(b.id)
-            say(f"asked the provider to cancel {len(book.open())} batch(es); collecting what "
-                "had finished")
-        else:
-            _submit(api, judge, book, asked, store, say)
-        if not options.wait:
-            if book.open():
-                say(f"{len(book.asking())} rows in {len(book.open())} batch(es) are with the "
-                    "provider; run this command again to collect them")
-            return new
-        watch.start(len(book.asking()))
+    def collect(self, batch: Batch, status: BatchStatus) -> None:
+        """Store the answers of an ended batch. Lines without an answer (and a failed or
+        expired batch's rest) leave their rows to be asked again; results unreadable for now
+        leave the batch open."""
         try:
-            while book.open():
-                time.sleep(options.poll_s)
-                new += _poll(api, book, judge_spec, store, record, say, watch)
+            found = list(self.api.answers(status, batch.lines))
+        except BatchError as exc:
+            if exc.retryable:  # read again later: never pay for the batch twice
+                self.watch.hiccup(batch, f"its results cannot be read for now ({exc})")
+                return
+            found = []
+            self.say(f"batch {batch.id}: its results cannot be read ({exc}); its rows are "
+                     "asked again")
+        new, why = 0, None
+        for cid, answer in found:
+            meta = batch.lines[cid]
+            if meta.uid in self.store:
+                continue
+            if isinstance(answer, Failed):
+                why = why or answer.why
+                self._learn(answer.why, meta.sent)
+                continue
+            # served by this batch: priced at the batch rate
+            answer = replace(answer, served={**(answer.served or {}), "batch": batch.id})
+            if self.store.append(self.record(self.spec, meta.request(), meta.item_digest,
+                                             answer).to_json()):
+                new += 1
+        batch.state, batch.status, batch.collected = COLLECTED, status.status, new
+        self.new += new
+        self.book.save()
+        left = self._left(batch)
+        said = f"; a failed line said: {why[:300]}" if why else ""
+        if status.outcome == "failed":
+            reason = "; ".join(status.errors[:2]) or "no reason given"
+            self.say(f"the provider rejected batch {batch.id} ({reason}); its {left} rows are "
+                     "asked again by the next run of this command")
+        elif status.outcome in ("expired", "cancelled") or left:
+            self.say(f"batch {batch.id} {status.outcome}: {new} answers collected, {left} rows "
+                     f"left to ask again (run this command again){said}")
+
+    def _left(self, batch: Batch) -> int:
+        """The rows of ``batch`` still without an answer."""
+        return sum(meta.uid not in self.store for meta in batch.lines.values())
+
+    def _learn(self, why: str, sent: dict[str, Any]) -> None:
+        change = self.api.learn(why, sent)
+        if change and not any(x["why"] == why for x in self.book.learned):
+            self.book.learned.append({"why": why, "sent": sent})
+            self.changed = True
+            self.say(f"{change}: the rows left are sent in that form")
+
+    def submit(self, asked: Iterable[Any]) -> None:
+        """Send the pending rows no live batch asks as new batches, each as soon as it fills
+        to the provider's limits, recorded the moment the provider accepts it."""
+        busy = self.book.asking()
+        start = self.book.next_id()
+        part: list[Entry] = []
+        meta: dict[str, Line] = {}
+        size = 0
+        for a in asked:
+            req = a.request
+            if req.uid in busy or req.uid in self.store:
+                continue
+            e = self.api.entry(f"gwj-{start + len(meta)}", req)
+            if e.size > self.api.max_bytes:
+                raise BatchError(f"request {e.cid} is {e.size:,} bytes, over a batch's "
+                                 f"{self.api.max_bytes:,}; lower --max-pixels")
+            if part and (len(part) >= self.api.max_requests
+                         or size + e.size > self.api.max_bytes):
+                self._send(part, meta)
+                part, size = [], 0
+            meta[e.cid] = Line(req.uid, req.task, req.style, req.request_hash, a.digest, e.sent)
+            part.append(e)
+            size += e.size
+        if part:
+            self._send(part, meta)
+
+    def _send(self, part: list[Entry], meta: dict[str, Line]) -> None:
+        batch_id = self.api.submit(part, note=f"gridwm-judge {self.judge.spec}")
+        self.book.batches.append(Batch(batch_id, self.judge.backend, now_iso(),
+                                       {e.cid: meta[e.cid] for e in part}))
+        self.book.save()
+        self.say(f"submitted {len(part)} rows as batch {batch_id}")
+
+    def wait(self, asked: Callable[[], Iterable[Any]]) -> None:
+        """Poll until no batch is live; when a line taught the judge a request form, the rows
+        left go again in it (at most :data:`MAX_RESHAPES` times a run)."""
+        for _ in range(MAX_RESHAPES + 1):
+            self.watch.start(len(self.book.asking()))
+            while self.book.open():
+                time.sleep(self.options.poll_s)
+                self.poll()
+            if not self.changed:
+                return
+            self.changed = False
+            self.submit(asked())
+
+
+MAX_RESHAPES = 4
+"""Resubmissions in one run after the provider refused a request field (each teaches one)."""
+
+
+def run_batches(judge: Any, asked: Callable[[], Iterable[Any]], judge_spec: str,
+                store: PredictionStore, out: Path, options: BatchOptions,
+                record: Callable[..., Any], progress: bool = True) -> int:
+    """Collect what ended, submit what is left (unless cancelling), and wait for the live
+    batches when asked; the number of answers stored. ``asked()`` yields the rows still to
+    ask (each with ``.request`` and ``.digest``), ``record`` makes a prediction record."""
+    run = _Run(judge, judge_spec, store, out, options, record, progress)
+    try:
+        run.poll()
+        if options.cancel:
+            for b in run.book.open():
+                run.api.cancel(b.id)
+            run.say(f"asked the provider to cancel {len(run.book.open())} batch(es); "
+                    "collecting what had finished")
+        else:
+            run.submit(asked())
+        if not options.wait:
+            if run.book.open():
+                run.say(f"{len(run.book.asking())} rows in {len(run.book.open())} batch(es) "
+                        "are with the provider; run this command again to collect them")
+            return run.new
+        try:
+            run.wait(asked)
         except KeyboardInterrupt:
-            watch.close()
-            say(f"stopped waiting; {len(book.open())} batch(es) keep running at the provider: "
-                "run this command again to collect them (--cancel-batch cancels them)")
+            run.watch.close()
+            run.say(f"stopped waiting; {len(run.book.open())} batch(es) keep running at the "
+                    "provider: run this command again to collect them (--cancel-batch "
+                    "cancels them)")
             raise
     finally:
-        watch.close()
-        api.close()
-    return new
+        run.watch.close()
+        run.api.close()
+    return run.new
 
 
 class _Watch:
@@ -190,6 +295,8 @@ class _Watch:
     def start(self, total: int) -> None:
         """Waiting begins for ``total`` rows."""
         from tqdm import tqdm
+
+        self.close()
 
         self.bar = tqdm(total=total, desc=f"eval {self.judge_spec} (batch)", unit="row",
                         file=sys.stderr, disable=not (self.progress and sys.stderr.isatty()),
@@ -220,46 +327,3 @@ class _Watch:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def _poll(api: BatchAPI, book: BatchBook, judge_spec: str, store: PredictionStore,
-          record: Callable[..., Any], say: Callable[[str], None],
-          watch: _Watch) -> int:
-    new = 0
-    for b in book.open():
-        try:
-            status = api.status(b.id)
-        except BatchError as exc:
-            if not exc.retryable:
-                raise
-            watch.hiccup(b, str(exc))
-            continue
-        b.status = status.status
-        watch.seen(b, status)
-        if status.ended:
-            new += _collect(api, b, status, judge_spec, store, record, say)
-            book.save()
-    return new
-
-
-def _submit(api: BatchAPI, judge: Any, book: BatchBook, asked: Iterable[Any],
-            store: PredictionStore, say: Callable[[str], None]) -> None:
-    """Send the pending rows no live batch asks as new batches, recording each the moment
-    the provider accepts it."""
-    busy = book.asking()
-    start = book.next_id()
-    entries = []
-    meta: dict[str, Line] = {}
-    for a in asked:
-        req = a.request
-        if req.uid in busy or req.uid in store:
-            continue
-        e = api.entry(f"gwj-{start + len(meta)}", req)
-        meta[e.cid] = Line(req.uid, req.task, req.style, req.request_hash, a.digest, e.sent)
-        entries.append(e)
-    for part in chunks(entries, api.max_requests, api.max_bytes):
-        batch_id = api.submit(part, note=f"gridwm-judge {judge.spec}")
-        book.batches.append(Batch(batch_id, judge.backend, now_iso(),
-                                  {e.cid: meta[e.cid] for e in part}))
-        book.save()
-        say(f"submitted {len(part)} rows as batch {batch_id}")

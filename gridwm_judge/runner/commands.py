@@ -319,4 +319,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    waited = cfg.batch is not None and cfg.batch.wait and not cfg.batch.cancel
+    unanswered = summary.total - summary.done if waited else 0
+    if unanswered:
+        command = shlex.join(["gridwm-judge", *args.argv])
+        shown = redact(command)
+        print(f"eval: {unanswered} row(s) have no answer yet (their batch lines failed or "
+              f"expired); ask them again with: {shown}", file=sys.stderr)
+        return 1
     return 0

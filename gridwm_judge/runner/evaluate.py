@@ -40,6 +40,7 @@ from gridwm_judge.records import PREDICTIONS_FILE, PredictionRecord, RunRecord
 from gridwm_judge.runner.batch import (
     BATCH_BACKENDS,
     BATCHES_FILE,
+    BatchBook,
     BatchOptions,
     run_batches,
 )
@@ -226,6 +227,12 @@ def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tabl
     manifest = RunManifest(out, record, PriceTable.load(cfg.prices))
     store = PredictionStore(out / PREDICTIONS_FILE)
     try:
+        live = BatchBook.load(out).open()
+        if cfg.batch is None and live:
+            asking = {line.uid for b in live for line in b.lines.values()} - set(store.records)
+            raise ValueError(f"{len(asking)} rows of {out} are with the provider in "
+                             f"{len(live)} live batch(es): collect them with --batch, or "
+                             "cancel them with --cancel-batch, before asking online")
         selection = select_rows(tables, cfg, store)
         options = dataclasses.replace(
             cfg.options, max_images=max([1, *(p.n_images for p in selection.pending)]))
@@ -238,7 +245,8 @@ def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tabl
             operational={k: getattr(options, k) for k in OPERATIONAL_OPTIONS},
         )
         new = 0
-        if not selection.pending and old is not None and old.judge_settings is not None:
+        if (not selection.pending and old is not None and old.judge_settings is not None
+                and not live):
             # Nothing left to ask: do not load the judge (a model can take minutes).
             manifest.update(judge_settings=old.judge_settings,
                             oracle_upper_bound=old.oracle_upper_bound)
@@ -266,13 +274,15 @@ def _run_in(out: Path, fresh: bool, cfg: EvalConfig, engine: Engine | None, tabl
             try:
                 manifest.settle(judge.settings(), bool(judge.needs_gold))
                 identity = manifest.record.identity()
-                requests = _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
+                def requests() -> Iterator[_Asked]:
+                    return _requests(judge.needs_gold, tables, selection.pending, cfg, identity)
+
                 try:
                     if cfg.batch is not None:
                         new = run_batches(judge, requests, cfg.judge, store, out, cfg.batch,
                                           prediction_record, cfg.progress)
                     else:
-                        new = _drive(judge, requests, cfg, store, len(selection.pending))
+                        new = _drive(judge, requests(), cfg, store, len(selection.pending))
                 except ValueError:  # the server refused the run: keep no empty folder
                     if fresh and not store.records and not (out / BATCHES_FILE).exists():
                         store.close()

@@ -34,6 +34,7 @@ class OpenAIBatches:
         self.enabled = True  # False: a server without the Batch API (vLLM): every path 404
         self.refuse_status: int | None = None  # a key without batch access: 401 / 403
         self.hiccups = 0  # status reads answered 503 before the next one is served
+        self.download_hiccups = 0  # output-file reads answered 503 likewise
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.created: list[str] = []
@@ -61,6 +62,9 @@ class OpenAIBatches:
             if method == "POST" and p.endswith("/cancel"):
                 return self._cancel(p.split("/")[-2])
             if method == "GET" and p.endswith("/content"):
+                if self.download_hiccups:
+                    self.download_hiccups -= 1
+                    return self._json({"error": {"message": "the server is busy"}}, 503)
                 data = self.files.get(p.split("/")[-2])
                 if data is None:
                     return 404, b'{"error": {"message": "no such file"}}', "application/json"
@@ -98,7 +102,7 @@ class OpenAIBatches:
     def _create(self, body: dict) -> tuple[int, bytes, str]:
         if body.get("input_file_id") not in self.files:
             return self._json({"error": {"message": "unknown input_file_id"}}, 400)
-        bid = f"batch_{len(self.batches)}"
+        bid = f"batch_{len(self.created)}"
         self.batches[bid] = {"id": bid, "object": "batch", "status": STEPS[0], "step": 0,
                              "input_file_id": body["input_file_id"], "ending": self.ending,
                              "endpoint": body.get("endpoint"), "output_file_id": None,
@@ -231,7 +235,7 @@ class AnthropicBatches:
         if self.ending == "failed" or not requests:
             return self._error(400, "invalid_request_error",
                                "requests.0.params: the stub rejects this batch")
-        bid = f"msgbatch_{len(self.batches)}"
+        bid = f"msgbatch_{len(self.created)}"
         self.batches[bid] = {
             "id": bid, "type": "message_batch", "processing_status": "in_progress",
             "created_at": _now(), "expires_at": _now(), "ended_at": None,

@@ -172,6 +172,10 @@ class StubServer:
         online request (``model``: the batch's, where the line does not name one)."""
         with self._lock:
             self.requests.append(body)
+        refused = (refusal(body, self.refuse) if self.api == "openai"
+                   else refused_field(self.api, body, self.refuse))
+        if refused is not None:  # the model refuses a field: the line fails as online
+            return 400, refused
         b = self._next(prompt_of(self.api, body)) or Behaviour("ok", text=self.default_reply)
         if b.kind == "status":
             return b.status, error_body(self.api, b.status)

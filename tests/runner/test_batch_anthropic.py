@@ -61,3 +61,17 @@ def test_archived_results_are_asked_again(smoke, tmp_path, capsys):
     assert len(records(out)) == ROWS
     assert {r["served"]["batch"] for r in records(out)} == {"msgbatch_1"}
     assert [b["state"] for b in book(out)] == ["collected", "collected"]
+
+
+def test_a_refused_temperature_is_learned_from_failed_lines(smoke, tmp_path, capsys):
+    """A model that refuses ``temperature`` fails every line of the first batch; the judge
+    learns it as online and the rows go again without it, in the same run."""
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes", api="anthropic", refuse=("temperature",)) as server:
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert server.batch_api.created == ["msgbatch_0", "msgbatch_1"]
+    err = capsys.readouterr().err
+    assert "a failed line said:" in err and "temperature: Extra inputs are not permitted" in err
+    assert "the server refused 'temperature'" in err
+    got = records(out)
+    assert len(got) == ROWS and all("temperature" not in r["sent"] for r in got)

@@ -46,7 +46,7 @@ def test_a_batch_too_big_to_go_inline_goes_by_file(smoke, tmp_path, monkeypatch)
     batch, online = tmp_path / "batch", tmp_path / "online"
     with StubServer(default_reply="Yes", api="gemini") as server:
         server.script(REVERSED_NOTE, http_error(500))  # one line fails: asked again
-        assert main(_eval(smoke, server, batch, "--batch", "--poll-s", "0.01")) == 0
+        assert main(_eval(smoke, server, batch, "--batch", "--poll-s", "0.01")) == 1
         assert len(records(batch)) == ROWS - 1
         assert main(_eval(smoke, server, batch, "--batch", "--poll-s", "0.01")) == 0
         assert main(_eval(smoke, server, online)) == 0
@@ -68,7 +68,7 @@ def test_a_rejected_batch_leaves_its_rows_to_ask(smoke, tmp_path, capsys):
     out = tmp_path / "run"
     with StubServer(default_reply="Yes", api="gemini") as server:
         server.batch_api.ending = "failed"
-        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 1
         err = capsys.readouterr().err.strip().splitlines()
         said = [line for line in err if "batches/0" in line and "submitted" not in line]
         # the SDK (3.6.1) drops the operation's error: no reason to give
@@ -82,11 +82,11 @@ def test_a_rejected_batch_leaves_its_rows_to_ask(smoke, tmp_path, capsys):
 
 def test_inline_answers_without_their_keys_are_read_in_the_order_sent():
     """Where an inline answer carries no ``metadata.key``, its position names its line; an
-    answer with an ``error`` is None (its row is asked again)."""
+    answer with an ``error`` is Failed with its message (its row is asked again)."""
     from google.genai import types
 
     from gridwm_judge.judges import JudgeOptions, make_judge
-    from gridwm_judge.judges.batch_api import BatchStatus, Line
+    from gridwm_judge.judges.batch_api import BatchStatus, Failed, Line
     from gridwm_judge.judges.gemini_api import GeminiJudge
     from gridwm_judge.judges.gemini_batch import BatchClient
 
@@ -107,9 +107,9 @@ def test_inline_answers_without_their_keys_are_read_in_the_order_sent():
         got = dict(BatchClient(judge).answers(status, lines))
     finally:
         judge.close()
-    assert list(got) == ["gwj-4", "gwj-5", "gwj-6"] and got["gwj-5"] is None
+    assert list(got) == ["gwj-4", "gwj-5", "gwj-6"] and got["gwj-5"] == Failed("scripted 500")
     first, last = got["gwj-4"], got["gwj-6"]
-    assert first is not None and last is not None
+    assert not isinstance(first, Failed) and not isinstance(last, Failed)
     assert (first.uid, first.raw, last.raw) == ("u4", "Yes", "No")
     assert first.sent == {"temperature": 0.0} and first.status == "ok"
 

@@ -5,6 +5,7 @@ batch flags where they mean nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -28,7 +29,7 @@ def test_a_rejected_batch_leaves_its_rows_to_ask(smoke, tmp_path, capsys):
     out = tmp_path / "run"
     with StubServer(default_reply="Yes") as server:
         server.batch_api.ending = "failed"  # rejected at validation, after it was accepted
-        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 1
         said = [x for x in capsys.readouterr().err.splitlines()
                 if "batch_0" in x and "submitted" not in x]
         assert said == [f"eval {JUDGE}: the provider rejected batch batch_0 (line 1: the stub "
@@ -106,3 +107,77 @@ def test_eval_many_submits_a_batch_judge_and_moves_on(smoke, tmp_path, capsys):
     spec.write_text(spec.read_text().replace("batch: true", "batch: true\n    replicas: 2"))
     assert main(["eval-many", str(spec)]) == 2
     assert "'replicas' and 'pipeline_parallel_size' mean nothing" in capsys.readouterr().err
+
+
+def test_results_unreadable_for_now_keep_the_batch_open(smoke, tmp_path, capsys):
+    """A 503 on the output file is not the batch gone: it is read again, never paid twice."""
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, out, "--batch", "--no-wait")) == 0
+        server.batch_api.download_hiccups = 2
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert server.batch_api.created == ["batch_0"]
+    said = [x for x in capsys.readouterr().err.splitlines() if "cannot be read for now" in x]
+    assert len(said) == 1 and "HTTP 503" in said[0]
+    assert len(records(out)) == ROWS and book(out)[0]["collected"] == ROWS
+
+
+def test_a_batch_the_provider_no_longer_knows_is_asked_again(smoke, tmp_path, capsys):
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, out, "--batch", "--no-wait")) == 0
+        del server.batch_api.batches["batch_0"]  # a deleted batch, another project's key
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert server.batch_api.created == ["batch_0", "batch_1"]
+    err = capsys.readouterr().err
+    assert "batch batch_0: the provider no longer knows this batch (HTTP 404" in err
+    assert [b["status"] for b in book(out)] == ["gone", "completed"]
+    assert len(records(out)) == ROWS
+
+
+def test_a_reasoning_models_form_is_learned_from_failed_lines(smoke, tmp_path, capsys):
+    """Every line of the first batch fails as a reasoning model refuses max_tokens; the
+    form is learned from them, the rows go again in it within the same run, and the next
+    run starts from the learned form."""
+    from gridwm_judge.testing.stub_server import REASONING_DEFAULTS
+
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes", refuse=("max_tokens", *REASONING_DEFAULTS)) as server:
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        err = capsys.readouterr().err
+        assert "the server refused 'max_tokens'; sending 'max_completion_tokens'" in err
+        assert "the server refused 'temperature'; leaving it out" in err
+        assert len(server.batch_api.created) == 3  # max_tokens, then temperature, then right
+        assert "max_completion_tokens" in records(out)[0]["sent"]
+        assert "temperature" not in records(out)[0]["sent"] and len(records(out)) == ROWS
+        learned = json.loads((out / "batches.json").read_text())["learned"]
+        assert len(learned) == 2
+        # a new folder starts fresh; this one remembers: a row asked again goes right at once
+        lines = (out / "predictions.jsonl").read_text().splitlines()
+        (out / "predictions.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert len(server.batch_api.created) == 4 and len(records(out)) == ROWS
+
+
+def test_credentials_in_the_base_url_are_never_printed(smoke, tmp_path, capsys):
+    with StubServer(default_reply="Yes") as server:
+        server.batch_api.enabled = False
+        url = server.base_url.replace("http://", "http://user:pw-SECRET-123@")
+        argv = ["eval", "--dataset", str(smoke), "--tasks", "c", "--judge", JUDGE,
+                "--base-url", url, "--no-progress", "--out", str(tmp_path / "run"), "--batch"]
+        assert main(argv) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "has no batch API" in line and "pw-SECRET-123" not in line
+
+
+def test_an_online_run_never_asks_rows_a_live_batch_asks(smoke, tmp_path, capsys):
+    out = tmp_path / "run"
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, out, "--batch", "--no-wait")) == 0
+        capsys.readouterr()
+        assert main(_eval(smoke, server, out)) == 2  # the same command without --batch
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert "8 rows of" in line and "--batch" in line and "--cancel-batch" in line
+        assert not server.requests  # nothing was asked online (the batch holds no answer yet)
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+    assert len(records(out)) == ROWS

@@ -79,8 +79,10 @@ def test_failed_lines_are_asked_again_once(provider, smoke, tmp_path, capsys):
     with StubServer(default_reply="Yes", api=provider.api) as server:
         server.script(REVERSED_NOTE, http_error(500), http_error(500))  # two reversed rows
         argv = eval_args(smoke, provider.judge, server, out, "--batch", "--poll-s", "0.01")
-        assert main(argv) == 0
-        assert "6 answers collected, 2 rows left to ask again" in capsys.readouterr().err
+        assert main(argv) == 1  # rows are left without an answer: not a success
+        err = capsys.readouterr().err
+        assert "6 answers collected, 2 rows left to ask again" in err
+        assert "a failed line said:" in err and "2 row(s) have no answer yet" in err
         assert len(records(out)) == ROWS - 2
         assert main(argv) == 0
     first, second = book(out)
@@ -95,11 +97,12 @@ def test_an_expired_batch_leaves_its_rows_to_ask(provider, smoke, tmp_path, caps
     with StubServer(default_reply="Yes", api=provider.api) as server:
         server.batch_api.ending = "expired"
         argv = eval_args(smoke, provider.judge, server, out, "--batch", "--poll-s", "0.01")
-        assert main(argv) == 0
+        assert main(argv) == 1
         said = [x for x in capsys.readouterr().err.splitlines()
                 if provider.first in x and "submitted" not in x]
-        assert said == [f"eval {provider.judge}: batch {provider.first} expired: 4 answers "
-                        "collected, 4 rows left to ask again (run this command again)"]
+        assert said[0].startswith(f"eval {provider.judge}: batch {provider.first} expired: 4 "
+                                  "answers collected, 4 rows left to ask again (run this "
+                                  "command again)") and len(said) == 1
         server.batch_api.ending = "completed"
         assert main(argv) == 0
     assert len(records(out)) == ROWS and book(out)[-1]["collected"] == 4
