@@ -73,13 +73,19 @@ class EnvCard:
     """Env attributes a CF may ``set``."""
     forbidden_events: tuple[str, ...] = ()
     task_e: bool = False
+    oracle_state: bool = False
+    """Whether its causal chain is one of Oracle-State's task types (the paper's six core
+    families): a card says so itself, so a new family leaves Oracle-State's prompts alone
+    unless it opts in (then bump ``prompts.PROMPT_VERSION``: every Oracle-State prompt lists
+    the task types)."""
     regrab: bool = False
     """Whether about half the seeds take the regrab plan (``plans.plan_variant``)."""
 
     @property
     def os_task_type(self) -> str | None:
-        """The task type an Oracle-State answer names for this family (Task E's have none)."""
-        return None if self.task_e else self.causal_chain
+        """The task type an Oracle-State answer names for this family (None: not one of
+        Oracle-State's families)."""
+        return self.causal_chain if self.oracle_state else None
 
     @property
     def objective_event(self) -> tuple[str, str | None]:
@@ -150,7 +156,8 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             "key", 5, "relocate the goal off the path (remove it if no cell is free)",
             ("move", "remove"), plans.legs_doorkey, cf.goal_beyond_door, cf.goal_missing,
             nocue.key_cells,
-            no_hard_cf="not a Task C family (its paper CF already relocates the goal)"),
+            no_hard_cf="not a Task C family (its paper CF already relocates the goal)",
+            oracle_state=True),
     EnvCard("keycorridor", _ids("KeyCorridor", ("S3R1", "S3R2", "S3R3", "S4R3", "S5R3", "S6R3")),
             "MiniGrid-KeyCorridorS4R3-v0",
             "pick up the {color} {type}",
@@ -159,7 +166,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             "matching key", 5, "remove the mission target object", ("remove",),
             plans.legs_keycorridor, cf.remove_mission_object, cf.target_missing,
             nocue.matching_key_cells,
-            hard_cf=_OBJECT_OFF_PATH),
+            hard_cf=_OBJECT_OFF_PATH, oracle_state=True),
     EnvCard("redbluedoor", _ids("RedBlueDoors-", ("6x6", "8x8")),
             "MiniGrid-RedBlueDoors-8x8-v0",
             "open the red door then the blue door",
@@ -168,7 +175,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             "red door", 5, "block the blue door passage with a wall", ("place",),
             plans.legs_redbluedoor, cf.wall_blue_door, cf.blue_door_walled, nocue.red_door_cells,
             hard_cf=_RED_DOOR_ALONG_WALL,
-            e1_check=_red_then_blue),
+            e1_check=_red_then_blue, oracle_state=True),
     EnvCard("lavagap", _ids("LavaGapS", ("5", "6", "7")),
             "MiniGrid-LavaGapS7-v0",
             "avoid the lava and get to the green goal square",
@@ -178,7 +185,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             ("move", "remove"), plans.legs_reach_goal, cf.goal_beyond_gap, cf.goal_missing,
             nocue.lava_cells,
             no_hard_cf="not a Task C family (its paper CF already relocates the goal)",
-            forbidden_events=("enter_lava",)),
+            forbidden_events=("enter_lava",), oracle_state=True),
     EnvCard("memory", _ids("MemoryS", ("7", "9", "11", "13", "13Random", "17Random")),
             "MiniGrid-MemoryS9-v0",
             "go to the matching object at the end of the hallway",
@@ -189,7 +196,8 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             ("swap", "set"), plans.legs_memory, cf.swap_memory_ends, cf.wrong_end_chosen,
             nocue.memory_cue_cells,
             no_hard_cf="not a Task C family (its paper CF already swaps the end objects)",
-            e1_check=_cue_seen_first, settable_attrs=("success_pos", "failure_pos")),
+            e1_check=_cue_seen_first, settable_attrs=("success_pos", "failure_pos"),
+            oracle_state=True),
     EnvCard("multiroom", ("MiniGrid-MultiRoom-N2-S4-v0", "MiniGrid-MultiRoom-N4-S5-v0",
                           "MiniGrid-MultiRoom-N6-v0"),
             "MiniGrid-MultiRoom-N2-S4-v0",
@@ -198,7 +206,7 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
             (("open", "door"), ("reach_goal", "goal")),
             "door/goal evidence before the goal room", 12, "remove the final goal", ("remove",),
             plans.legs_reach_goal, cf.remove_goal, cf.goal_missing, nocue.goal_room_cells,
-            hard_cf=_GOAL_OFF_PATH),
+            hard_cf=_GOAL_OFF_PATH, oracle_state=True),
     EnvCard("unlockpickup", ("MiniGrid-UnlockPickup-v0",), "MiniGrid-UnlockPickup-v0",
             "pick up the {color} box",
             "pick up key -> unlock door -> drop key -> pick up box (Task E)",

@@ -66,3 +66,12 @@ def test_the_new_card_is_gated_by_its_own_rules(doorkey7):
     assert group is None and failed == ("CF1",) and "not of the declared kind" in why["CF1"]
     with pytest.raises(ValueError, match="no hard CF for family 'doorkey7'"):
         try_seed("doorkey7", ENV_ID, 830000, "hard")
+
+
+def test_a_new_card_leaves_oracle_states_task_types_alone():
+    """Oracle-State asks for one of the paper's six task types; a card joins them only when it
+    says so (``oracle_state=True``), so a new family changes no Oracle-State prompt."""
+    assert CARD.os_task_type is None
+    assert replace(CARD, oracle_state=True).os_task_type == CARD.causal_chain
+    six = [f for f, c in ENV_CARDS.items() if c.os_task_type]
+    assert six == ["doorkey", "keycorridor", "redbluedoor", "lavagap", "memory", "multiroom"]
