@@ -15,7 +15,7 @@ from typing import Any
 
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table
+from gridwm_judge.report.table import DASH, Cell, Table
 from gridwm_judge.report.tables import cell
 from gridwm_judge.scoring.scopes import Scope
 from gridwm_judge.task_table import ALL_TASKS
@@ -45,9 +45,10 @@ def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
     return ["all", *sorted(fams)]
 
 
-def _best(data: ReportData, task: str, family: str) -> str:
+def _best(data: ReportData, task: str, family: str) -> Cell | str:
     best = shortcuts.best_shortcut(data, task, None if family == "all" else family)
-    return DASH if best is None else f"{shortcuts.short(best[1])} ({best[0]})"
+    return DASH if best is None else Cell(f"{shortcuts.short(best[1])} ({best[0]})",
+                                          best[1]["value"])
 
 
 def table(data: ReportData) -> Table:

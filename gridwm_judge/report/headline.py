@@ -17,7 +17,15 @@ from gridwm_judge.records import MODE_LABELS
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.failures import causal_scopes, flags
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, DESCRIPTIVE, DESCRIPTIVE_NOTE, Table, fci, fnum
+from gridwm_judge.report.table import (
+    DASH,
+    DESCRIPTIVE,
+    DESCRIPTIVE_NOTE,
+    Cell,
+    Table,
+    fci,
+    fnum,
+)
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
     control,
@@ -114,28 +122,32 @@ def _scope(entry: JudgeEntry, world: str) -> tuple[str | None, CausalScope | Non
     return label, None if label is None else found[label]
 
 
-def _ratio(scope: CausalScope | None, name: str) -> str:
+def _ratio(scope: CausalScope | None, name: str) -> Cell | str:
     """``value (num/den) [lo, hi]``: a headline figure with its count and interval."""
     m = None if scope is None else scope.cell(name)
     if m is None:
         return DASH
     ci = f" {fci(m['ci'])}" if m.get("ci") else ""
-    return f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])}){ci}"
+    return Cell(f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])}){ci}", m["value"])
 
 
-def _figure(scope: CausalScope | None, name: str) -> str:
+def _figure(scope: CausalScope | None, name: str) -> Cell | str:
     """``value [lo, hi]``."""
     m = None if scope is None else scope.cell(name)
     if m is None or m.get("value") is None:
         return DASH
-    return fnum(m["value"]) + (f" {fci(m['ci'])}" if m.get("ci") else "")
+    return Cell(fnum(m["value"]) + (f" {fci(m['ci'])}" if m.get("ci") else ""), m["value"])
 
 
-def _least(r: MetricResult | None) -> str:
+def _least(r: MetricResult | None) -> Cell | str:
     """The least stable probe family's figure, marked when it is descriptive."""
     if r is None:
         return DASH
-    return fnum(r.value) + (DESCRIPTIVE if r.status == "descriptive" else "")
+    return Cell(fnum(r.value) + (DESCRIPTIVE if r.status == "descriptive" else ""), r.value)
+
+
+def _number(v: float | None) -> Cell:
+    return Cell(fnum(v), v)
 
 
 def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
@@ -159,9 +171,10 @@ def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
         "acc_cf": _figure(c, "acc_cf"),
         "ns_min": _least(least_stable(e, "ns", (label,), world)),
         "jcr_min": _least(least_stable(e, "jcr", (label,), world)),
-        "shortcut": DASH if best is None else f"{fnum(best[1]['value'])} ({best[0]})",
-        "idr_reference": fnum(value(md, "idr_raw")) if md else "not run",
-        "acc_a1": fnum(value(ma, "acc_a1")) if ma else "not run",
+        "shortcut": DASH if best is None else Cell(f"{fnum(best[1]['value'])} ({best[0]})",
+                                                   best[1]["value"]),
+        "idr_reference": _number(value(md, "idr_raw")) if md else "not run",
+        "acc_a1": _number(value(ma, "acc_a1")) if ma else "not run",
         "flags": ", ".join(flags(e, world)) or "none",
         "suggested": ", ".join(flags(e, world, "suggested")) or DASH,
     }

@@ -11,7 +11,7 @@ from pathlib import Path
 from gridwm_judge.formats import fp
 from gridwm_judge.records import SCORED_ROWS_FILE
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.table import Table, fnum, fsigned, fsigned_ci
+from gridwm_judge.report.table import Cell, Table, fnum, fsigned, fsigned_ci
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.judge_pairs import PAIRED_TASKS, JudgePair, compare_pairs, read_graded
 from gridwm_judge.task_table import task_spec
@@ -58,9 +58,11 @@ def table(data: ReportData) -> Table:
     pairs = compare_pairs(graded, **({} if data.n_resamples is None
                                      else {"n_resamples": data.n_resamples}))
     rows = tuple(
-        (task_spec(p.task).config, p.a, p.b, p.groups, fnum(p.idr_a), fnum(p.idr_b),
-         f"{fsigned(p.difference)} {fsigned_ci(p.ci)}", f"{p.n_a_only} / {p.n_b_only}",
-         f"{fp(p.p_value)} ({fp(p.p_holm)})", verdict(p))
+        (task_spec(p.task).config, p.a, p.b, p.groups, Cell(fnum(p.idr_a), p.idr_a),
+         Cell(fnum(p.idr_b), p.idr_b),
+         Cell(f"{fsigned(p.difference)} {fsigned_ci(p.ci)}", p.difference),
+         f"{p.n_a_only} / {p.n_b_only}",
+         Cell(f"{fp(p.p_value)} ({fp(p.p_holm)})", p.p_value), verdict(p))
         for p in pairs)
     notes = [
         "Two judges on the same groups (composite storyboards, neutral presentation): a "

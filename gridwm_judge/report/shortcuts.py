@@ -14,7 +14,7 @@ from typing import Any
 
 from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Table, fci, fnum, fsigned, with_unit
+from gridwm_judge.report.table import DASH, Cell, Table, fci, fnum, fsigned, with_unit
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -103,12 +103,12 @@ def best_shortcut(data: ReportData, task: str, family: str | None = None,
     return best
 
 
-def short(m: Mapping[str, Any] | None) -> str:
-    """``0.500 [0.21, 0.79]``."""
+def short(m: Mapping[str, Any] | None) -> Cell | str:
+    """``0.500 [0.21, 0.79]``, sorted by its value."""
     if not m or m.get("value") is None:
         return DASH
     ci = m.get("ci")
-    return fnum(m["value"]) + (f" {fci(ci)}" if ci else "")
+    return Cell(fnum(m["value"]) + (f" {fci(ci)}" if ci else ""), m["value"])
 
 
 def ceiling(data: ReportData) -> Table:
@@ -174,7 +174,8 @@ def beside_judges(data: ReportData) -> Table:
             gap = (DASH if best is None or m.get("value") is None
                    else fsigned(m["value"] - best[1]["value"]))
             rows.append((e.label, task, metric, short(m),
-                         DASH if best is None else f"{short(best[1])} ({best[0]})", gap))
+                         DASH if best is None else Cell(f"{short(best[1])} ({best[0]})",
+                                                        best[1]["value"]), gap))
     notes = () if any(is_shortcut(e) for e in data.judges) else (NOT_RUN_NOTE,)
     return Table(
         "shortcut_vs_judges",

@@ -137,3 +137,14 @@ def test_a_section_draws_its_table_with_title_and_notes_and_the_markdown_agrees(
 def test_a_count_written_with_thousands_separators_sorts_as_its_number():
     assert sort_value("1,012") == 1012.0 and sort_value("12,345.5 USD") == 12345.5
     assert sort_value("9") < sort_value("1,012")
+
+
+def test_a_figure_written_out_by_a_table_sorts_by_its_value_not_its_text():
+    """The shortcut tables (and the headline, judge pairs, hard CF) write figures out
+    themselves; the page sorts them by the figure, not by the rounded text."""
+    from gridwm_judge.report.shortcuts import short
+
+    cell = short({"value": 0.0004, "ci": [0.0, 0.001]})
+    assert fcell(cell) == "0.000 [0.00, 0.00]" and sort_value(cell) == 0.0004
+    html_table = Table("t", "T", ("a",), ((cell,),)).html()
+    assert 'data-sort="0.0004"' in html_table
