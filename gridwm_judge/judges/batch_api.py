@@ -163,20 +163,3 @@ def batch_api(judge: Any) -> BatchAPI:
     """The batch interface of ``judge``'s provider."""
     module = importlib.import_module(f"gridwm_judge.judges.{PROVIDERS[judge.backend]}")
     return module.BatchClient(judge)
-
-
-def chunks(entries: Sequence[Entry], max_requests: int, max_bytes: int) -> list[list[Entry]]:
-    """``entries`` cut into batches under the provider's limits (with base64 images the bytes
-    bind first); a single entry over the byte limit is a :class:`BatchError`."""
-    out: list[list[Entry]] = []
-    size = 0
-    for e in entries:
-        if e.size > max_bytes:
-            raise BatchError(f"request {e.cid} is {e.size:,} bytes, over a batch's "
-                             f"{max_bytes:,}; lower --max-pixels")
-        if not out or len(out[-1]) >= max_requests or size + e.size > max_bytes:
-            out.append([])
-            size = 0
-        out[-1].append(e)
-        size += e.size
-    return out

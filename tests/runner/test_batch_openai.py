@@ -181,3 +181,24 @@ def test_an_online_run_never_asks_rows_a_live_batch_asks(smoke, tmp_path, capsys
         assert not server.requests  # nothing was asked online (the batch holds no answer yet)
         assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
     assert len(records(out)) == ROWS
+
+
+def test_rows_go_in_batches_cut_at_the_providers_limits(smoke, tmp_path, capsys, monkeypatch):
+    """Each batch is submitted as soon as it holds the provider's most requests (or bytes);
+    one request over the byte limit is one line naming --max-pixels, nothing submitted."""
+    from gridwm_judge.judges import openai_batch
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(openai_batch.BatchClient, "max_requests", 3)
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, out, "--batch", "--poll-s", "0.01")) == 0
+        assert server.batch_api.created == ["batch_0", "batch_1", "batch_2"]
+    assert [len(b["lines"]) for b in book(out)] == [3, 3, 2]
+    assert len(records(out)) == ROWS
+    monkeypatch.setattr(openai_batch.BatchClient, "max_bytes", 1000)
+    with StubServer(default_reply="Yes") as server:
+        assert main(_eval(smoke, server, tmp_path / "big", "--batch")) == 2
+        assert not server.batch_api.created
+    [line] = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert "over a batch's 1,000; lower --max-pixels" in line
+    assert not (tmp_path / "big").exists()
