@@ -102,8 +102,11 @@ class EvalConfig:
             ("--max-model-len", self.options.max_model_len is not None),
             ("--tensor-parallel-size", self.options.tensor_parallel_size != 1)) if given]
         if engine_only and split_spec(self.judge)[0] != "vllm":
-            raise ValueError(f"{' and '.join(engine_only)} configure the vllm: engine; "
-                             f"{self.judge} does not use them: leave them out")
+            one = len(engine_only) == 1
+            raise ValueError(f"{' and '.join(engine_only)} "
+                             f"{'configures' if one else 'configure'} the vllm: engine; "
+                             f"{self.judge} does not use {'it' if one else 'them'}: leave "
+                             f"{'it' if one else 'them'} out")
         bad = [s for s in self.reask if s not in REASKABLE]
         if bad:
             raise ValueError(f"cannot re-ask status {bad[0]!r}; expected some of "

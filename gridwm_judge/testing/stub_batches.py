@@ -1,4 +1,5 @@
-"""The stub server's batch APIs, one class per dialect (:func:`batch_dialect`).
+"""The stub server's batch APIs, one class per dialect (:data:`DIALECTS`; Gemini's is
+:mod:`.stub_gemini_batches`).
 
 OpenAI's Batch API: files in, batches that step through their statuses one
 status read at a time (validating, in_progress, finalizing, then how they end), output files
@@ -19,8 +20,9 @@ import time
 from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import default as email_policy
-from importlib import import_module
 from typing import Any
+
+from gridwm_judge.testing.stub_gemini_batches import GeminiBatches
 
 STEPS = ("validating", "in_progress", "finalizing")
 
@@ -283,16 +285,8 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-DIALECTS = {"openai": "OpenAIBatches", "anthropic": "AnthropicBatches",
-            "gemini": "gridwm_judge.testing.stub_gemini_batches:GeminiBatches"}
-
-
-def batch_dialect(api: str) -> Callable[..., Any]:
-    """The class answering ``api``'s batch requests; its constructor takes the server's
-    ``answer(body, model=None) -> (status, body)`` (a line answered by the same scripts as an
-    online request)."""
-    name = DIALECTS[api]
-    if ":" in name:
-        module, _, name = name.partition(":")
-        return getattr(import_module(module), name)
-    return globals()[name]
+DIALECTS: dict[str, Callable[..., Any]] = {
+    "openai": OpenAIBatches, "anthropic": AnthropicBatches, "gemini": GeminiBatches}
+"""The class answering each API's batch requests; its constructor takes the server's
+``answer(body, model=None) -> (status, body)`` (a line answered by the same scripts as an
+online request)."""

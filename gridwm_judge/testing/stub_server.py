@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from gridwm_judge.testing.stub_batches import DIALECTS, batch_dialect
+from gridwm_judge.testing.stub_batches import DIALECTS
 from gridwm_judge.testing.stub_dialects import (
     error_body,
     path_ok,
@@ -134,7 +134,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._active = 0
         self.max_active = 0
-        self.batch_api = batch_dialect(api)(self._answer_line)
+        self.batch_api = DIALECTS[api](self._answer_line)
         self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self._httpd.handle_error = _quiet_disconnects(self._httpd.handle_error)
@@ -172,8 +172,7 @@ class StubServer:
         online request (``model``: the batch's, where the line does not name one)."""
         with self._lock:
             self.requests.append(body)
-        refused = (refusal(body, self.refuse) if self.api == "openai"
-                   else refused_field(self.api, body, self.refuse))
+        refused = self._refused(body)
         if refused is not None:  # the model refuses a field: the line fails as online
             return 400, refused
         b = self._next(prompt_of(self.api, body)) or Behaviour("ok", text=self.default_reply)
@@ -183,6 +182,12 @@ class StubServer:
             return 200, reply(self.api, body, b.text, b.finish_reason, b.reasoning,
                               b.reasoning_tokens, self.model or model)
         return 200, _completion(body, b, self)
+
+    def _refused(self, body: dict) -> dict | None:
+        """This API's 400 body for a field of ``body`` the model refuses (``refuse``)."""
+        if self.api == "openai":
+            return refusal(body, self.refuse)
+        return refused_field(self.api, body, self.refuse)
 
     def _next(self, prompt: str) -> Behaviour | None:
         with self._lock:
@@ -250,8 +255,7 @@ class StubServer:
                 if not path_ok(server.api, self.path):
                     self._send(404, b'{"error": "not found"}')
                     return
-                refused = (refusal(body, server.refuse) if server.api == "openai"
-                           else refused_field(server.api, body, server.refuse))
+                refused = server._refused(body)
                 if refused is not None:
                     self._send(400, json.dumps(refused).encode())
                     return
