@@ -35,15 +35,14 @@ DEFAULT_NOCUE_STYLE = "clean"
 paper's grey square (see ``render.nocue_style``)."""
 
 # The dataset row, one column a line: name, `datasets` dtype, meaning (an indented line goes on
-# with the meaning above). Model-facing: prompt, images. Everything else is audit.
+# with the meaning above; {families} is each world's families, which the card fills in from the
+# worlds' cards). Model-facing: prompt, images. Everything else is audit.
 _COLUMN_TABLE = """\
 uid                string stable unique id, <task>.<group_id>...: e.g.
                           C.keycorridor.KeyCorridorS4R3.s830003.cf.grid.rev.noisy.neutral.composite,
                           MC.sign.Sign.s830004.nocue.framing.orig.clean.positive.split
 task               string A..E (MiniGrid), MA / MC / MD (MiniWorld), PA / OS (controlled analyses)
-family             string env family: MiniGrid doorkey, keycorridor, redbluedoor, lavagap, memory,
-                          multiroom, unlockpickup, blockedunlockpickup; MiniWorld tmaze, fourrooms,
-                          sign, putnext
+family             string env family: {families}
 env_id             string registered env id: MiniGrid (MiniGrid-DoorKey-8x8-v0, ...) or MiniWorld
                           (MiniWorld-TMaze-v0, ...)
 group_id           string trajectory group; CIs resample these

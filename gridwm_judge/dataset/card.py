@@ -19,6 +19,8 @@ from gridwm_judge.dataset import card_text, ceilings
 from gridwm_judge.prompts import PROMPT_VERSION
 from gridwm_judge.resources import resource_path
 from gridwm_judge.schema import COLUMNS, DATASET_VERSION, MODEL_FACING
+from gridwm_judge.worlds.minigrid.cards import ENV_CARDS
+from gridwm_judge.worlds.miniworld.cards import CARDS as MINIWORLD_CARDS
 
 PRETTY_NAME = "GridWM-Judge"
 TASK_CATEGORIES = ["visual-question-answering", "image-text-to-text"]
@@ -92,11 +94,15 @@ def _size(n: int) -> str:
 
 
 def columns_table() -> str:
+    """The row layout (:data:`~gridwm_judge.schema.COLUMNS`), each world's families named from
+    its cards."""
+    families = f"MiniGrid {', '.join(ENV_CARDS)}; MiniWorld {', '.join(MINIWORLD_CARDS)}"
     lines = ["| column | type | role | meaning |", "|---|---|---|---|"]
     for name, (dtype, meaning) in COLUMNS.items():
         role = "**model-facing**" if name in MODEL_FACING else "audit"
         shown = "list of images" if dtype == "list_image" else dtype
-        lines.append(f"| `{name}` | {shown} | {role} | {meaning.replace('|', '/')} |")
+        meaning = meaning.replace("{families}", families).replace("|", "/")
+        lines.append(f"| `{name}` | {shown} | {role} | {meaning} |")
     return "\n".join(lines)
 
 

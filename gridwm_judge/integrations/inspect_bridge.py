@@ -62,13 +62,15 @@ from gridwm_judge import __version__
 from gridwm_judge.dataset_io import dataset_fingerprint
 from gridwm_judge.integrations.items import (
     CONDITION_FIGURES,
+    PRINT_GROUPS,
     Item,
     figure_name,
     grade_response,
     image_data_uri,
-    known_figures,
     load_items,
     pooled_accuracy,
+    printed,
+    printed_names,
     summary_figures,
     task_results,
 )
@@ -108,12 +110,6 @@ def _figures(select: Callable[[MetricResult], bool]) -> Metric:
 
 
 @metric
-def task_metrics() -> Metric:
-    """Every headline figure of a non-verdict task (A: acc / deltas; B: mean score; E: acc)."""
-    return _figures(lambda k: True)
-
-
-@metric
 def condition_stderr() -> Metric:
     """Standard error of each action condition's accuracy (``acc_a1_stderr``,
     ``acc_shuffle_stderr``, ``acc_mask_stderr``), over that condition's samples only,
@@ -133,86 +129,39 @@ def condition_stderr() -> Metric:
     return compute
 
 
-def _named(names: tuple[str, ...], where: str, *, differences: bool = False
-           ) -> Callable[[MetricResult], bool]:
-    """Figures called one of ``names`` (any when none), levels or paired differences; a name
-    outside the results' registry is a ValueError naming it and ``where`` it was asked."""
-    known = known_figures(names, where)
-    return lambda r: ((not known or r.name in known)
-                      and (r.baseline is not None) == differences)
+def _printed(group: str) -> Callable[[MetricResult], bool]:
+    """The figures of ``group`` that their task prints (:func:`~gridwm_judge.integrations.
+    items.printed_names`: the figures lmms-eval lists for the same task)."""
+    return lambda r: figure_name(r) in printed_names(task_spec(r.task), group=group)
 
 
-_SCI_FIGURES: dict[str, tuple[str, tuple[str, ...], bool]] = {
-    "idr": ("IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
-            "arm or prompt style for the controls).",
-            ("idr_raw", "idr_cond", "idr_rev"), False),
-    "p_active": ("Share of groups whose Full trajectory is judged a success.",
-                 ("p_active",), False),
-    "ns": ("Nuisance Stability per presentation family (and representation).", ("ns",), False),
-    "jcr": ("Joint Consistency Rate per presentation family (and representation).",
-            ("jcr",), False),
-    "vcc_rep": ("Verdict consistency of composite and split representations.",
-                ("vcc_rep",), False),
-    "stages": ("Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
-               "and joint (all three right).",
-               ("task_type", "objective", "verdict", "joint"), False),
-    "vcc_arms": ("VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
-                 "agreement for Pixel+State.",
-                 ("vcc_oracle", "vcc_oracle_given_success", "vcc_oracle_given_failure",
-                  "vcc_pixel_state", "vcc_pixel_state_given_success",
-                  "vcc_pixel_state_given_failure"), False),
-    "accept_reject": ("Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
-                      "prompt style.",
-                      ("acc_full", "acc_cf"), False),
-    "style_differences": ("Paired differences between prompt styles (a-b) of IDR_raw, "
-                          "acc_full and acc_cf, over groups answered in every style.",
-                          (), True),
-}
-"""inspect metric name -> (what it prints, the figures of the recipe it selects by metric
-name (any when none; each a figure of :data:`gridwm_judge.results.FIGURE_NAMES`), whether it
-selects paired differences rather than levels)."""
-
-
-def _sci_metric(name: str) -> Callable[[], Metric]:
-    doc, names, differences = _SCI_FIGURES[name]
-    select = _named(names, f"inspect_ai metric {name!r}", differences=differences)
-
+def _group_metric(group: str) -> Callable[[], Metric]:
     def factory() -> Metric:
-        return _figures(select)
+        return _figures(_printed(group))
 
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = doc
-    return metric(name=name)(factory)
+    factory.__name__ = factory.__qualname__ = group
+    factory.__doc__ = PRINT_GROUPS[group]
+    return metric(name=group)(factory)
 
 
 METRICS: dict[str, Callable[[], Metric]] = {
     "accuracy": accuracy,
     "stderr": stderr,
     "condition_stderr": condition_stderr,
-    "task_metrics": task_metrics,
-    **{name: _sci_metric(name) for name in _SCI_FIGURES},
+    **{group: _group_metric(group) for group in PRINT_GROUPS},
 }
 """The metrics a task may print, by the name :func:`gridwm_task` takes: the share of correct
-answers with its standard error, each action condition's standard error, a non-verdict task's
-figures, and the verdict tasks' group-level metric groups."""
-
-
-INSPECT_GROUPS: dict[str, tuple[str, ...]] = {
-    "presentation_invariance": ("idr", "p_active", "ns", "jcr", "vcc_rep"),
-    "reference_aided": ("idr", "p_active", "ns", "jcr"),
-    "oracle_state": ("stages", "idr", "p_active", "accept_reject", "vcc_arms"),
-    "prompt_ablation": ("idr", "p_active", "accept_reject", "style_differences"),
-}
-"""The group-level metric groups a verdict task prints, by its scoring recipe; a task of
-another recipe prints its figures (``task_metrics``)."""
+answers with its standard error, each action condition's standard error, and the figure groups
+of :data:`~gridwm_judge.integrations.items.PRINT_GROUPS` (a task prints the figures of a group
+that its recipe prints, and nothing for another group)."""
 
 
 def inspect_metrics(spec: TaskSpec) -> tuple[str, ...]:
     """The metrics :func:`gridwm_task` prints for ``spec`` (names of :data:`METRICS`): accuracy
-    with its standard error (per action condition for the tasks asked under several), then its
-    metric groups or its figures."""
+    with its standard error (per action condition for the tasks asked under several), then the
+    groups of the figures it prints, in order."""
     overall = ("accuracy", "stderr") if pooled_accuracy(spec) else ("condition_stderr",)
-    return (*overall, *INSPECT_GROUPS.get(spec.recipe, ("task_metrics",)))
+    return (*overall, *dict.fromkeys(f.group for f in printed(spec)))
 
 
 @scorer(metrics=[accuracy(), stderr()])
@@ -266,6 +215,7 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None, *,
     """The inspect Task of one dataset config, printing ``metrics`` (names of
     :data:`METRICS`; default :func:`inspect_metrics` of the config)."""
     spec = task_spec(config)
+    printed_names(spec)  # a figure outside the results' registry is an error now, not NaN later
     metrics = inspect_metrics(spec) if metrics is None else metrics
     unknown = [n for n in metrics if n not in METRICS]
     if unknown:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from gridwm_judge import results as registry
@@ -21,12 +21,14 @@ from gridwm_judge.item_hash import item_digest, stored_image_bytes
 from gridwm_judge.judges.base import status_for
 from gridwm_judge.parsing import parse_answer
 from gridwm_judge.results import MetricResult, Results
-from gridwm_judge.schema import ACTION_CONDITIONS, REPRESENTATIONS
+from gridwm_judge.schema import ACTION_CONDITIONS, EVIDENCE, PROMPT_STYLES, REPRESENTATIONS
 from gridwm_judge.scoring.batch import Settings
 from gridwm_judge.scoring.grading import GradedRow, graded_row
+from gridwm_judge.scoring.oracle_state import STAGE_METRICS
+from gridwm_judge.scoring.prompt_ablation import PAIRED_METRICS, PAIRS
 from gridwm_judge.scoring.recipes import recipe_for
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.scoring.task_scores import accuracy_name
+from gridwm_judge.scoring.task_scores import C_PROBE_FAMILIES, D_PROBE_FAMILIES, accuracy_name
 from gridwm_judge.task_table import TaskSpec, task_spec
 
 if TYPE_CHECKING:
@@ -166,24 +168,127 @@ def known_figures(names: Iterable[str], where: str) -> tuple[str, ...]:
     return out
 
 
+PRINT_GROUPS: dict[str, str] = {
+    "task_metrics": "Every figure of a task that asks no verdict (A: accuracy per action "
+                    "condition and its drops; B: mean score; E: accuracy).",
+    "idr": "IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
+           "arm or prompt style for the controls).",
+    "p_active": "Share of groups whose Full trajectory is judged a success.",
+    "ns": "Nuisance Stability per presentation family and representation.",
+    "jcr": "Joint Consistency Rate per presentation family and representation.",
+    "vcc_rep": "Verdict consistency of composite and split representations.",
+    "stages": "Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
+              "and joint (all three right).",
+    "accept_reject": "Full accepted (acc_full) and CF rejected (acc_cf) per evidence arm or "
+                     "prompt style.",
+    "vcc_arms": "VCC_oracle (State-arm verdict = Pixel-arm verdict, paper Eq. 29) and the same "
+                "agreement for Pixel+State.",
+    "style_differences": "Paired differences between prompt styles (a-b) of IDR_raw, acc_full "
+                         "and acc_cf, over groups answered in every style.",
+}
+"""The groups a bridge prints figures in, and what each holds: inspect_ai prints each group as
+one metric of that name; lmms-eval lists their figures one by one."""
+
+
 @dataclass(frozen=True)
 class Figures:
-    """Figures a bridge prints: each metric of ``metrics`` at each scope of the product of the
-    scope values given (metric by metric, then probe, representation, side, protocol)."""
+    """Figures a bridge prints in ``group`` (of :data:`PRINT_GROUPS`): each metric of
+    ``metrics`` at each scope of the product of the scope values given (metric by metric, then
+    probe, representation, side, protocol); ``pairs`` (side, baseline) names paired
+    differences instead of levels."""
 
+    group: str
     metrics: tuple[str, ...]
     probe: tuple[str | None, ...] = (None,)
     representation: tuple[str | None, ...] = (None,)
     side: tuple[str | None, ...] = (None,)
     protocol: tuple[str | None, ...] = (None,)
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.group not in PRINT_GROUPS:
+            raise ValueError(f"unknown figure group {self.group!r}; expected one of "
+                             f"{', '.join(PRINT_GROUPS)}")
 
     def names(self, where: str) -> tuple[str, ...]:
         """Their :func:`flat_name` names (a metric outside the registry is a ValueError
         naming it and ``where`` it was asked)."""
-        return tuple(flat_name(m, probe=p, representation=r, side=s, protocol=q)
+        sides = self.pairs or tuple((s, None) for s in self.side)
+        return tuple(flat_name(m, probe=p, representation=r, side=s, baseline=b, protocol=q)
                      for m in known_figures(self.metrics, where)
-                     for p, r, s, q in itertools.product(self.probe, self.representation,
-                                                         self.side, self.protocol))
+                     for p, r, (s, b), q in itertools.product(self.probe, self.representation,
+                                                              sides, self.protocol))
+
+    def in_style(self, style: str) -> Figures | None:
+        """These figures of prompt style ``style`` alone (None when they are none: another
+        style's, or differences between styles)."""
+        return None if self.pairs or style not in self.side else replace(self, side=(style,))
+
+
+_IDR = ("idr_raw", "idr_cond", "idr_rev")
+_C_PROBES = tuple(f.name for f in C_PROBE_FAMILIES)
+PRINTED: dict[str, tuple[Figures, ...]] = {
+    "next_state": (Figures("task_metrics", (*CONDITION_FIGURES["next_state"], "delta_shuffle",
+                                            "delta_mask")),),
+    "perception": (Figures("task_metrics", ("b_mean_score", "b_acc_090")),),
+    "presentation_invariance": (
+        Figures("idr", _IDR, representation=REPRESENTATIONS),
+        Figures("p_active", ("p_active",), representation=REPRESENTATIONS),
+        Figures("ns", ("ns",), probe=_C_PROBES, representation=REPRESENTATIONS),
+        Figures("jcr", ("jcr",), probe=_C_PROBES, representation=REPRESENTATIONS),
+        Figures("vcc_rep", ("vcc_rep",))),
+    "reference_aided": (
+        Figures("idr", _IDR), Figures("p_active", ("p_active",)),
+        Figures("ns", ("ns",), probe=tuple(f.name for f in D_PROBE_FAMILIES)),
+        Figures("jcr", ("jcr",), probe=tuple(f.name for f in D_PROBE_FAMILIES))),
+    "state_tracking": (Figures("task_metrics", ("e_acc", "e_mean_score")),),
+    "oracle_state": (
+        Figures("stages", STAGE_METRICS, side=EVIDENCE),
+        Figures("idr", _IDR, side=EVIDENCE),
+        Figures("p_active", ("p_active",), side=EVIDENCE),
+        Figures("accept_reject", ("acc_full", "acc_cf"), side=EVIDENCE),
+        Figures("vcc_arms", ("vcc_oracle", "vcc_oracle_given_success",
+                             "vcc_oracle_given_failure", "vcc_pixel_state",
+                             "vcc_pixel_state_given_success",
+                             "vcc_pixel_state_given_failure"))),
+    "prompt_ablation": (
+        Figures("idr", _IDR, side=PROMPT_STYLES),
+        Figures("p_active", ("p_active",), side=PROMPT_STYLES),
+        Figures("accept_reject", ("acc_full", "acc_cf"), side=PROMPT_STYLES),
+        Figures("style_differences", PAIRED_METRICS, pairs=PAIRS)),
+}
+"""By scoring recipe, the figures both bridges print (metric names of the results' registry at
+the scopes the recipe gives them): the one list a new figure joins to be printed by inspect_ai
+and lmms-eval. Figures the recipe also writes (acc_full per representation, flips, NoCue
+accuracy, ...) are left to ``gridwm-judge score``."""
+
+
+def printed(spec: TaskSpec, style: str = "") -> tuple[Figures, ...]:
+    """The figures the bridges print for ``spec`` (of its rows in prompt ``style`` alone, for
+    lmms-eval's one YAML per style): :data:`PRINTED` of its recipe, and IDR_raw and p_active
+    under each protocol it also reads (the paper's D-R: ``idr_raw_eligible_pairs``). An
+    unknown recipe or a style ``spec`` is not asked in is a ValueError."""
+    if spec.recipe not in PRINTED:
+        raise ValueError(f"no printed figures for {spec.config}'s recipe {spec.recipe!r}; "
+                         f"expected one of {', '.join(PRINTED)}")
+    also = tuple(Figures(group, (name,), protocol=spec.also_protocols)
+                 for group, name in (("idr", "idr_raw"), ("p_active", "p_active"))
+                 if spec.also_protocols)
+    figures = (*PRINTED[spec.recipe], *also)
+    if not style:
+        return figures
+    if style not in spec.styles:
+        raise ValueError(f"{spec.config} has no prompt style {style!r}; expected one of "
+                         f"{', '.join(spec.styles) or 'none'}")
+    return tuple(f for f in (g.in_style(style) for g in figures) if f is not None)
+
+
+def printed_names(spec: TaskSpec, style: str = "", group: str | None = None
+                  ) -> tuple[str, ...]:
+    """The :func:`flat_name` names of :func:`printed` (of one ``group`` alone when given)."""
+    where = f"the printed figures of {spec.config}" + (f" in style {style!r}" if style else "")
+    return tuple(name for f in printed(spec, style) if group in (None, f.group)
+                 for name in f.names(where))
 
 
 def summary_figures(results: Results) -> Results:

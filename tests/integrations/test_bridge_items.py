@@ -19,10 +19,12 @@ from gridwm_judge.integrations.items import (
     grade_response,
     image_data_uri,
     load_items,
+    printed_names,
     task_figures,
 )
 from gridwm_judge.records import PredictionRecord, ScoresRecord
 from gridwm_judge.scoring.score import load_rows
+from gridwm_judge.task_table import task_spec
 
 
 def test_items_are_the_dataset_rows_in_order_with_scores_digests(smoke_build):
@@ -110,3 +112,17 @@ def test_figures_equal_score_on_the_same_answers(smoke_build, tmp_path, answer, 
     with pytest.raises(ValueError, match="one task"):
         task_figures([grade_response("Yes", {"uid": "c", "task": "C", "label": 1}),
                       grade_response("Fail", {"uid": "d", "task": "D", "label": 0})])
+
+
+@pytest.mark.parametrize("config", ["task_a", "task_b", "task_c", "task_c_hard", "task_d",
+                                    "task_e", "oracle_state", "prompt_ablation"])
+def test_every_printed_figure_is_one_the_scorer_writes(smoke_build, answer, config):
+    """What both bridges print (items.PRINTED) are names of figures the task's recipe writes:
+    a listed name the scorer never writes would print NaN forever, silently."""
+    rows = [grade_response(answer(i.uid, i.audit), {**i.audit, "uid": i.uid})
+            for i in load_items(str(smoke_build), config)]
+    spec = task_spec(config)
+    written = task_figures(rows)
+    missing = [n for n in printed_names(spec) if n not in written]
+    assert not missing, f"{config} prints figures its recipe does not write: {missing}"
+    assert len(printed_names(spec)) >= 2

@@ -12,7 +12,7 @@ import yaml
 from bridge_helpers import _Loader
 
 from gridwm_judge import results
-from gridwm_judge.integrations import generate, scores_schema
+from gridwm_judge.integrations import generate, items, scores_schema
 from gridwm_judge.integrations.items import Figures
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec, Verdict, task_spec
@@ -89,10 +89,10 @@ def _register(monkeypatch, name: str) -> None:
 
 def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monkeypatch):
     spec = task_spec("B")
-    monkeypatch.setitem(utils._RECIPE_FIGURES, spec.recipe,
-                        (*utils._RECIPE_FIGURES[spec.recipe], Figures(("toy",))))
-    # asked for by a bridge before the registry has it: an error naming it and where
-    with pytest.raises(ValueError, match="unknown metric name 'toy' in lmms-eval's figures of "
+    monkeypatch.setitem(items.PRINTED, spec.recipe,
+                        (*items.PRINTED[spec.recipe], Figures("task_metrics", ("toy",))))
+    # printed by the bridges before the registry has it: an error naming it and where
+    with pytest.raises(ValueError, match="unknown metric name 'toy' in the printed figures of "
                                          "task_b; expected a figure of"):
         generate.lmms_yaml(spec)
     assert "toy" not in scores_schema.result_schema()["properties"]["name"]["enum"]
@@ -105,7 +105,7 @@ def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monke
     assert [m["metric"] for m in doc["metric_list"]] == ["accuracy", "b_mean_score",
                                                          "b_acc_090", "toy"]
     assert utils.metric_names("B")[-1] == "toy"
-    assert Figures(("toy",), representation=("composite", "split")).names("a test") == (
+    assert Figures("ns", ("toy",), representation=("composite", "split")).names("a test") == (
         "toy_composite", "toy_split")
     toy = results.MetricResult(task="B", world="minigrid", name="toy", value=0.5)
     assert results.Results([toy]).one(task="B", name="toy") == toy

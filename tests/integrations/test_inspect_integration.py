@@ -18,11 +18,13 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from gridwm_judge.cli import main  # noqa: E402
-from gridwm_judge.integrations import inspect_bridge, inspect_tasks  # noqa: E402
+from gridwm_judge.integrations import inspect_bridge, inspect_tasks, items  # noqa: E402
 from gridwm_judge.integrations.inspect_convert import log_records  # noqa: E402
 from gridwm_judge.integrations.items import load_items  # noqa: E402
+from gridwm_judge.integrations.lmms_eval import utils  # noqa: E402
 from gridwm_judge.records import ScoresRecord, read_prediction_file  # noqa: E402
-from gridwm_judge.task_table import ALL_TASKS, TASKS  # noqa: E402
+from gridwm_judge.results import MetricResult  # noqa: E402
+from gridwm_judge.task_table import ALL_TASKS, TASKS, task_spec  # noqa: E402
 
 FAIL_UID_SHARE = 17  # every 17th item's request errors (nothing comes back)
 
@@ -127,13 +129,28 @@ def test_every_generated_task_prints_metrics_the_bridge_has():
 
 
 def test_a_metric_group_naming_an_unknown_metric_is_an_error(monkeypatch):
-    """A metric group selects the recipe's figures by name: a name outside the results'
-    registry would select nothing, silently; it is a ValueError naming it and the group."""
-    monkeypatch.setitem(inspect_bridge._SCI_FIGURES, "idr", ("IDR.", ("idr_rwa",), False))
-    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in inspect_ai metric "
-                                         "'idr'; expected a figure of"):
-        inspect_bridge._sci_metric("idr")
-    monkeypatch.setitem(inspect_bridge._SCI_FIGURES, "idr", ("IDR.", ("les",), False))
-    with pytest.raises(ValueError, match="metric 'les' in inspect_ai metric 'idr' is not a "
-                                         "figure"):
-        inspect_bridge._sci_metric("idr")
+    """A metric group prints the figures its task's recipe names: a name outside the results'
+    registry would print nothing, silently; the task is refused with a ValueError naming it."""
+    spec = task_spec("C")
+    monkeypatch.setitem(items.PRINTED, spec.recipe,
+                        (items.Figures("idr", ("idr_rwa",)), *items.PRINTED[spec.recipe]))
+    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in the printed figures "
+                                         "of task_c; expected a figure of"):
+        inspect_bridge.gridwm_task("task_c", "unused")
+    monkeypatch.setitem(items.PRINTED, spec.recipe, (items.Figures("idr", ("les",)),))
+    with pytest.raises(ValueError, match="metric 'les' in the printed figures of task_c is not "
+                                         "a figure"):
+        inspect_bridge.gridwm_task("task_c", "unused")
+
+
+def test_a_figure_added_to_its_recipes_list_is_printed_in_its_group(monkeypatch):
+    """One list (items.PRINTED) says what both bridges print: a figure added there is printed
+    by its inspect group, as lmms-eval lists it, and by no other group."""
+    spec = task_spec("B")
+    monkeypatch.setitem(items.PRINTED, spec.recipe,
+                        (*items.PRINTED[spec.recipe], items.Figures("task_metrics", ("idr_raw",))))
+    late = MetricResult(task="B", world="minigrid", name="idr_raw", value=0.5)
+    assert inspect_bridge.inspect_metrics(spec) == ("accuracy", "stderr", "task_metrics")
+    assert inspect_bridge._printed("task_metrics")(late)
+    assert not inspect_bridge._printed("idr")(late)
+    assert utils.figures_of(spec)[-1] == "idr_raw"

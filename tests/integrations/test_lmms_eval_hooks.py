@@ -12,7 +12,7 @@ import pytest
 from bridge_helpers import lmms_yaml
 
 from gridwm_judge.cli import main
-from gridwm_judge.integrations import scores_schema
+from gridwm_judge.integrations import items, scores_schema
 from gridwm_judge.integrations.items import Figures
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.records import PredictionRecord, ScoresRecord
@@ -108,13 +108,13 @@ def test_an_unknown_metric_name_is_an_error_naming_where_it_came_from(monkeypatc
     asking for it is a ValueError naming it and the task, as is a name of the registry that is
     not a figure, and a prompt style the task is not asked in."""
     d = task_spec("D")
-    monkeypatch.setitem(utils._RECIPE_FIGURES, d.recipe, (Figures(("idr_rwa",)),))
-    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in lmms-eval's "
+    monkeypatch.setitem(items.PRINTED, d.recipe, (Figures("idr", ("idr_rwa",)),))
+    with pytest.raises(ValueError, match="unknown metric name 'idr_rwa' in the printed "
                                          "figures of task_d; expected a figure of "
                                          "gridwm_judge.results.FIGURE_NAMES: jacc_neu"):
         utils.figures_of(d)
-    monkeypatch.setitem(utils._RECIPE_FIGURES, d.recipe, (Figures(("n_pairs",)),))
-    with pytest.raises(ValueError, match="metric 'n_pairs' in lmms-eval's figures of task_d "
+    monkeypatch.setitem(items.PRINTED, d.recipe, (Figures("idr", ("n_pairs",)),))
+    with pytest.raises(ValueError, match="metric 'n_pairs' in the printed figures of task_d "
                                          "is not a figure"):
         utils.metric_names("D")
     with pytest.raises(ValueError, match="prompt_ablation has no prompt style 'terse'; "

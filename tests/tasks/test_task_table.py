@@ -100,35 +100,26 @@ def test_every_config_is_described_by_its_entry(tmp_path):
 
 # --- answer lines: the prompts' answer instruction is the table's answer format -------------
 
-def _prompts_of(task: str, style: str = "") -> list[str]:
-    """Prompts of one task (style) as its row builder writes them, over their variations."""
-    from gridwm_judge import prompts
+def _built_prompts(folder, config: str, style: str) -> list[str]:
+    """The distinct prompts of one config (in one prompt style) as its row builder wrote them."""
+    import pyarrow.parquet as pq
 
-    framings = ("neutral", "positive", "negative")
-    builders = {
-        "A": lambda: [prompts.TASK_A.format(action="turn left")],
-        "B": lambda: [prompts.TASK_B],
-        "C": lambda: [prompts.task_c_prompt("m", f, reversed_order=r, n_split=n)
-                      for f in framings for r in (False, True) for n in (0, 4)],
-        "D": lambda: [prompts.task_d_prompt(f) for f in framings],
-        "E": lambda: list(prompts.TASK_E.values()),
-        "MA": lambda: [prompts.MINIWORLD_A.format(action="turn left")],
-        "MC": lambda: [prompts.miniworld_c_prompt("m", f, reversed_order=False)
-                       for f in framings],
-        "MD": lambda: [prompts.miniworld_d_prompt("m", f) for f in framings],
-        "PA": lambda: [prompts.prompt_ablation_prompt(style)],
-        "OS": lambda: [prompts.oracle_state_prompt("pixel"),
-                       prompts.oracle_state_prompt("state", "1. a", "1. b")],
-    }
-    return builders[task]()
+    files = sorted((folder / "data" / config).glob("*.parquet"))
+    assert files, f"{config} is in no smoke profile: add it to its world's smoke build"
+    table = pq.read_table(files, columns=["prompt", "prompt_style"]).to_pylist()
+    return sorted({r["prompt"] for r in table if r["prompt_style"] == style})
 
 
 @pytest.mark.parametrize("task, style", [
-    (t.name, s) for t in ALL_TASKS if not (t.paper or t.imported)
-    for s in (tuple(t.styles) or ("",))])
-def test_every_prompt_asks_in_its_answer_format(task, style):
-    line = task_spec(task).for_style(style).answer.format_line()
-    texts = _prompts_of(task, style)
+    (t.name, s) for t in ALL_TASKS if not t.imported for s in (tuple(t.styles) or ("",))])
+def test_every_prompt_asks_in_its_answer_format(task, style, request):
+    """Every prompt a smoke build writes (every built config is in its world's smoke profile)
+    holds its answer line once, at the end."""
+    spec = task_spec(task)
+    build = (request.getfixturevalue("miniworld_smoke").out if spec.world == "miniworld"
+             else request.getfixturevalue("smoke_build").out)
+    line = spec.for_style(style).answer.format_line()
+    texts = _built_prompts(build, spec.config, style)
     assert texts and all(text.count(line) == 1 for text in texts), line
     # the line is the answer instruction: nothing after it but Task E's label space and
     # the image-order note of Task D's prompts

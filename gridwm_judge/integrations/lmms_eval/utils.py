@@ -22,58 +22,23 @@ from typing import Any
 
 from gridwm_judge.integrations.items import (
     CONDITION_FIGURES,
-    Figures,
     grade_response,
     pooled_accuracy,
+    printed_names,
     task_figures,
 )
-from gridwm_judge.schema import EVIDENCE, REPRESENTATIONS
 from gridwm_judge.scoring.grading import GradedRow
 from gridwm_judge.scoring.score import ROW_COLUMNS
-from gridwm_judge.scoring.task_scores import C_PROBE_FAMILIES, D_PROBE_FAMILIES
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec, task_spec
-
-_RECIPE_FIGURES: dict[str, tuple[Figures, ...]] = {
-    "next_state": (Figures((*CONDITION_FIGURES["next_state"], "delta_shuffle", "delta_mask")),),
-    "perception": (Figures(("b_mean_score", "b_acc_090")),),
-    "presentation_invariance": (
-        Figures(("idr_raw", "p_active"), representation=REPRESENTATIONS),
-        Figures(("ns", "jcr"), probe=tuple(f.name for f in C_PROBE_FAMILIES),
-                representation=("composite",)),
-        Figures(("vcc_rep",))),
-    "reference_aided": (Figures(("idr_raw", "idr_cond", "p_active")),
-                        Figures(("ns", "jcr"), probe=tuple(f.name for f in D_PROBE_FAMILIES))),
-    "state_tracking": (Figures(("e_acc", "e_mean_score")),),
-    "oracle_state": (Figures(("joint", "idr_raw", "p_active"), side=EVIDENCE),
-                     Figures(("vcc_oracle", "vcc_pixel_state"))),
-}
-"""By scoring recipe, which of its figures a YAML lists: metric names of the results'
-registry at the scopes the recipe gives them (the names follow the bridges' one rule,
-:func:`~gridwm_judge.integrations.items.flat_name`); a name outside the registry is a
-ValueError naming it and the task, never a metric that prints NaN."""
-_STYLE_FIGURES = ("idr_raw", "p_active", "acc_full", "acc_cf")
-"""A prompt style's figures (its YAML holds that style's rows only: the styles' budgets
-differ, and lmms-eval has one per task); the paired differences between styles are
-``gridwm-judge score``'s."""
 
 
 def figures_of(spec: TaskSpec, style: str = "") -> tuple[str, ...]:
     """The figures the YAML of ``spec`` (of its rows in prompt ``style``) lists in
-    ``metric_list``, after ``accuracy`` where it has one (:func:`metrics_of`), by its scoring
-    recipe: MiniWorld's MA / MC / MD list the figures of A / C / D (the same metric
-    functions). A style ``spec`` is not asked in is a ValueError."""
-    where = f"lmms-eval's figures of {spec.config}" + (f" in style {style!r}" if style else "")
-    if style:
-        if style not in spec.styles:
-            raise ValueError(f"{spec.config} has no prompt style {style!r}; expected one of "
-                             f"{', '.join(spec.styles) or 'none'}")
-        return Figures(_STYLE_FIGURES, side=(style,)).names(where)
-    if spec.recipe not in _RECIPE_FIGURES:
-        raise ValueError(f"no lmms-eval figures for {spec.config}'s recipe {spec.recipe!r}; "
-                         f"expected one of {', '.join(_RECIPE_FIGURES)}")
-    also = Figures(("idr_raw", "p_active"), protocol=spec.also_protocols)
-    figures = (*_RECIPE_FIGURES[spec.recipe], *((also,) if spec.also_protocols else ()))
-    return tuple(name for f in figures for name in f.names(where))
+    ``metric_list``, after ``accuracy`` where it has one (:func:`metrics_of`): the figures both
+    bridges print (:func:`~gridwm_judge.integrations.items.printed_names`, by its scoring
+    recipe: MiniWorld's MA / MC / MD list the figures of A / C / D). A style ``spec`` is not
+    asked in is a ValueError; so is a metric outside the results' registry, naming the task."""
+    return printed_names(spec, style)
 
 
 FIGURES: dict[str, tuple[str, ...]] = {

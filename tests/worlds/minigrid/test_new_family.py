@@ -13,6 +13,7 @@ import pytest
 from gymnasium.envs.registration import EnvSpec
 from test_replay_plain_minigrid import replay  # same folder: pytest puts it on sys.path
 
+from gridwm_judge.dataset.card import columns_table
 from gridwm_judge.worlds.minigrid import counterfactual as cf
 from gridwm_judge.worlds.minigrid.cards import ENV_CARDS, EnvCard, family_of, get_card
 from gridwm_judge.worlds.minigrid.gates import GATES
@@ -66,6 +67,10 @@ def test_the_new_card_is_gated_by_its_own_rules(doorkey7):
     assert group is None and failed == ("CF1",) and "not of the declared kind" in why["CF1"]
     with pytest.raises(ValueError, match="no hard CF for family 'doorkey7'"):
         try_seed("doorkey7", ENV_ID, 830000, "hard")
+
+
+def test_the_dataset_card_names_the_new_family(doorkey7):
+    assert "blockedunlockpickup, doorkey7; MiniWorld" in columns_table()
 
 
 def test_a_new_card_leaves_oracle_states_task_types_alone():
