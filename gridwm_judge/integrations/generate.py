@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gridwm_judge.integrations import scores_schema
-from gridwm_judge.integrations.items import CONDITION_FIGURES
+from gridwm_judge.integrations.items import CONDITION_FIGURES, printed
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
@@ -35,11 +35,13 @@ INSPECT_FILE = "inspect_tasks.py"
 SCHEMA_FILE = "schemas/scores.schema.json"
 HEADER = "Generated from the task table by `python -m gridwm_judge.integrations.generate`"
 
-LOWER_IS_BETTER = frozenset(
-    name for figures in CONDITION_FIGURES.values() for name, condition in figures.items()
-    if condition != ACTION_CONDITIONS[0])
-"""Accuracy under a control condition (a wrong or hidden action): a judge that reads the
-action loses accuracy there."""
+LOWER_IS_BETTER = frozenset((
+    *(name for figures in CONDITION_FIGURES.values() for name, condition in figures.items()
+      if condition != ACTION_CONDITIONS[0]),
+    "idr_rev"))
+"""Accuracy under a control condition (a wrong or hidden action: a judge that reads the action
+loses accuracy there), and IDR_rev (Full rejected while its CF is accepted: the wrong way
+round, 0 for a careful judge); every other printed figure is better higher."""
 
 _NOTES: dict[str, tuple[str, ...]] = {
     "next_state": (
@@ -90,9 +92,12 @@ def lmms_yaml(spec: TaskSpec, style: str = "") -> str:
               "  top_p: 1.0", "  num_beams: 1", "  do_sample: false"]
     lines += _comment(_NOTES.get(spec.recipe, ()))
     lines.append("metric_list:")
+    where = f"the printed figures of {spec.config}"
+    lower = {name for f in printed(spec, style) for name, metric in f.named(where).items()
+             if metric in LOWER_IS_BETTER}
     for name in utils.metrics_of(spec, style):
         lines += [f"  - metric: {name}", f"    aggregation: !function utils.agg_{name}",
-                  f"    higher_is_better: {str(name not in LOWER_IS_BETTER).lower()}"]
+                  f"    higher_is_better: {str(name not in lower).lower()}"]
     return "\n".join(lines) + "\n"
 
 

@@ -213,11 +213,15 @@ class Figures:
     def names(self, where: str) -> tuple[str, ...]:
         """Their :func:`flat_name` names (a metric outside the registry is a ValueError
         naming it and ``where`` it was asked)."""
+        return tuple(self.named(where))
+
+    def named(self, where: str) -> dict[str, str]:
+        """Their :func:`flat_name` names, each with its metric's name."""
         sides = self.pairs or tuple((s, None) for s in self.side)
-        return tuple(flat_name(m, probe=p, representation=r, side=s, baseline=b, protocol=q)
-                     for m in known_figures(self.metrics, where)
-                     for p, r, (s, b), q in itertools.product(self.probe, self.representation,
-                                                              sides, self.protocol))
+        return {flat_name(m, probe=p, representation=r, side=s, baseline=b, protocol=q): m
+                for m in known_figures(self.metrics, where)
+                for p, r, (s, b), q in itertools.product(self.probe, self.representation,
+                                                         sides, self.protocol)}
 
     def in_style(self, style: str) -> Figures | None:
         """These figures of prompt style ``style`` alone (None when they are none: another

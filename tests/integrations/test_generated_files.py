@@ -114,10 +114,14 @@ def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monke
                                 "schemas/scores.schema.json"]
 
 
-def test_the_action_controls_are_the_only_lower_is_better_figures():
-    doc = yaml.load(generate.files()["lmms_eval/gridwm_task_a.yaml"], Loader=_Loader)
-    lower = [m["metric"] for m in doc["metric_list"] if not m["higher_is_better"]]
-    assert lower == ["acc_shuffle", "acc_mask"]
+@pytest.mark.parametrize("config, lower", [
+    ("task_a", ["acc_shuffle", "acc_mask"]),  # the action controls
+    ("task_d", ["idr_rev"]),  # Full rejected while its CF is accepted
+    ("task_c", ["idr_rev_composite", "idr_rev_split"]),
+    ("task_b", [])])
+def test_only_the_action_controls_and_idr_rev_are_lower_is_better(config, lower):
+    doc = yaml.load(generate.files()[f"lmms_eval/gridwm_{config}.yaml"], Loader=_Loader)
+    assert [m["metric"] for m in doc["metric_list"] if not m["higher_is_better"]] == lower
 
 
 def test_a_result_field_type_without_a_schema_rule_is_an_error():
