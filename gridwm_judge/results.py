@@ -129,17 +129,6 @@ class MetricResult:
     def is_figure(self) -> bool:
         return self.name in FIGURE_NAMES
 
-    def cell(self) -> dict[str, Any]:
-        """The metric as a report cell: ``{"value", "ci", "num", "den"[, "ci_env"][,
-        "status": "descriptive"]}`` (the status only for a descriptive figure)."""
-        out: dict[str, Any] = {"value": self.value, "ci": _list(self.ci),
-                               "num": self.numerator, "den": self.denominator}
-        if self.env_level:
-            out["ci_env"] = _list(self.ci_env)
-        if self.status == "descriptive" and self.name != "idr_cond":
-            out["status"] = self.status
-        return out
-
     def to_json(self) -> dict[str, Any]:
         """Only the fields that are set (a None scope field, a False ``env_level`` is left
         out)."""
@@ -172,10 +161,6 @@ def reporting_status(r: MetricResult) -> MetricResult:
     return r
 
 
-def _list(ci: tuple[float, float] | None) -> list[float] | None:
-    return None if ci is None else list(ci)
-
-
 _FIELDS = frozenset(f.name for f in fields(MetricResult))
 _UNSET = {f: None for f in SCOPE_FIELDS if f != "protocol"}
 
@@ -186,8 +171,8 @@ class Results(tuple):
     ``select(task="C", name="idr_raw", representation="composite")`` keeps the results whose
     fields equal every given value (a given ``None`` asks that the field is unset); fields not
     given match anything. An unknown field, metric name or status is a ValueError naming the
-    known ones (a typo would otherwise select nothing, silently). :meth:`one` (and ``value``,
-    ``cell``) name one figure: a scope field not given there must be unset (``protocol``
+    known ones (a typo would otherwise select nothing, silently). :meth:`one` (and
+    ``value``) name one figure: a scope field not given there must be unset (``protocol``
     excepted, which only describes the figure).
     """
 
@@ -217,10 +202,6 @@ class Results(tuple):
     def value(self, **where: Any) -> float | None:
         r = self.one(**where)
         return None if r is None else r.value
-
-    def cell(self, **where: Any) -> dict[str, Any] | None:
-        r = self.one(**where)
-        return None if r is None else r.cell()
 
     def values_of(self, key: str, **where: Any) -> tuple[Any, ...]:
         """The distinct values of field ``key`` among the matches, in first-seen order."""

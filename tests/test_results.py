@@ -55,7 +55,7 @@ def test_a_query_that_matches_several_or_names_an_unknown_field_is_an_error():
 
 
 def test_a_query_for_an_unknown_metric_name_or_status_is_an_error_not_an_empty_match():
-    for query in (RESULTS.select, RESULTS.one, RESULTS.value, RESULTS.cell):
+    for query in (RESULTS.select, RESULTS.one, RESULTS.value):
         with pytest.raises(ValueError) as err:
             query(task="C", name="idr_rwa")
         assert str(err.value).startswith("unknown result name 'idr_rwa'; expected one of "
@@ -107,12 +107,6 @@ def test_json_round_trip_writes_only_the_fields_that_are_set():
     assert zero.to_json()["numerator"] == 0.0  # a zero is written, only None / False are not
 
 
-def test_a_cell_is_the_report_metric_shape():
-    assert RESULTS[0].cell() == {"value": 0.5, "ci": [0.2, 0.8], "num": 5.0, "den": 10.0}
-    assert list(RESULTS[4].cell()) == ["value", "ci", "num", "den", "ci_env"]
-    assert RESULTS[4].cell()["ci_env"] == [0.1, 0.6]
-
-
 def test_the_shipped_schema_matches_the_record():
     schema = scores_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -148,5 +142,4 @@ def test_a_family_or_probe_figure_under_min_groups_is_descriptive():
     undefined = MetricResult(task="C", world="minigrid", name="ns", value=None, groups=0,
                              probe="visual", status="undefined")
     assert reporting_status(undefined).status == "undefined"
-    cell = reporting_status(fig(5, family="doorkey")).cell()
-    assert cell["status"] == "descriptive" and "status" not in fig(40, family="d").cell()
+    assert reporting_status(fig(40, family="d")).status == "ok"

@@ -20,7 +20,7 @@ from gridwm_judge.atomic import new_folder, write_text
 from gridwm_judge.formats import DASH
 from gridwm_judge.headlines import Headline
 from gridwm_judge.publish.leaderboard import Row, Section, load, sections
-from gridwm_judge.report.table import DESCRIPTIVE_NOTE, Table, fmetric
+from gridwm_judge.report.table import DESCRIPTIVE_NOTE, Table, fmetric, shown
 from gridwm_judge.results import MetricResult
 
 HTML_FILE, MARKDOWN_FILE = "index.html", "leaderboard.md"
@@ -40,7 +40,7 @@ def figure_text(r: MetricResult | None) -> str:
     """``0.500 [0.21, 0.79]`` (``†`` when descriptive); the dash when not published."""
     if r is None:
         return DASH
-    return fmetric({**r.cell(), "num": None, "den": None})
+    return fmetric(r, count=False)
 
 
 # -- the Markdown twin ------------------------------------------------------------------------
@@ -56,7 +56,7 @@ def table(sec: Section) -> Table:
     ids = [h.id for h in sec.columns]
     rows = []
     for row in (*sec.rows, *sec.references):
-        cells = [{**r.cell(), "num": None, "den": None} if r else None for r in row.figures]
+        cells = [shown(r, counts=False) for r in row.figures]
         groups = row.figures[0].groups if row.figures and row.figures[0] else None
         rank = row.rank if row.kind == "judge" else "ref"
         rows.append((DASH if rank is None else rank, _label(row), row.group or DASH,

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from gridwm_judge.formats import p_is
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import Table, fdiff, with_unit
+from gridwm_judge.report.table import Table, fdiff, shown
 from gridwm_judge.report.tables import (
     MINIWORLD_NOTE,
     NOT_RUN,
-    cell,
     control,
     coverage_note,
     invalid,
+    metric_of,
 )
 from gridwm_judge.task_table import task_spec, world_task
 
@@ -26,7 +26,7 @@ A_NOTE = ("Acc_A1 chance = 0.25. Delta = Acc_orig - Acc_shuffled/masked, paired 
 def _delta(entry: JudgeEntry, task: str, condition: str) -> str:
     """Delta_<condition> as a difference of proportions with its CI and the paired questions
     behind it, then McNemar's test of the paired answers."""
-    text = fdiff(cell(control(entry, task), f"delta_{condition}"), "paired questions")
+    text = fdiff(metric_of(control(entry, task), f"delta_{condition}"), "paired questions")
     test = entry.results.one(task=task, name="mcnemar", condition=condition)
     if test is not None and test.p_value is not None:
         text += f", McNemar {p_is(test.p_value)} (n = {test.denominator})"
@@ -43,10 +43,10 @@ def controls(data: ReportData, world: str = "minigrid") -> Table:
         rows.append(
             (
                 e.label,
-                cell(cb, "b_acc_090") if cb else NOT_RUN,
-                with_unit(cell(cb, "b_mean_score"), "items") if cb else NOT_RUN,
-                cell(ce, "e_acc") if ce else NOT_RUN,
-                cell(ca, "acc_a1") if ca else NOT_RUN,
+                metric_of(cb, "b_acc_090") if cb else NOT_RUN,
+                shown(metric_of(cb, "b_mean_score"), unit="items") if cb else NOT_RUN,
+                metric_of(ce, "e_acc") if ce else NOT_RUN,
+                metric_of(ca, "acc_a1") if ca else NOT_RUN,
                 _delta(e, a, "shuffle") if ca else NOT_RUN,
                 _delta(e, a, "mask") if ca else NOT_RUN,
                 f"{a} {invalid(e, a)}, {b} {invalid(e, b)}, {e_task} {invalid(e, e_task)}",
@@ -72,7 +72,7 @@ def next_state(data: ReportData, world: str = "miniworld") -> Table:
         ca = control(e, a)
         if ca is None:
             continue
-        rows.append((e.label, cell(ca, "acc_a1"), _delta(e, a, "shuffle"),
+        rows.append((e.label, metric_of(ca, "acc_a1"), _delta(e, a, "shuffle"),
                      _delta(e, a, "mask"), invalid(e, a)))
     config = task_spec(a).config
     return Table(

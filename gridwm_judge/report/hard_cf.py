@@ -16,7 +16,7 @@ from typing import Any
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.table import DASH, Cell, Table
-from gridwm_judge.report.tables import cell
+from gridwm_judge.report.tables import metric_of
 from gridwm_judge.scoring.scopes import Scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -48,7 +48,7 @@ def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
 def _best(data: ReportData, task: str, family: str) -> Cell | str:
     best = shortcuts.best_shortcut(data, task, None if family == "all" else family)
     return DASH if best is None else Cell(f"{shortcuts.short(best[1])} ({best[0]})",
-                                          best[1]["value"])
+                                          best[1].value)
 
 
 def table(data: ReportData) -> Table:
@@ -64,7 +64,7 @@ def table(data: ReportData) -> Table:
                 cells: list[Any] = [e.label, f"{paper} / {hard}", fam]
                 for task in (paper, hard):
                     blk = _scope(e, task, fam)
-                    cells += [cell(blk, m) for m in METRICS]
+                    cells += [metric_of(blk, m) for m in METRICS]
                     cells.append(_best(data, task, fam))
                 rows.append(tuple(cells))
     cols = ("judge", "configs", "family",

@@ -124,19 +124,20 @@ def _scope(entry: JudgeEntry, world: str) -> tuple[str | None, CausalScope | Non
 
 def _ratio(scope: CausalScope | None, name: str) -> Cell | str:
     """``value (num/den) [lo, hi]``: a headline figure with its count and interval."""
-    m = None if scope is None else scope.cell(name)
-    if m is None:
+    r = None if scope is None else scope.metric(name)
+    if r is None:
         return DASH
-    ci = f" {fci(m['ci'])}" if m.get("ci") else ""
-    return Cell(f"{fnum(m['value'])} ({int(m['num'])}/{int(m['den'])}){ci}", m["value"])
+    ci = f" {fci(r.ci)}" if r.ci else ""
+    return Cell(f"{fnum(r.value)} ({int(r.numerator or 0)}/{int(r.denominator or 0)}){ci}",
+                r.value)
 
 
 def _figure(scope: CausalScope | None, name: str) -> Cell | str:
     """``value [lo, hi]``."""
-    m = None if scope is None else scope.cell(name)
-    if m is None or m.get("value") is None:
+    r = None if scope is None else scope.metric(name)
+    if r is None or r.value is None:
         return DASH
-    return Cell(fnum(m["value"]) + (f" {fci(m['ci'])}" if m.get("ci") else ""), m["value"])
+    return Cell(fnum(r.value) + (f" {fci(r.ci)}" if r.ci else ""), r.value)
 
 
 def _least(r: MetricResult | None) -> Cell | str:
@@ -171,8 +172,8 @@ def _row(data: ReportData, e: JudgeEntry, world: str) -> Row | None:
         "acc_cf": _figure(c, "acc_cf"),
         "ns_min": _least(least_stable(e, "ns", (label,), world)),
         "jcr_min": _least(least_stable(e, "jcr", (label,), world)),
-        "shortcut": DASH if best is None else Cell(f"{fnum(best[1]['value'])} ({best[0]})",
-                                                   best[1]["value"]),
+        "shortcut": DASH if best is None else Cell(f"{fnum(best[1].value)} ({best[0]})",
+                                                   best[1].value),
         "idr_reference": _number(value(md, "idr_raw")) if md else "not run",
         "acc_a1": _number(value(ma, "acc_a1")) if ma else "not run",
         "flags": ", ".join(flags(e, world)) or "none",

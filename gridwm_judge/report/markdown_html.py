@@ -1,7 +1,8 @@
 """The report's prose as HTML, through markdown-it-py (CommonMark with pipe tables; raw HTML
 is never passed through, it is shown as text): headings with ids, paragraphs, lists, links,
-figures, inline marks, and the few pipe tables written as Markdown (the runs, the requests as
-sent, the failure modes), which are made sortable like the tables drawn from
+figures, inline marks, and the few pipe tables written as Markdown (the runs, the failure
+modes; the requests as sent, a :class:`~gridwm_judge.report.table.Table` of ``markup`` cells,
+whose values it is given), which are made sortable like the tables drawn from
 :class:`~gridwm_judge.report.table.Table` objects (:meth:`Table.html`).
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable, Iterator
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -48,8 +50,10 @@ def _figure(image: Token) -> Token:
     return fig
 
 
-def _arrange(tokens: list[Token], level_shift: int) -> list[Token]:
-    """Ids on headings (their level shifted), sortable tables, notes and figures marked."""
+def _arrange(tokens: list[Token], level_shift: int,
+             sort_keys: Iterator[float | None]) -> list[Token]:
+    """Ids on headings (their level shifted), sortable tables (a body cell given a key in
+    ``sort_keys`` sorts by it), notes and figures marked."""
     out: list[Token] = []
     i = 0
     while i < len(tokens):
@@ -66,6 +70,10 @@ def _arrange(tokens: list[Token], level_shift: int) -> list[Token]:
         elif t.type == "th_open":
             t.attrSet("scope", "col")
             t.attrSet("tabindex", "0")
+        elif t.type == "td_open":
+            key = next(sort_keys, None)
+            if key is not None:
+                t.attrSet("data-sort", repr(key))
         elif t.type == "paragraph_open" and not t.hidden and len(kids) == 1 \
                 and kids[0].type == "image":
             out.append(_figure(kids[0]))
@@ -80,7 +88,11 @@ def _arrange(tokens: list[Token], level_shift: int) -> list[Token]:
     return out
 
 
-def to_html(markdown: str, *, level_shift: int = 0) -> str:
-    """A Markdown text as HTML; ``level_shift`` deepens its headings (``#`` -> ``h2``)."""
-    tokens = _arrange(_MD.parse(markdown), level_shift)
+def to_html(markdown: str, *, level_shift: int = 0,
+            sort_keys: Iterable[Iterable[float | None]] = ()) -> str:
+    """A Markdown text as HTML; ``level_shift`` deepens its headings (``#`` -> ``h2``);
+    ``sort_keys`` holds, row by row, the value each body cell of its tables sorts by (None:
+    by its text), as :meth:`.table.Table.html` writes them."""
+    keys = (k for row in sort_keys for k in row)
+    tokens = _arrange(_MD.parse(markdown), level_shift, keys)
     return _MD.renderer.render(tokens, _MD.options, {})

@@ -25,7 +25,7 @@ from gridwm_judge.formats import fp
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
 from gridwm_judge.report.table import DASH, Table, fdiff
-from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
+from gridwm_judge.report.tables import _idr_cond, coverage_note, metric_of
 from gridwm_judge.schema import EVIDENCE
 from gridwm_judge.scoring.scopes import CausalScope
 
@@ -127,7 +127,7 @@ def stages(data: ReportData) -> Table:
             if blk is None:
                 continue
             rows.append((e.label, ARM_LABEL[arm],
-                         *(cell(blk, k) for k, _ in STAGE_COLUMNS),
+                         *(metric_of(blk, k) for k, _ in STAGE_COLUMNS),
                          f"{blk.count('n_invalid')}/{blk.count('n_rows')}"))
     levels = chance(data)
     for kind, label in CHANCE:
@@ -147,13 +147,13 @@ def stages(data: ReportData) -> Table:
 def idr(data: ReportData) -> Table:
     rows = []
     for e in data.judges:
-        vcc = {"state": e.results.cell(task=TASK, name="vcc_oracle"),
-               "pixel_state": e.results.cell(task=TASK, name="vcc_pixel_state")}
+        vcc = {"state": e.results.one(task=TASK, name="vcc_oracle"),
+               "pixel_state": e.results.one(task=TASK, name="vcc_pixel_state")}
         for arm, c in ((a, _arms(e).get(a)) for a in EVIDENCE):
             if c is None:
                 continue
-            rows.append((e.label, ARM_LABEL[arm], cell(c, "p_active"), c.g_active,
-                         cell(c, "idr_raw"), _idr_cond(c),
+            rows.append((e.label, ARM_LABEL[arm], metric_of(c, "p_active"), c.g_active,
+                         metric_of(c, "idr_raw"), _idr_cond(c),
                          vcc.get(arm, DASH),
                          "+".join(c.degenerate_flags) or "ok"))
     return Table(
@@ -177,7 +177,7 @@ def differences(data: ReportData) -> Table:
             test = e.results.one(name="mcnemar_idr", **where)
             p = None if test is None else test.p_value
             rows.append((e.label, f"{ARM_LABEL[arm]} - {ARM_LABEL[base]}",
-                         *(fdiff(e.results.cell(name=k, **where)) for k, _ in DIFF_METRICS),
+                         *(fdiff(e.results.one(name=k, **where)) for k, _ in DIFF_METRICS),
                          DASH if test is None or p is None else f"{fp(p)} ({test.method}, "
                          f"{test.denominator} discordant)",
                          int(e.results.value(name="n_items", **where) or 0)))
@@ -222,23 +222,24 @@ def fig_differences(data: ReportData, path: Path) -> Path:
     judges = [e for e in data.judges if _differences(e)]
     cols = _colors(len(judges))
     keys = (("state", "pixel"), ("pixel_state", "pixel"))
-    for ax, (metric, label) in zip(axes, DIFF_METRICS, strict=True):
+    for ax, (name, label) in zip(axes, DIFF_METRICS, strict=True):
         drawn = [0.0]  # every value and interval end, and 0
         for i, e in enumerate(judges):
             for k, (arm, base) in enumerate(keys):
-                m = e.results.cell(task=TASK, name=metric, arm=arm, baseline=base)
-                if not m or m.get("value") is None:
+                r = e.results.one(task=TASK, name=name, arm=arm, baseline=base)
+                if r is None or r.value is None:
                     continue
                 y = k + (i - (len(judges) - 1) / 2) * 0.12
-                v = m["value"]
+                v = r.value
                 drawn.append(v)
-                for ci, lw, dy in ((m.get("ci"), 3.0, 0.0), (m.get("ci_env"), 1.0, -0.04)):
-                    if ci and ci[0] is not None:  # the env CI just below the group CI
-                        drawn += [x for x in ci if x is not None]
+                env = r.ci_env if r.env_level else None
+                for ci, lw, dy in ((r.ci, 3.0, 0.0), (env, 1.0, -0.04)):
+                    if ci:  # the env CI just below the group CI
+                        drawn += list(ci)
                         ax.plot(ci, [y + dy, y + dy], color=cols[i], lw=lw, alpha=0.8,
                                 solid_capstyle="butt")
                 ax.scatter([v], [y], color=cols[i], edgecolor="k", zorder=3,
-                           label=e.label if (k == 0 and metric == "joint") else None)
+                           label=e.label if (k == 0 and name == "joint") else None)
         ax.axvline(0, color="0.4", lw=0.8, ls="--")
         ax.set_xlim(*fitted_range(drawn))
         ax.set_xlabel(f"{label}: arm - Pixel (difference of proportions)")

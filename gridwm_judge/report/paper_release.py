@@ -25,6 +25,8 @@ CSV = "release taskdr_metrics.csv"
 
 
 def _figure(figs: list[PublishedFigure], name: str) -> dict[str, Any] | None:
+    """A published figure as a metric object (:mod:`.table`'s ``M``): its value and
+    intervals, no counts (the paper and its release publish none)."""
     f = next((f for f in figs if f.name == name and f.probe is None), None)
     if f is None:
         return None
@@ -48,9 +50,9 @@ def _judge_row(entry: JudgeEntry) -> tuple[Any, ...] | None:
     run = entry.run.run
     what = ("published answers, scored here" if run is not None and run.published
             else "run") + f" ({_rules(entry)} parse)"
-    return (entry.label, what, all_groups.cell("p_active"), all_groups.cell("idr_raw"),
-            eligible.cell("p_active") if eligible else None,
-            eligible.cell("idr_raw") if eligible else None, invalid(entry, TASK))
+    return (entry.label, what, all_groups.metric("p_active"), all_groups.metric("idr_raw"),
+            eligible.metric("p_active") if eligible else None,
+            eligible.metric("idr_raw") if eligible else None, invalid(entry, TASK))
 
 
 def task_d_r(data: ReportData) -> Table:
@@ -125,7 +127,7 @@ def _figure_or_why(entry: JudgeEntry, task: str, name: str, **scope: Any) -> Any
         return DASH
     if r.status == "undefined" and r.detail:
         return f"not defined on these items (no {r.detail})"
-    return r.cell()
+    return r
 
 
 def paper_exams(data: ReportData) -> Table:

@@ -26,8 +26,14 @@ from pathlib import Path
 
 from gridwm_judge.formats import fnum
 from gridwm_judge.report.inputs import ReportData
-from gridwm_judge.report.table import DESCRIPTIVE
-from gridwm_judge.report.tables import REPS, c_causal, cell, control, family_blocks
+from gridwm_judge.report.table import DESCRIPTIVE, is_descriptive
+from gridwm_judge.report.tables import (
+    REPS,
+    c_causal,
+    control,
+    family_blocks,
+    metric_of,
+)
 from gridwm_judge.results import MIN_GROUPS
 from gridwm_judge.scoring.scopes import causal_scope
 from gridwm_judge.task_table import task_spec, world_task
@@ -73,11 +79,11 @@ def _size(diameter: float, place: int, step: float) -> float:
 
 def _value_ci(block, name: str) -> tuple[float | None, float | None, float | None]:
     """(value, low, high) of a metric; the interval is None where the scores give none."""
-    m = cell(block, name)
-    if m is None or m.get("value") is None:
+    r = metric_of(block, name)
+    if r is None or r.value is None:
         return None, None, None
-    ci = m.get("ci") or (None, None)
-    return m["value"], ci[0], ci[1]
+    lo, hi = r.ci or (None, None)
+    return r.value, lo, hi
 
 
 def _err(v: float, lo: float | None, hi: float | None) -> list[list[float]]:
@@ -278,8 +284,7 @@ def _cell(block, name) -> Bar | None:
     v, lo, hi = _value_ci(block, name)
     if v is None:
         return None
-    m = cell(block, name) or {}
-    return v, lo, hi, m.get("status") == "descriptive"
+    return v, lo, hi, is_descriptive(metric_of(block, name))
 
 
 def fig_stability(data: ReportData, path: Path, world: str = "minigrid",

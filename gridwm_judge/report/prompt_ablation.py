@@ -12,8 +12,8 @@ from pathlib import Path
 from gridwm_judge.formats import fp
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
 from gridwm_judge.report.plots import _colors, _plt, _save
-from gridwm_judge.report.table import Table, fsigned
-from gridwm_judge.report.tables import _idr_cond, cell, coverage_note
+from gridwm_judge.report.table import Shown, Table, fsigned, shown
+from gridwm_judge.report.tables import _idr_cond, coverage_note, metric_of
 from gridwm_judge.results import MetricResult, Results
 from gridwm_judge.schema import PROMPT_STYLES
 from gridwm_judge.scoring.scopes import Scope, causal_scope
@@ -57,8 +57,9 @@ def prompt_ablation(data: ReportData) -> Table:
             c = causal_scope(e.results, TASK, style=style)
             if c is None:
                 continue
-            rows.append((e.label, STYLE_NAMES[style], cell(c, "acc_full"), cell(c, "acc_cf"),
-                         cell(c, "idr_raw"), _idr_cond(c), _invalid(c)))
+            rows.append((e.label, STYLE_NAMES[style], metric_of(c, "acc_full"),
+                         metric_of(c, "acc_cf"), metric_of(c, "idr_raw"), _idr_cond(c),
+                         _invalid(c)))
     return Table(
         "prompt_ablation",
         "Paired Task-D prompt ablation (paper Table 20; config prompt_ablation)",
@@ -73,15 +74,9 @@ def prompt_ablation(data: ReportData) -> Table:
     )
 
 
-def _diff(m: MetricResult | None) -> dict | None:
+def _diff(m: MetricResult | None) -> Shown | None:
     """A paired difference as a signed table metric cell (value and CIs, no denominator)."""
-    if m is None:
-        return None
-    c = m.cell()
-    cell = {"value": c["value"], "num": None, "den": None, "ci": c["ci"], "signed": True}
-    if m.env_level:
-        cell["ci_env"] = c["ci_env"]
-    return cell
+    return shown(m, signed=True, counts=False)
 
 
 def prompt_ablation_paired(data: ReportData) -> Table:
@@ -133,11 +128,12 @@ def fig_prompt_ablation(data: ReportData, path: Path) -> Path:
     reach = 0.25  # the x range covers every value and interval end, at least +-0.25
     for i, (e, p) in enumerate(judges):
         for k, test in enumerate(p):
-            m = _diff(_pair_metric(e, test, "idr_raw"))
-            if m is None or m.get("value") is None:
+            m = _pair_metric(e, test, "idr_raw")
+            if m is None or m.value is None:
                 continue
             y = k + (i - (n - 1) / 2) * slot
-            v, ci, env = m["value"], m.get("ci") or [None, None], m.get("ci_env") or [None, None]
+            v, ci = m.value, m.ci or (None, None)
+            env = (m.ci_env if m.env_level else None) or (None, None)
             ends = [v, *(x for x in (*ci, *env) if x is not None)]
             reach = max([reach] + [abs(x) for x in ends])
             (env_lo, env_hi), (lo, hi) = env, ci

@@ -9,12 +9,12 @@ per judge and config, the judge's IDR_raw beside the best shortcut's on the same
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from gridwm_judge.judges.shortcuts import NAMES
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Cell, Table, fci, fnum, fsigned, with_unit
+from gridwm_judge.report.table import DASH, Cell, Shown, Table, fci, fnum, fsigned, shown
+from gridwm_judge.results import MetricResult
 from gridwm_judge.scoring.scopes import Scope, causal_scope
 from gridwm_judge.task_table import ALL_TASKS
 
@@ -41,11 +41,11 @@ MIN_CI_GROUPS = 10
 """Below this many groups a family row's interval is left out (descriptive only)."""
 
 
-def _described(m: Mapping[str, Any] | None, n: Any) -> Any:
-    """A metric cell; without its interval when ``n`` is below ``MIN_CI_GROUPS``."""
-    if not m or not isinstance(n, int) or n >= MIN_CI_GROUPS:
-        return m
-    return {k: v for k, v in m.items() if k not in ("ci", "ci_env")}
+def _described(r: MetricResult | None, n: int | None, unit: str | None = None,
+               signed: bool = False) -> Shown | None:
+    """A metric cell (with ``unit`` and ``signed`` as :class:`Shown` has them); without its
+    interval when ``n`` is below ``MIN_CI_GROUPS``."""
+    return shown(r, unit=unit, signed=signed, ci=n is None or n >= MIN_CI_GROUPS)
 
 
 def is_shortcut(entry: JudgeEntry) -> bool:
@@ -71,8 +71,8 @@ def ceiling_scope(entry: JudgeEntry, task: str, rep: str = "composite") -> Scope
     return causal_scope(entry.results, task, **fields)
 
 
-def _metric(scope: Scope | None, name: str) -> dict | None:
-    return None if scope is None else scope.cell(name)
+def _metric(scope: Scope | None, name: str) -> MetricResult | None:
+    return None if scope is None else scope.metric(name)
 
 
 def _tasks(data: ReportData) -> list[str]:
@@ -85,7 +85,7 @@ def _headline_metric(task: str) -> str:
 
 
 def best_shortcut(data: ReportData, task: str, family: str | None = None,
-                  rep: str = "composite") -> tuple[str, dict] | None:
+                  rep: str = "composite") -> tuple[str, MetricResult] | None:
     """(shortcut name, metric) of the shortcut scoring highest on ``task`` (its IDR_raw, or
     Acc_A1 for A / MA), over the whole config or one ``family``, in representation ``rep``."""
     metric = _headline_metric(task)
@@ -96,19 +96,18 @@ def best_shortcut(data: ReportData, task: str, family: str | None = None,
         blk = ceiling_scope(e, task, rep)
         if family is not None and blk is not None:
             blk = blk.family(family)
-        m = _metric(blk, metric)
-        if m and m.get("value") is not None and (best is None
-                                                  or m["value"] > best[1]["value"]):
-            best = (_name(e), m)
+        r = _metric(blk, metric)
+        if r is not None and r.value is not None and (
+                best is None or best[1].value is None or r.value > best[1].value):
+            best = (_name(e), r)
     return best
 
 
-def short(m: Mapping[str, Any] | None) -> Cell | str:
+def short(r: MetricResult | None) -> Cell | str:
     """``0.500 [0.21, 0.79]``, sorted by its value."""
-    if not m or m.get("value") is None:
+    if r is None or r.value is None:
         return DASH
-    ci = m.get("ci")
-    return Cell(fnum(m["value"]) + (f" {fci(ci)}" if ci else ""), m["value"])
+    return Cell(fnum(r.value) + (f" {fci(r.ci)}" if r.ci else ""), r.value)
 
 
 def ceiling(data: ReportData) -> Table:
@@ -126,11 +125,13 @@ def ceiling(data: ReportData) -> Table:
                 n = b.count("n_pairs")
                 n = n if n is not None else b.count("n_items")
                 if metric == "acc_a1":
-                    n = n if n is not None else int((_metric(b, "acc_a1") or {}).get("den") or 0)
-                names = ("acc_a1",) if metric == "acc_a1" else ("idr_raw", "acc_cf", "nocue_lift")
-                cells = {k: _described(_metric(b, k), n) for k in names}
-                if "nocue_lift" in cells:  # a difference: its numerator is a net count
-                    cells["nocue_lift"] = with_unit(cells["nocue_lift"], "groups", signed=True)
+                    a1 = _metric(b, "acc_a1")
+                    n = n if n is not None else int(a1.denominator or 0) if a1 else 0
+                names = ("acc_a1",) if metric == "acc_a1" else ("idr_raw", "acc_cf")
+                cells: dict[str, Shown | None] = {k: _described(_metric(b, k), n) for k in names}
+                if metric != "acc_a1":  # a difference: its numerator is a net count
+                    cells["nocue_lift"] = _described(_metric(b, "nocue_lift"), n,
+                                                     unit="groups", signed=True)
                 rows.append((task, fam, _name(e), n, cells.get("idr_raw", DASH),
                              cells.get("acc_cf", DASH), cells.get("nocue_lift", DASH),
                              cells.get("acc_a1", DASH)))
@@ -169,13 +170,13 @@ def beside_judges(data: ReportData) -> Table:
             if is_shortcut(e):
                 continue
             m = _metric(ceiling_scope(e, task), metric)
-            if not m:
+            if m is None:
                 continue
-            gap = (DASH if best is None or m.get("value") is None
-                   else fsigned(m["value"] - best[1]["value"]))
+            gap = (DASH if best is None or m.value is None or best[1].value is None
+                   else fsigned(m.value - best[1].value))
             rows.append((e.label, task, metric, short(m),
                          DASH if best is None else Cell(f"{short(best[1])} ({best[0]})",
-                                                        best[1]["value"]), gap))
+                                                        best[1].value), gap))
     notes = () if any(is_shortcut(e) for e in data.judges) else (NOT_RUN_NOTE,)
     return Table(
         "shortcut_vs_judges",

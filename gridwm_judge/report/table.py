@@ -1,19 +1,24 @@
 """One report table and its three renderings (Markdown, CSV, JSON).
 
-A cell is plain (str / int / float / None) or a metric ``M`` of scores.json
-(``{"value", "num", "den", "ci"[, "ci_env"][, "status"]}``). Markdown shows a metric as
+A cell is plain (str / int / float / None) or a metric: a :class:`MetricResult` of the scores,
+passed as it is (:class:`Shown` when it is shown otherwise than as a proportion), or, for a
+figure the report computes itself or imports as published, a metric object ``M``
+(``{"value", "num", "den", "ci"[, "ci_env"][, "status"]}``), which is also what tables/*.json
+hold for every metric cell (:func:`metric_obj`, the one conversion). Markdown shows a metric as
 ``value (num/den) [lo, hi]`` so every number carries its denominator and CI; CSV spreads it
 over ``col``, ``col_num``, ``col_den``, ``col_ci_lo``, ``col_ci_hi`` (and ``col_env_ci_*``);
 JSON keeps the metric object as it is. A descriptive figure (too few groups to rank or
 diagnose on) is marked ``†`` in Markdown, with a footnote the table adds itself. A metric
 marked ``"signed": True`` is a difference and shows as :func:`fdiff` does (every difference
 in every table has the one format of :func:`fsigned`); one with a ``"unit"`` shows its
-denominator as a number of that unit (:func:`with_unit`). How each kind of number is written
+denominator as a number of that unit (:class:`Shown`). How each kind of number is written
 (decimals, p-values) is :mod:`gridwm_judge.formats`'s.
 
 index.html draws the table from the object too (:meth:`Table.html`): each cell shows the text
 the Markdown shows, escaped (a cell is text, never markup), and sorts by its value
-(:func:`sort_value`), never by a number read back out of that text.
+(:func:`sort_value`), never by a number read back out of that text. A table written in
+Markdown by hand (``markup``: code spans, bold) is drawn through markdown-it-py as the
+report's prose is, and its cells sort by their values all the same.
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ import io
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gridwm_judge.formats import CI_DIGITS, DASH, fcount, fcount_of, fnum, fsigned
-from gridwm_judge.results import MIN_GROUPS
+from gridwm_judge.report.markdown_html import to_html
+from gridwm_judge.results import MIN_GROUPS, MetricResult
 
 DESCRIPTIVE = "†"
 DESCRIPTIVE_NOTE = (f"{DESCRIPTIVE} Descriptive: a per-family or per-probe figure over fewer than "
@@ -37,12 +43,69 @@ DESCRIPTIVE_NOTE = (f"{DESCRIPTIVE} Descriptive: a per-family or per-probe figur
                     "failure mode on (a mode resting on such figures alone is 'suggested').")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """A metric shown otherwise than as ``value (num/den) [lo, hi]``: with its denominator as
+    ``n`` ``unit`` (a mean, whose numerator is no count; with ``signed`` a difference, whose
+    numerator is a net count), without its counts (``counts=False``: a figure whose counts
+    the table does not show) or without its interval (``ci=False``: a figure over too few
+    groups for one)."""
+
+    metric: MetricResult | Shown | Mapping[str, Any]
+    unit: str | None = None
+    signed: bool = False
+    counts: bool = True
+    ci: bool = True
+
+
+def shown(m: MetricResult | Shown | Mapping[str, Any] | None, *, unit: str | None = None,
+          signed: bool = False, counts: bool = True, ci: bool = True) -> Shown | None:
+    """``m`` as :class:`Shown` says (None stays None: the table shows a dash)."""
+    return None if m is None else Shown(m, unit, signed, counts, ci)
+
+
+def metric_obj(cell: Any) -> dict[str, Any] | None:
+    """A metric cell as tables/*.json hold it (and the renderings read it): ``{"value", "ci",
+    "num", "den"[, "ci_env"][, "status": "descriptive"][, "unit"][, "signed"]}``; None for a
+    cell that is no metric. A result's ``ci_env`` is there when an environment-level bootstrap
+    was run, its status only when it is descriptive by the reporting rule."""
+    if isinstance(cell, MetricResult):
+        out: dict[str, Any] = {"value": cell.value, "ci": _list(cell.ci),
+                               "num": cell.numerator, "den": cell.denominator}
+        if cell.env_level:
+            out["ci_env"] = _list(cell.ci_env)
+        # IDR_cond's own "descriptive" is low activation, which its table writes as "unstable"
+        if cell.status == "descriptive" and cell.name != "idr_cond":
+            out["status"] = cell.status
+        return out
+    if isinstance(cell, Shown):
+        inner = metric_obj(cell.metric)
+        if inner is None:
+            raise TypeError(f"Shown holds no metric: {cell.metric!r}")
+        out = {k: v for k, v in inner.items() if cell.ci or k not in ("ci", "ci_env")}
+        if not cell.counts:
+            out.update(num=None, den=None)
+        if cell.unit is not None:
+            out["unit"] = cell.unit
+        if cell.signed:
+            out["signed"] = True
+        return out
+    if isinstance(cell, Mapping) and "value" in cell and "den" in cell:
+        return dict(cell)
+    return None
+
+
+def _list(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else list(ci)
+
+
 def is_metric(cell: Any) -> bool:
-    return isinstance(cell, Mapping) and "value" in cell and "den" in cell
+    return metric_obj(cell) is not None
 
 
 def is_descriptive(cell: Any) -> bool:
-    return is_metric(cell) and cell.get("status") == "descriptive"
+    m = metric_obj(cell)
+    return m is not None and m.get("status") == "descriptive"
 
 
 def fci(ci) -> str:
@@ -57,10 +120,11 @@ def fsigned_ci(ci, digits: int = CI_DIGITS) -> str:
     return f"[{fsigned(ci[0], digits)}, {fsigned(ci[1], digits)}]"
 
 
-def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
-    """A paired difference of proportions with its CI, never as a count:
+def fdiff(cell: Any, unit: str | None = None) -> str:
+    """A paired difference of proportions (a metric cell) with its CI, never as a count:
     ``-0.135 [-0.21, -0.06], 104 paired questions`` (``unit`` names what the denominator
     counts; the environment CI follows as ``; env lo, hi``)."""
+    m = metric_obj(cell)
     if not m or m.get("value") is None:
         return DASH
     text = fsigned(m["value"])
@@ -74,10 +138,11 @@ def fdiff(m: Mapping[str, Any] | None, unit: str | None = None) -> str:
     return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
 
 
-def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True) -> str:
-    """``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``. A cell with a ``unit``
-    (a mean, whose numerator is no count) shows its denominator as ``n`` of that unit:
-    ``0.734 [0.61, 0.85], 12 items``."""
+def fmetric(cell: Any, *, ci: bool = True, count: bool = True) -> str:
+    """A metric cell: ``0.500 (7/14) [0.21, 0.79]``; an empty set shows ``– (0/0)``. A cell
+    with a ``unit`` (a mean, whose numerator is no count) shows its denominator as ``n`` of
+    that unit: ``0.734 [0.61, 0.85], 12 items``."""
+    m = metric_obj(cell)
     if not m:
         return DASH
     unit = m.get("unit")
@@ -93,19 +158,6 @@ def fmetric(m: Mapping[str, Any] | None, *, ci: bool = True, count: bool = True)
     if count and unit and m.get("den") is not None:
         text += f", {fcount_of(m['den'], unit)}"
     return text + (DESCRIPTIVE if m.get("status") == "descriptive" else "")
-
-
-def with_unit(m: Mapping[str, Any] | None, unit: str, *, signed: bool = False
-              ) -> dict[str, Any] | None:
-    """A metric cell shown with its denominator as ``n`` ``unit`` instead of a fraction: a
-    mean (a sum of scores over items is no count), or with ``signed`` a difference (its
-    numerator is a net count, which can be negative)."""
-    if m is None:
-        return None
-    out = {**m, "unit": unit}
-    if signed:
-        out["signed"] = True
-    return out
 
 
 @dataclass(frozen=True)
@@ -128,8 +180,9 @@ def sort_value(cell: Any) -> float | None:
     """The number a cell sorts by on the page, or None (it sorts by its text): a metric's
     value, a number, a :class:`Cell`'s value. A figure a table passed as plain text has no
     value to keep: the number its text starts with, until that table passes a :class:`Cell`."""
-    if is_metric(cell):
-        value = cell.get("value")
+    m = metric_obj(cell)
+    if m is not None:
+        value = m.get("value")
     elif isinstance(cell, Cell):
         value = cell.value
     elif isinstance(cell, str):
@@ -156,6 +209,18 @@ def fcell(cell: Any) -> str:
     return str(cell)
 
 
+def _pipe(text: str) -> str:
+    """A cell's text with its pipes escaped (``\\|``), so they do not split the row."""
+    return text.replace("|", "\\|")
+
+
+def _json_cell(cell: Any) -> Any:
+    if isinstance(cell, Cell):
+        return cell.text
+    m = metric_obj(cell)
+    return cell if m is None else m
+
+
 @dataclass(frozen=True)
 class Table:
     key: str  # file stem under REPORT_DIR/tables/
@@ -163,6 +228,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
     notes: tuple[str, ...] = ()
+    markup: bool = False  # its text cells are Markdown (code spans, bold), drawn as such
 
     @property
     def all_notes(self) -> tuple[str, ...]:
@@ -174,23 +240,35 @@ class Table:
         """Its title (a ``###`` heading), the pipe table and its notes."""
         return f"### {self.title}\n\n{self.body_markdown()}"
 
+    def grid_markdown(self) -> str:
+        """The pipe table alone (an empty text cell is one space: ``| |``)."""
+        def line(texts: Iterable[str]) -> str:
+            return "|" + "|".join(f" {_pipe(t)} " if t else " " for t in texts) + "|"
+
+        lines = [line(self.columns), "|" + "|".join("---" for _ in self.columns) + "|"]
+        lines += [line(fcell(c) for c in row) for row in self.rows]
+        if not self.rows:
+            lines.append(line(DASH for _ in self.columns))
+        return "\n".join(lines) + "\n"
+
     def body_markdown(self) -> str:
         """The pipe table and its notes, without the title."""
-        esc = [c.replace("|", "\\|") for c in self.columns]
-        lines = ["| " + " | ".join(esc) + " |"]
-        lines.append("|" + "|".join("---" for _ in self.columns) + "|")
-        for row in self.rows:
-            lines.append("| " + " | ".join(fcell(c).replace("|", "\\|") for c in row) + " |")
-        if not self.rows:
-            lines.append("| " + " | ".join(DASH for _ in self.columns) + " |")
+        lines = [self.grid_markdown().rstrip("\n")]
         for n in self.all_notes:
             lines += ["", f"_{n}_"]
         return "\n".join(lines).rstrip() + "\n"
 
+    def sort_keys(self) -> tuple[tuple[float | None, ...], ...]:
+        """Each cell's :func:`sort_value`, row by row."""
+        return tuple(tuple(sort_value(c) for c in row) for row in self.rows)
+
     def html(self) -> str:
         """The grid as a sortable HTML table (its title and notes are the page's to draw):
-        every cell shows :func:`fcell`'s text, escaped, and a number's cell carries its
-        :func:`sort_value` as ``data-sort``."""
+        every cell shows :func:`fcell`'s text, escaped (a ``markup`` table's Markdown drawn by
+        markdown-it-py), and a number's cell carries its :func:`sort_value` as
+        ``data-sort``."""
+        if self.markup:
+            return to_html(self.grid_markdown(), sort_keys=self.sort_keys())
         head = "".join(f'<th scope="col" tabindex="0">{html.escape(c)}</th>'
                        for c in self.columns)
         rows = self.rows or (tuple(DASH for _ in self.columns),)
@@ -207,12 +285,11 @@ class Table:
                 + "\n</tbody></table></div>")
 
     def csv(self) -> str:
+        objs = [[metric_obj(c) for c in r] for r in self.rows]
         metric_cols = {
-            i for i in range(len(self.columns)) if any(is_metric(r[i]) for r in self.rows)
+            i for i in range(len(self.columns)) if any(r[i] is not None for r in objs)
         }
-        env_cols = {
-            i for i in metric_cols if any(is_metric(r[i]) and "ci_env" in r[i] for r in self.rows)
-        }
+        env_cols = {i for i in metric_cols if any("ci_env" in (r[i] or {}) for r in objs)}
         header: list[str] = []
         for i, c in enumerate(self.columns):
             header.append(c)
@@ -223,14 +300,14 @@ class Table:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(header)
-        for row in self.rows:
+        for row, row_objs in zip(self.rows, objs, strict=True):
             out: list[Any] = []
-            for i, cell in enumerate(row):
+            for i, (cell, obj) in enumerate(zip(row, row_objs, strict=True)):
                 if i not in metric_cols:
                     out.append("" if cell is None else cell.text if isinstance(cell, Cell)
                                else cell)
                     continue
-                m: Mapping[str, Any] = (cell if is_metric(cell) else {"value": cell.value}
+                m: Mapping[str, Any] = (obj if obj is not None else {"value": cell.value}
                                         if isinstance(cell, Cell) else {})
                 ci = m.get("ci") or [None, None]
                 vals = [m.get("value"), m.get("num"), m.get("den"), ci[0], ci[1]]
@@ -245,8 +322,8 @@ class Table:
             "key": self.key,
             "title": self.title,
             "columns": list(self.columns),
-            "rows": [dict(zip(self.columns, (c.text if isinstance(c, Cell) else c for c in r),
-                              strict=True)) for r in self.rows],
+            "rows": [dict(zip(self.columns, (_json_cell(c) for c in r), strict=True))
+                     for r in self.rows],
             "notes": list(self.all_notes),
         }
 

@@ -40,9 +40,9 @@ DEGENERATE_NOTE = (
 )
 
 
-def cell(scope: Scope | None, name: str) -> dict[str, Any] | None:
-    """The metric ``name`` of ``scope`` as a table cell (None where there is none)."""
-    return None if scope is None else scope.cell(name)
+def metric_of(scope: Scope | None, name: str) -> MetricResult | None:
+    """The metric ``name`` of ``scope``, a table cell as it is (None where there is none)."""
+    return None if scope is None else scope.metric(name)
 
 
 def value(scope: Scope | None, name: str) -> float | None:
@@ -121,7 +121,7 @@ def task_c(data: ReportData, task: str = "C",
     e.g. MiniWorld's MC, in a table of its own named by its config)."""
     rows = []
     for e in data.judges:
-        vcc = e.results.cell(task=task, name="vcc_rep")
+        vcc = e.results.one(task=task, name="vcc_rep")
         for rep in REPS:
             c = c_causal(e, rep, task)
             if c is None:
@@ -130,10 +130,10 @@ def task_c(data: ReportData, task: str = "C",
                 (
                     e.label,
                     rep,
-                    cell(c, "jacc_neu"),
-                    cell(c, "p_active"),
+                    metric_of(c, "jacc_neu"),
+                    metric_of(c, "p_active"),
                     c.g_active,
-                    cell(c, "idr_raw"),
+                    metric_of(c, "idr_raw"),
                     _idr_cond(c),
                     vcc,
                     deg_cs(e, task),
@@ -167,10 +167,12 @@ def task_c(data: ReportData, task: str = "C",
     )
 
 
-def _shift(e: JudgeEntry, name: str) -> tuple[Any, Any, float | None]:
-    a, b = value(c_causal(e, "composite"), name), value(c_causal(e, "split"), name)
+def _shift(e: JudgeEntry, name: str
+           ) -> tuple[MetricResult | None, MetricResult | None, float | None]:
+    composite, split = c_causal(e, "composite"), c_causal(e, "split")
+    a, b = value(composite, name), value(split, name)
     delta = None if a is None or b is None else b - a
-    return cell(c_causal(e, "composite"), name), cell(c_causal(e, "split"), name), delta
+    return metric_of(composite, name), metric_of(split, name), delta
 
 
 METRIC_LABEL = {"jacc_neu": "JAcc_neu", "p_active": "p_active", "idr_raw": "IDR_raw"}
@@ -228,11 +230,11 @@ def task_d(data: ReportData, task: str = "D",
         rows.append(
             (
                 e.label,
-                cell(d, "jacc_neu"),
-                cell(d, "acc_cf"),
-                cell(d, "p_active"),
+                metric_of(d, "jacc_neu"),
+                metric_of(d, "acc_cf"),
+                metric_of(d, "p_active"),
                 d.g_active,
-                cell(d, "idr_raw"),
+                metric_of(d, "idr_raw"),
                 _idr_cond(d),
                 "+".join(ABBR[f] for f in d.degenerate_flags) or "ok",
                 invalid(e, task),
@@ -295,9 +297,9 @@ def stability(data: ReportData, world: str = "minigrid",
                     e.label,
                     scope,
                     fam,
-                    cell(fb, "ns"),
-                    cell(fb, "jcr"),
-                    cell(fb, "flip"),
+                    metric_of(fb, "ns"),
+                    metric_of(fb, "jcr"),
+                    metric_of(fb, "flip"),
                     _les(fb),
                     fb.count("n_rows"),
                 )

@@ -25,7 +25,7 @@ from gridwm_judge.report.html import write_html
 from gridwm_judge.report.inputs import ReportData, collect
 from gridwm_judge.report.plots import write_figures
 from gridwm_judge.report.sections import all_figures, all_tables
-from gridwm_judge.report.sent import decoding_section
+from gridwm_judge.report.sent import decoding_table
 from gridwm_judge.report.table import Table
 from gridwm_judge.scoring.batch import check_resamples
 
@@ -85,10 +85,9 @@ def _bootstrap_text(b: Mapping[str, Any]) -> str:
 
 
 def _decoding(data: ReportData) -> Section:
-    """The "Requests as sent" section (:func:`decoding_section` writes its heading)."""
-    heading, *body = decoding_section(data.runs)
-    assert heading.startswith("## "), heading
-    return Section(heading[3:], ("\n".join(body),))
+    """The "Requests as sent" section: its table alone."""
+    table = decoding_table(data.runs)
+    return Section(table.title, (table,))
 
 
 def index_document(data: ReportData, tables: Sequence[Table], figures: Sequence[Path],

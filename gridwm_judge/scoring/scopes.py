@@ -44,10 +44,6 @@ class Scope:
         r = self.metric(name)
         return None if r is None else r.value
 
-    def cell(self, name: str) -> dict[str, Any] | None:
-        r = self.metric(name)
-        return None if r is None else r.cell()
-
     def count(self, name: str) -> int | None:
         v = self.value(name)
         return None if v is None else int(v)

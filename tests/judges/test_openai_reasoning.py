@@ -13,7 +13,7 @@ from gridwm_judge.cli import main
 from gridwm_judge.judges import JudgeOptions, JudgeRequest, make_judge
 from gridwm_judge.judges.openai_http import refused_param
 from gridwm_judge.records import RunRecord
-from gridwm_judge.report.sent import decoding_section
+from gridwm_judge.report.sent import decoding_table
 from gridwm_judge.testing.stub_server import StubServer, http_error, ok
 
 GPT5 = ("max_tokens", "temperature", "top_p", "presence_penalty", "frequency_penalty")
@@ -178,7 +178,7 @@ def test_gpt5_eval_finishes_records_what_was_sent_and_resumes_without_asking(
     assert meta["usage"]["prompt_tokens"] == 11 * len(records)
     # report's "Requests as sent" row for this run (report/writer.py puts it in index.md)
     record = RunRecord.read(run / "run.json")
-    [row] = [x for x in decoding_section([SimpleNamespace(path=run, run=record)])
-             if "openai:gpt-5" in x]
+    table = decoding_table([SimpleNamespace(path=run, run=record)])
+    [row] = [x for x in table.markdown().splitlines() if "openai:gpt-5" in x]
     assert "| **no** |" in row and "max_completion_tokens=768" in row
     assert "| temperature |" in row and "gpt-5-2025-08-07" in row

@@ -143,8 +143,10 @@ def test_a_figure_written_out_by_a_table_sorts_by_its_value_not_its_text():
     """The shortcut tables (and the headline, judge pairs, hard CF) write figures out
     themselves; the page sorts them by the figure, not by the rounded text."""
     from gridwm_judge.report.shortcuts import short
+    from gridwm_judge.results import MetricResult
 
-    cell = short({"value": 0.0004, "ci": [0.0, 0.001]})
+    cell = short(MetricResult(task="C", world="minigrid", name="idr_raw", value=0.0004,
+                              ci=(0.0, 0.001)))
     assert fcell(cell) == "0.000 [0.00, 0.00]" and sort_value(cell) == 0.0004
     html_table = Table("t", "T", ("a",), ((cell,),)).html()
     assert 'data-sort="0.0004"' in html_table
