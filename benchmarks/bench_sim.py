@@ -17,7 +17,9 @@ import argparse
 import time
 from collections import Counter
 
-from gridwm_judge.worlds.minigrid import CORE_FAMILIES, TASK_E_FAMILIES, generate_groups
+from gridwm_judge.dataset.profiles import CORE as CORE_FAMILIES
+from gridwm_judge.dataset.profiles import TASK_E_FAMILIES
+from gridwm_judge.worlds.minigrid import generate_groups
 
 
 def base_set() -> list[tuple[str, str, int]]:

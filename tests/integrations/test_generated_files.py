@@ -6,6 +6,7 @@ it, and a metric name added to the registry reaches the schema and the bridges f
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -132,3 +133,10 @@ def test_a_result_field_type_without_a_schema_rule_is_an_error():
     for bad in (list[str], dict[str, float], str | int, tuple[str, float]):
         with pytest.raises(TypeError, match="no JSON Schema rule"):
             scores_schema.field_schema(bad)
+
+
+def test_the_integrations_doc_names_every_print_group():
+    """docs/integrations.md lists the groups inspect prints: a group added to PRINT_GROUPS is
+    named there too."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    assert [g for g in items.PRINT_GROUPS if f"`{g}`" not in doc] == []

@@ -18,6 +18,7 @@ from gridwm_judge.publish import gather, plan_publish, publish_to_hub, write_loc
 from gridwm_judge.publish.entries import PublishError
 from gridwm_judge.publish.eval_results import EVAL_RESULTS_FILE, model_repo_of
 from gridwm_judge.publish.results_repo import MARKER
+from gridwm_judge.schema import DATASET_VERSION
 
 
 class FakeApi:
@@ -134,7 +135,7 @@ def test_load_dataset_reads_one_table_and_republishing_replaces(runs, tmp_path):
                                                           runs / "last-frame"])}
     assert results.groupby("judge").size().to_dict() == n
     assert results["dataset_digest"].nunique() == 1 and set(results["dataset_version"]) == {
-        "0.4.0"}
+        DATASET_VERSION}
     oracle = results[(results.judge == "baseline:oracle") & (results.task == "C")
                      & (results.name == "idr_raw") & (results.representation == "composite")
                      & results.family.isna()]

@@ -230,7 +230,8 @@ ENV_CARDS: dict[str, EnvCard] = {c.family: c for c in (
 FAMILIES: tuple[str, ...] = tuple(ENV_CARDS)
 """Every env family, in card order."""
 CORE_FAMILIES: tuple[str, ...] = tuple(f for f, c in ENV_CARDS.items() if not c.task_e)
-"""The six families with a NoCue target and a causal-chain storyboard (Tasks A-D)."""
+"""Every family but Task E's: with a NoCue target and a causal-chain storyboard (Tasks A-D).
+The paper's six are :data:`gridwm_judge.dataset.profiles.CORE`."""
 TASK_E_FAMILIES: tuple[str, ...] = tuple(f for f, c in ENV_CARDS.items() if c.task_e)
 """The two pickup families of Task E (prefix state tracking)."""
 OS_TASK_TYPES: tuple[str, ...] = tuple(c.os_task_type for c in ENV_CARDS.values()
