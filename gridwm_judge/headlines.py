@@ -51,10 +51,9 @@ recipe not named here (Task B's perception, the controls) publishes none. All fi
 proportions in [0, 1], higher is better."""
 
 PROBED = ("ns" + LEAST, "jcr" + LEAST)
-"""Figures over presentation probes: a hard-CF config (``paper`` set: the neutral presentation
-only) and an imported exam publish none."""
+"""Figures over presentation probes: a config that is not ``probed`` publishes none."""
 SPLIT_ONLY = ("vcc_rep",)
-"""Figures over composite and split storyboards: an imported exam (composite only) has none."""
+"""Figures over composite and split storyboards: a config without ``split`` ones has none."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +93,7 @@ class Headline:
 def figures_of(spec: TaskSpec) -> tuple[tuple[str, str], ...]:
     """The (figure, description) pairs ``spec``'s config publishes."""
     figures = RECIPE_FIGURES.get(spec.recipe, ())
-    dropped = (PROBED if spec.paper or spec.imported else ()) + (
-        SPLIT_ONLY if spec.imported else ())
+    dropped = (() if spec.probed else PROBED) + (() if spec.split else SPLIT_ONLY)
     return tuple(f for f in figures if f[0] not in dropped)
 
 

@@ -278,6 +278,19 @@ class TaskSpec:
         return self.recipe in REFERENCE_RECIPES
 
     @property
+    def probed(self) -> bool:
+        """Whether its rows vary the presentation (frame order, noise / style, framing): not a
+        hard-CF config (``paper`` set: the neutral presentation only), nor an imported exam
+        (as published)."""
+        return not (self.paper or self.imported)
+
+    @property
+    def split(self) -> bool:
+        """Whether its storyboards may also be shown as split frames: an imported exam is
+        composite only."""
+        return not self.imported
+
+    @property
     def verdict(self) -> bool:
         """Whether its answer is a success / failure verdict (a word pair, or a JSON answer
         whose fields end in one): what a verdict shortcut can answer."""

@@ -221,6 +221,10 @@ def gridwm_task(config: str, dataset: str, representation: str | None = None, *,
     if unknown:
         raise ValueError(f"unknown inspect metric(s) {unknown}; expected some of "
                          f"{', '.join(METRICS)}")
+    empty = [n for n in metrics if n in PRINT_GROUPS and not printed_names(spec, group=n)]
+    if empty:
+        raise ValueError(f"{spec.config} prints no figures in {', '.join(empty)}; its groups "
+                         f"are {', '.join(g for g in inspect_metrics(spec) if g in PRINT_GROUPS)}")
     items = load_items(dataset, spec.config, representation)
     if not items:
         raise ValueError(f"dataset {dataset!r} config {spec.config!r} has no rows "

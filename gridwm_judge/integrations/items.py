@@ -124,7 +124,7 @@ def task_results(rows: Sequence[GradedRow]) -> Results:
     if not tasks:
         return Results()
     if len(tasks) > 1:
-        raise ValueError(f"task_figures takes the rows of one task; got {', '.join(tasks)}")
+        raise ValueError(f"task_results takes the rows of one task; got {', '.join(tasks)}")
     spec = task_spec(tasks[0])
     return recipe_for(spec).score(list(rows), spec, Settings(with_les=False, intervals=False))
 
@@ -169,13 +169,14 @@ def known_figures(names: Iterable[str], where: str) -> tuple[str, ...]:
 
 
 PRINT_GROUPS: dict[str, str] = {
-    "task_metrics": "Every figure of a task that asks no verdict (A: accuracy per action "
-                    "condition and its drops; B: mean score; E: accuracy).",
+    "task_metrics": "The figures of a task that asks no verdict (A: accuracy per action "
+                    "condition and its drops; B: mean score and share at 0.9; E: accuracy "
+                    "and mean score).",
     "idr": "IDR_raw / IDR_cond / IDR_rev at phi0 (per representation for Task C, per evidence "
            "arm or prompt style for the controls).",
     "p_active": "Share of groups whose Full trajectory is judged a success.",
-    "ns": "Nuisance Stability per presentation family and representation.",
-    "jcr": "Joint Consistency Rate per presentation family and representation.",
+    "ns": "Nuisance Stability per presentation family (and representation, Task C).",
+    "jcr": "Joint Consistency Rate per presentation family (and representation, Task C).",
     "vcc_rep": "Verdict consistency of composite and split representations.",
     "stages": "Oracle-State stage accuracies per evidence arm: task type, objective, verdict "
               "and joint (all three right).",
@@ -224,8 +225,8 @@ class Figures:
                                                          sides, self.protocol)}
 
     def in_style(self, style: str) -> Figures | None:
-        """These figures of prompt style ``style`` alone (None when they are none: another
-        style's, or differences between styles)."""
+        """These figures of prompt style ``style`` alone (None when they are none: figures of
+        no style, or differences between styles)."""
         return None if self.pairs or style not in self.side else replace(self, side=(style,))
 
 
@@ -269,22 +270,37 @@ accuracy, ...) are left to ``gridwm-judge score``."""
 
 def printed(spec: TaskSpec, style: str = "") -> tuple[Figures, ...]:
     """The figures the bridges print for ``spec`` (of its rows in prompt ``style`` alone, for
-    lmms-eval's one YAML per style): :data:`PRINTED` of its recipe, and IDR_raw and p_active
-    under each protocol it also reads (the paper's D-R: ``idr_raw_eligible_pairs``). An
-    unknown recipe or a style ``spec`` is not asked in is a ValueError."""
+    lmms-eval's one YAML per style): :data:`PRINTED` of its recipe at the scopes its rows can
+    have, and IDR and p_active under each protocol it also reads (the paper's D-R:
+    ``idr_raw_eligible_pairs``). An unknown recipe or a style ``spec`` is not asked in is a
+    ValueError."""
     if spec.recipe not in PRINTED:
         raise ValueError(f"no printed figures for {spec.config}'s recipe {spec.recipe!r}; "
                          f"expected one of {', '.join(PRINTED)}")
-    also = tuple(Figures(group, (name,), protocol=spec.also_protocols)
-                 for group, name in (("idr", "idr_raw"), ("p_active", "p_active"))
-                 if spec.also_protocols)
-    figures = (*PRINTED[spec.recipe], *also)
+    also = ((Figures("idr", _IDR, protocol=spec.also_protocols),
+             Figures("p_active", ("p_active",), protocol=spec.also_protocols))
+            if spec.also_protocols else ())
+    figures = tuple(f for f in (_fitted(f, spec) for f in (*PRINTED[spec.recipe], *also))
+                    if f is not None)
     if not style:
         return figures
     if style not in spec.styles:
         raise ValueError(f"{spec.config} has no prompt style {style!r}; expected one of "
                          f"{', '.join(spec.styles) or 'none'}")
     return tuple(f for f in (g.in_style(style) for g in figures) if f is not None)
+
+
+def _fitted(f: Figures, spec: TaskSpec) -> Figures | None:
+    """``f`` at the scopes ``spec``'s rows can have: no probe family where the rows are not
+    ``probed``; composite storyboards alone (and no composite-vs-split agreement) where they
+    are not also ``split``."""
+    if f.probe != (None,) and not spec.probed:
+        return None
+    if not spec.split and "split" in f.representation:
+        return replace(f, representation=tuple(r for r in f.representation if r != "split"))
+    if not spec.split and f.group == "vcc_rep":
+        return None
+    return f
 
 
 def printed_names(spec: TaskSpec, style: str = "", group: str | None = None

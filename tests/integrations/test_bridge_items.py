@@ -24,7 +24,7 @@ from gridwm_judge.integrations.items import (
 )
 from gridwm_judge.records import PredictionRecord, ScoresRecord
 from gridwm_judge.scoring.score import load_rows
-from gridwm_judge.task_table import task_spec
+from gridwm_judge.task_table import ALL_TASKS, task_spec
 
 
 def test_items_are_the_dataset_rows_in_order_with_scores_digests(smoke_build):
@@ -114,15 +114,31 @@ def test_figures_equal_score_on_the_same_answers(smoke_build, tmp_path, answer, 
                       grade_response("Fail", {"uid": "d", "task": "D", "label": 0})])
 
 
-@pytest.mark.parametrize("config", ["task_a", "task_b", "task_c", "task_c_hard", "task_d",
-                                    "task_e", "oracle_state", "prompt_ablation"])
-def test_every_printed_figure_is_one_the_scorer_writes(smoke_build, answer, config):
-    """What both bridges print (items.PRINTED) are names of figures the task's recipe writes:
-    a listed name the scorer never writes would print NaN forever, silently."""
-    rows = [grade_response(answer(i.uid, i.audit), {**i.audit, "uid": i.uid})
-            for i in load_items(str(smoke_build), config)]
+@pytest.mark.parametrize("config", [t.config for t in ALL_TASKS if not t.imported])
+def test_every_printed_figure_is_one_the_scorer_writes(config, answer, request):
+    """What both bridges print (items.PRINTED) are names of figures the task's recipe writes
+    on its world's smoke build: a listed name the scorer never writes would print NaN
+    forever, silently."""
     spec = task_spec(config)
+    build = (request.getfixturevalue("miniworld_smoke").out if spec.world == "miniworld"
+             else request.getfixturevalue("smoke_build"))
+    rows = [grade_response(answer(i.uid, i.audit), {**i.audit, "uid": i.uid})
+            for i in load_items(str(build), config)]
     written = task_figures(rows)
     missing = [n for n in printed_names(spec) if n not in written]
     assert not missing, f"{config} prints figures its recipe does not write: {missing}"
     assert len(printed_names(spec)) >= 2
+    # a probe family's figure is printed where the rows vary the presentation
+    assert spec.probed == any(n.startswith(("ns_", "jcr_")) for n in printed_names(spec)) or (
+        spec.recipe not in ("presentation_invariance", "reference_aided"))
+
+
+def test_an_imported_exam_prints_what_its_rows_can_have():
+    """The paper's exams are as published: composite storyboards, no presentation probes, so
+    no split, NS, JCR or VCC_rep figure (each would be NaN forever); D-R reads its IDR under
+    the eligible-pairs protocol too."""
+    assert printed_names(task_spec("RC")) == ("idr_raw_composite", "idr_cond_composite",
+                                              "idr_rev_composite", "p_active_composite")
+    assert printed_names(task_spec("RDR")) == (
+        "idr_raw", "idr_cond", "idr_rev", "p_active", "idr_raw_eligible_pairs",
+        "idr_cond_eligible_pairs", "idr_rev_eligible_pairs", "p_active_eligible_pairs")

@@ -126,6 +126,9 @@ def test_every_generated_task_prints_metrics_the_bridge_has():
         assert set(inspect_bridge.inspect_metrics(spec)) <= set(inspect_bridge.METRICS), spec.name
     with pytest.raises(ValueError, match="unknown inspect metric.*'idr_raw'"):
         inspect_bridge.gridwm_task("task_c", "unused", metrics=("idr_raw",))
+    with pytest.raises(ValueError, match="task_c prints no figures in task_metrics, stages; "
+                                         "its groups are idr, p_active, ns, jcr, vcc_rep"):
+        inspect_bridge.gridwm_task("task_c", "unused", metrics=("idr", "task_metrics", "stages"))
 
 
 def test_a_metric_group_naming_an_unknown_metric_is_an_error(monkeypatch):
