@@ -92,3 +92,15 @@ def score_judge(dataset: Path, predictions: Path, out: Path, judge: str):
     assert main(["score", "--dataset", str(dataset), "--predictions", str(predictions),
                  "--out", str(out), "--n-resamples", "100", "--no-les"]) == 0
     return ScoresRecord.read(out / "scores.json").judges[judge]
+
+
+def register_figure(monkeypatch, name: str) -> None:
+    """Add figure ``name`` to the results' registry, as one line in FIGURE_NAMES does (the
+    enumeration METRIC_NAMES is formed from its parts when the module loads)."""
+    from gridwm_judge import results
+
+    figures = (*results.FIGURE_NAMES, name)
+    monkeypatch.setattr(results, "FIGURE_NAMES", figures)
+    monkeypatch.setattr(results, "METRIC_NAMES", (
+        *figures, *results.COUNT_NAMES, *results.FLAG_NAMES, *results.DETAIL_NAMES,
+        *results.TEST_NAMES))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bridge_helpers import _Loader
+from bridge_helpers import _Loader, register_figure
 
 from gridwm_judge import results
 from gridwm_judge.integrations import generate, items, scores_schema
@@ -78,16 +78,6 @@ def test_a_new_config_gets_its_files(tmp_path, monkeypatch, capsys):
     assert generate.stale(tmp_path) == []
 
 
-def _register(monkeypatch, name: str) -> None:
-    """Add figure ``name`` to the results' registry, as one line in FIGURE_NAMES does (the
-    enumeration METRIC_NAMES is formed from its parts when the module loads)."""
-    figures = (*results.FIGURE_NAMES, name)
-    monkeypatch.setattr(results, "FIGURE_NAMES", figures)
-    monkeypatch.setattr(results, "METRIC_NAMES", (
-        *figures, *results.COUNT_NAMES, *results.FLAG_NAMES, *results.DETAIL_NAMES,
-        *results.TEST_NAMES))
-
-
 def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monkeypatch):
     spec = task_spec("B")
     monkeypatch.setitem(items.PRINTED, spec.recipe,
@@ -98,7 +88,7 @@ def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monke
         generate.lmms_yaml(spec)
     assert "toy" not in scores_schema.result_schema()["properties"]["name"]["enum"]
 
-    _register(monkeypatch, "toy")
+    register_figure(monkeypatch, "toy")
     schema = generate.generated()[generate.SCHEMA_FILE]
     enum = json.loads(schema)["$defs"]["result"]["properties"]["name"]["enum"]
     assert "toy" in enum and enum == list(results.METRIC_NAMES)
