@@ -31,6 +31,22 @@ def _corpus() -> list[str]:
     return texts * 4
 
 
+def trained_bpe(specials: list[str], vocab_size: int, corpus: list[str]):
+    """A byte-level BPE tokenizer trained here on ``corpus`` (nothing downloaded), each of
+    ``specials`` one atomic token."""
+    tokenizers = require("tokenizers", "hf")
+    bpe = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
+    bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+    )
+    bpe.train_from_iterator(corpus, trainer)
+    return bpe
+
+
 def pil_image_processor(model: str, name: str, **kwargs):
     """The PIL (no torchvision) image processor ``name`` of ``transformers.models.<model>``.
 
@@ -61,22 +77,13 @@ def build_tiny_vlm(
     """Write a tiny Idefics3 model + processor to ``out_dir`` and return the path."""
     torch = require("torch", "hf")
     transformers = require("transformers", "hf")
-    tokenizers = require("tokenizers", "hf")
     from transformers.models.idefics3 import Idefics3Processor
 
     out = Path(out_dir)
     specials = ["<pad>", "<s>", "</s>", "<unk>", "<fake_token_around_image>", "<image>"]
     specials += ["<end_of_utterance>", "<global-img>"]
     specials += [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
-    bpe = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
-    bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=specials,
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
-    )
-    bpe.train_from_iterator(_corpus(), trainer)
+    bpe = trained_bpe(specials, vocab_size, _corpus())
     tok = transformers.PreTrainedTokenizerFast(
         tokenizer_object=bpe,
         pad_token="<pad>",

@@ -95,17 +95,11 @@ def tokenizer(spec: Tok, vocab_size: int = 400):
     import tokenizers
     import transformers
 
+    from gridwm_judge.testing.tiny_model import trained_bpe
+
     roles = [t for t in (spec.pad, spec.bos, spec.eos, "<unk>") if t]
     specials = list(dict.fromkeys([*roles, *spec.specials, *spec.extra.values()]))
-    bpe = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="<unk>"))
-    bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=specials,
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
-    )
-    bpe.train_from_iterator(_corpus(), trainer)
+    bpe = trained_bpe(specials, vocab_size, _corpus())
     if spec.bos:  # like Llama/Gemma tokenizers: a BOS is added when special tokens are
         bos_id = bpe.token_to_id(spec.bos)
         bpe.post_processor = tokenizers.processors.TemplateProcessing(
