@@ -110,7 +110,7 @@ def run_cost(judge: str, usage: Mapping[str, Any] | None, table: PriceTable,
     (p_all, c_all), (p_batch, c_batch) = tokens(usage), tokens(batched)
     batch_usd = price.batch_cost(p_batch, c_batch) if batched else 0.0
     no_tier = batch_usd is None
-    if batch_usd is None:  # no batch tier known: priced online
+    if no_tier:  # no batch tier known: priced online
         batch_usd = price.cost(p_batch, c_batch)
     usd = price.cost(p_all - p_batch, c_all - c_batch) + batch_usd
     out = {"usd": round(usd, 4), "model": price.model, "rows": usage.get("rows"),

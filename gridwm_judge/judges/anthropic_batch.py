@@ -30,10 +30,9 @@ from gridwm_judge.judges.batch_api import (
     Entry,
     Failed,
     Line,
-    refused,
-    unanswered,
+    sdk_call,
 )
-from gridwm_judge.redact import redact, redact_url
+from gridwm_judge.redact import redact
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 256_000_000
@@ -102,23 +101,4 @@ class BatchClient:
         self._call("cancel", self.batches.cancel, batch_id)
 
     def _call(self, step: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``fn`` with the SDK's refusals as one line each."""
-        try:
-            return fn(*args, **kwargs)
-        except Exception as exc:
-            status = getattr(exc, "status_code", None)
-            url = redact_url(self.judge.url)
-            if not isinstance(status, int):
-                raise unanswered(exc, step, url) or exc from exc
-            text = redact(_message(exc), self.judge.secrets)
-            raise refused(step, status, text, url, NO_API) from exc
-
-
-def _message(exc: BaseException) -> str:
-    """The error message of an SDK error's body, else its text (one line)."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:200]
-    return " ".join(str(exc).split())[:200]
+        return sdk_call(step, lambda: fn(*args, **kwargs), self.judge, NO_API)

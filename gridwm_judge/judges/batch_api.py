@@ -15,12 +15,13 @@ in the order the lines were recorded.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
 from gridwm_judge.judges.http_judge import transport_failure
+from gridwm_judge.redact import redact, redact_url
 
 PROVIDERS = {"openai": "openai_batch", "anthropic": "anthropic_batch", "gemini": "gemini_batch"}
 """Backend -> the module (under ``gridwm_judge.judges``) that speaks its batch interface."""
@@ -136,6 +137,33 @@ def unanswered(exc: BaseException, step: str, url: str) -> BatchError | None:
     failed = transport_failure(exc)
     return None if failed is None else BatchError(
         f"the server at {url} did not answer the batch {step} ({failed})", retryable=True)
+
+
+def sdk_call(step: str, call: Callable[[], Any], judge: Any, no_api: str) -> Any:
+    """``call()``, a provider SDK's batch ``step`` for ``judge`` (its ``url`` and ``secrets``),
+    with the SDK's failures as one line each: :func:`unanswered` when no HTTP status came back
+    (the SDK's ``status_code``, or google-genai's ``code``), else :func:`refused` with the
+    message, secrets redacted."""
+    try:
+        return call()
+    except Exception as exc:
+        status = next((s for s in (getattr(exc, "status_code", None), getattr(exc, "code", None))
+                       if isinstance(s, int)), None)
+        url = redact_url(judge.url)
+        if status is None:
+            raise unanswered(exc, step, url) or exc from exc
+        raise refused(step, status, redact(_message(exc), judge.secrets), url, no_api) from exc
+
+
+def _message(exc: BaseException) -> str:
+    """An SDK error's message: its body's ``error.message`` (Anthropic), else its ``message``
+    (google-genai) or text, on one line."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:200]
+    return " ".join(str(getattr(exc, "message", None) or exc).split())[:200]
 
 
 def refused(step: str, status: int, text: str, url: str, no_api: str) -> BatchError:

@@ -33,11 +33,10 @@ from gridwm_judge.judges.batch_api import (
     Entry,
     Failed,
     Line,
-    refused,
-    unanswered,
+    sdk_call,
 )
 from gridwm_judge.judges.gemini_api import GeminiJudge, response_of
-from gridwm_judge.redact import redact, redact_url
+from gridwm_judge.redact import redact
 
 MAX_INLINE_BYTES = 20_000_000
 """Inline requests are for batches whose whole create request stays under 20 MB (Gemini's
@@ -145,20 +144,9 @@ class BatchClient:
         self._call("cancel", self.client.batches.cancel, name=batch_id)
 
     def _call(self, step: str, fn: Callable[..., Any], **kwargs: Any) -> Any:
-        """``fn`` with the SDK's refusals (``APIError.code``: the HTTP status) as one line
-        each."""
-        try:
-            return fn(**kwargs)
-        except Exception as exc:
-            status = getattr(exc, "code", None)
-            url = redact_url(self.judge.url)
-            if not isinstance(status, int):
-                raise unanswered(exc, step, url) or exc from exc
-            text = redact(" ".join(str(getattr(exc, "message", None) or exc).split())[:200],
-                          self.judge.secrets)
-            no_api = (f"has no batch mode for {self.judge.model} (Gemini answers 404 for an "
-                      "unknown model too: check its name)")
-            raise refused(step, status, text, url, no_api) from exc
+        no_api = (f"has no batch mode for {self.judge.model} (Gemini answers 404 for an "
+                  "unknown model too: check its name)")
+        return sdk_call(step, lambda: fn(**kwargs), self.judge, no_api)
 
 
 def file_line(cid: str, body: Mapping[str, Any]) -> bytes:

@@ -19,6 +19,7 @@ from typing import Any
 
 from gridwm_judge.judges.base import JudgeRequest, JudgeResponse
 from gridwm_judge.judges.batch_api import (
+    OUTCOMES,
     BatchStatus,
     Entry,
     Failed,
@@ -36,9 +37,6 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 200_000_000
 """OpenAI's limits for one batch's input file: requests and bytes (base64 images make the
 size bind first)."""
-OUTCOME = {"completed": "completed", "failed": "failed", "expired": "expired",
-           "cancelled": "cancelled"}
-"""Statuses after which a batch changes no more (``cancelling`` still may)."""
 NO_API = ("has no batch API: OpenAI's own API has one, vLLM and most compatible servers do "
           "not")
 
@@ -92,7 +90,8 @@ class BatchClient:
         errors = tuple(str(e.get("message", e)) for e in
                        ((obj.get("errors") or {}).get("data") or ()))
         counts = obj.get("request_counts") or {}
-        return BatchStatus(str(obj["id"]), str(obj["status"]), OUTCOME.get(str(obj["status"])),
+        state = str(obj["status"])
+        return BatchStatus(str(obj["id"]), state, state if state in OUTCOMES else None,
                            int(counts.get("completed", 0)) + int(counts.get("failed", 0)),
                            errors, (obj.get("output_file_id"), obj.get("error_file_id")))
 

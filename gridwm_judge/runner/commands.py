@@ -279,6 +279,14 @@ def _json_object(text: str) -> dict:
     return value
 
 
+def _rerun(args: argparse.Namespace) -> str:
+    """The command line to ask again, as typed, with any credential masked (and said so: no
+    key from --base-url on the terminal)."""
+    command = shlex.join(["gridwm-judge", *args.argv])
+    shown = redact(command)
+    return shown + (" (credentials masked: put them back)" if shown != command else "")
+
+
 def run(args: argparse.Namespace) -> int:
     engine = engine_of(args)  # a ray-only flag with --engine local is refused first
     options = JudgeOptions(
@@ -310,21 +318,16 @@ def run(args: argparse.Namespace) -> int:
         )
     print(f"eval {args.judge}: {summary.line()}")
     if summary.errors:
-        command = shlex.join(["gridwm-judge", *args.argv])
-        shown = redact(command)  # no key from --base-url on the terminal
-        masked = " (credentials masked: put them back)" if shown != command else ""
         print(
             f"eval: {summary.errors} request(s) errored (nothing came back); they are not "
-            f"scored. Ask them again with: {shown}{masked}",
+            f"scored. Ask them again with: {_rerun(args)}",
             file=sys.stderr,
         )
         return 1
     waited = cfg.batch is not None and cfg.batch.wait and not cfg.batch.cancel
     unanswered = summary.total - summary.done if waited else 0
     if unanswered:
-        command = shlex.join(["gridwm-judge", *args.argv])
-        shown = redact(command)
         print(f"eval: {unanswered} row(s) have no answer yet (their batch lines failed or "
-              f"expired); ask them again with: {shown}", file=sys.stderr)
+              f"expired); ask them again with: {_rerun(args)}", file=sys.stderr)
         return 1
     return 0

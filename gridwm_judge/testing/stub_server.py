@@ -203,9 +203,10 @@ class StubServer:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def _send(self, status: int, payload: bytes, extra=()) -> None:
+            def _send(self, status: int, payload: bytes, extra=(),
+                      ctype: str = "application/json") -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(payload)))
                 for k, v in extra:
                     self.send_header(k, v)
@@ -221,13 +222,7 @@ class StubServer:
                 raw = self.rfile.read(length) if length else b""
                 status, payload, ctype, *extra = server.batch_api.handle(
                     method, self.path, self.headers, raw)
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(payload)))
-                for k, v in (extra[0] if extra else {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send(status, payload, (extra[0] if extra else {}).items(), ctype)
                 return True
 
             def do_GET(self) -> None:
