@@ -7,6 +7,7 @@ package prints (the report's tables build on these in :mod:`gridwm_judge.report.
 - an interval's ends: ``CI_DIGITS`` decimals (``[0.21, 0.79]``; a difference's signed);
 - an LES (a coefficient on the logit scale): ``LES_DIGITS`` decimals;
 - a p-value: ``P_DIGITS`` decimals, and ``<0.001`` below that (never ``0.000``).
+- dollars: cents, and two significant digits below a cent (:func:`fusd`).
 """
 
 from __future__ import annotations
@@ -60,3 +61,11 @@ def fcount(x: float | int | None) -> str:
 def fcount_of(n: float | int, unit: str) -> str:
     """A count with its unit, singular for one: ``1 group``, ``52 groups``."""
     return f"{fcount(n)} {unit[:-1] if float(n) == 1 and unit.endswith('s') else unit}"
+
+
+def fusd(usd: float) -> str:
+    """Dollars: cents from one cent up (``1,234.50``), two significant digits below
+    (``0.0017``), so a small run's cost never reads as nothing."""
+    if usd == 0 or abs(usd) >= 0.01:
+        return f"{usd:,.2f}"
+    return f"{usd:.2g}" if abs(usd) >= 1e-4 else f"{usd:.1e}"

@@ -10,8 +10,8 @@ import pytest
 from judges.smoke_data import write_smoke_dataset
 
 from gridwm_judge.cli import main
+from gridwm_judge.formats import fusd
 from gridwm_judge.prices import PriceTable, image_tokens, run_cost
-from gridwm_judge.report.cost import fusd
 from gridwm_judge.testing.stub_server import StubServer
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gridwm_judge.integrations import scores_schema
-from gridwm_judge.integrations.items import CONDITION_FIGURES, printed
+from gridwm_judge.integrations.items import CONDITION_FIGURES, printed_metrics
 from gridwm_judge.integrations.lmms_eval import utils
 from gridwm_judge.schema import ACTION_CONDITIONS
 from gridwm_judge.task_table import ALL_TASKS, TaskSpec
@@ -92,8 +92,7 @@ def lmms_yaml(spec: TaskSpec, style: str = "") -> str:
               "  top_p: 1.0", "  num_beams: 1", "  do_sample: false"]
     lines += _comment(_NOTES.get(spec.recipe, ()))
     lines.append("metric_list:")
-    where = f"the printed figures of {spec.config}"
-    lower = {name for f in printed(spec, style) for name, metric in f.named(where).items()
+    lower = {name for name, metric in printed_metrics(spec, style).items()
              if metric in LOWER_IS_BETTER}
     for name in utils.metrics_of(spec, style):
         lines += [f"  - metric: {name}", f"    aggregation: !function utils.agg_{name}",

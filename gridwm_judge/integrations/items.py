@@ -211,13 +211,9 @@ class Figures:
             raise ValueError(f"unknown figure group {self.group!r}; expected one of "
                              f"{', '.join(PRINT_GROUPS)}")
 
-    def names(self, where: str) -> tuple[str, ...]:
-        """Their :func:`flat_name` names (a metric outside the registry is a ValueError
-        naming it and ``where`` it was asked)."""
-        return tuple(self.named(where))
-
     def named(self, where: str) -> dict[str, str]:
-        """Their :func:`flat_name` names, each with its metric's name."""
+        """Their :func:`flat_name` names, each with its metric's name (a metric outside the
+        registry is a ValueError naming it and ``where`` it was asked)."""
         sides = self.pairs or tuple((s, None) for s in self.side)
         return {flat_name(m, probe=p, representation=r, side=s, baseline=b, protocol=q): m
                 for m in known_figures(self.metrics, where)
@@ -303,12 +299,19 @@ def _fitted(f: Figures, spec: TaskSpec) -> Figures | None:
     return f
 
 
+def printed_metrics(spec: TaskSpec, style: str = "", group: str | None = None
+                    ) -> dict[str, str]:
+    """The :func:`flat_name` names of :func:`printed` (of one ``group`` alone when given),
+    each with its metric's name."""
+    where = f"the printed figures of {spec.config}" + (f" in style {style!r}" if style else "")
+    return {name: metric for f in printed(spec, style) if group in (None, f.group)
+            for name, metric in f.named(where).items()}
+
+
 def printed_names(spec: TaskSpec, style: str = "", group: str | None = None
                   ) -> tuple[str, ...]:
     """The :func:`flat_name` names of :func:`printed` (of one ``group`` alone when given)."""
-    where = f"the printed figures of {spec.config}" + (f" in style {style!r}" if style else "")
-    return tuple(name for f in printed(spec, style) if group in (None, f.group)
-                 for name in f.names(where))
+    return tuple(printed_metrics(spec, style, group))
 
 
 def summary_figures(results: Results) -> Results:

@@ -5,7 +5,7 @@ numerator on each Full-CF config's published scope, summed), what the run paid."
 
 from __future__ import annotations
 
-from gridwm_judge.formats import DASH
+from gridwm_judge.formats import DASH, fusd
 from gridwm_judge.headlines import headlines
 from gridwm_judge.prices import PriceTable, run_cost
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
@@ -33,14 +33,6 @@ def _discriminated(e: JudgeEntry) -> int:
 def reported_usage(data: ReportData) -> bool:
     """Whether any judge's run reported token usage (else there is nothing to price)."""
     return any(e.run.run is not None and e.run.run.usage for e in data.judges)
-
-
-def fusd(usd: float) -> str:
-    """Dollars: cents from one cent up (``1,234.50``), two significant digits below
-    (``0.0017``), so a small run's cost never reads as nothing."""
-    if usd == 0 or abs(usd) >= 0.01:
-        return f"{usd:,.2f}"
-    return f"{usd:.2g}" if abs(usd) >= 1e-4 else f"{usd:.1e}"
 
 
 def cost_table(data: ReportData) -> Table:

@@ -15,7 +15,7 @@ from typing import Any
 
 from gridwm_judge.report import shortcuts
 from gridwm_judge.report.inputs import JudgeEntry, ReportData
-from gridwm_judge.report.table import DASH, Cell, Table
+from gridwm_judge.report.table import Cell, Table
 from gridwm_judge.report.tables import metric_of
 from gridwm_judge.scoring.scopes import Scope
 from gridwm_judge.task_table import ALL_TASKS
@@ -46,9 +46,8 @@ def _families(data: ReportData, tasks: tuple[str, str]) -> list[str]:
 
 
 def _best(data: ReportData, task: str, family: str) -> Cell | str:
-    best = shortcuts.best_shortcut(data, task, None if family == "all" else family)
-    return DASH if best is None else Cell(f"{shortcuts.short(best[1])} ({best[0]})",
-                                          best[1].value)
+    return shortcuts.best_cell(
+        shortcuts.best_shortcut(data, task, None if family == "all" else family))
 
 
 def table(data: ReportData) -> Table:

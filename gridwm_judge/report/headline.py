@@ -134,10 +134,7 @@ def _ratio(scope: CausalScope | None, name: str) -> Cell | str:
 
 def _figure(scope: CausalScope | None, name: str) -> Cell | str:
     """``value [lo, hi]``."""
-    r = None if scope is None else scope.metric(name)
-    if r is None or r.value is None:
-        return DASH
-    return Cell(fnum(r.value) + (f" {fci(r.ci)}" if r.ci else ""), r.value)
+    return shortcuts.short(None if scope is None else scope.metric(name))
 
 
 def _least(r: MetricResult | None) -> Cell | str:

@@ -110,6 +110,11 @@ def short(r: MetricResult | None) -> Cell | str:
     return Cell(fnum(r.value) + (f" {fci(r.ci)}" if r.ci else ""), r.value)
 
 
+def best_cell(best: tuple[str, MetricResult] | None) -> Cell | str:
+    """The best shortcut's figure and name, ``0.500 [0.21, 0.79] (last-frame)``."""
+    return DASH if best is None else Cell(f"{short(best[1])} ({best[0]})", best[1].value)
+
+
 def ceiling(data: ReportData) -> Table:
     """Per config and family, each shortcut's figures (``M`` cells carry the CIs)."""
     rows = []
@@ -174,9 +179,7 @@ def beside_judges(data: ReportData) -> Table:
                 continue
             gap = (DASH if best is None or m.value is None or best[1].value is None
                    else fsigned(m.value - best[1].value))
-            rows.append((e.label, task, metric, short(m),
-                         DASH if best is None else Cell(f"{short(best[1])} ({best[0]})",
-                                                        best[1].value), gap))
+            rows.append((e.label, task, metric, short(m), best_cell(best), gap))
     notes = () if any(is_shortcut(e) for e in data.judges) else (NOT_RUN_NOTE,)
     return Table(
         "shortcut_vs_judges",

@@ -96,7 +96,7 @@ def test_a_metric_added_to_the_registry_reaches_the_schema_and_the_bridges(monke
     assert [m["metric"] for m in doc["metric_list"]] == ["accuracy", "b_mean_score",
                                                          "b_acc_090", "toy"]
     assert utils.metric_names("B")[-1] == "toy"
-    assert Figures("ns", ("toy",), representation=("composite", "split")).names("a test") == (
+    assert tuple(Figures("ns", ("toy",), representation=("composite", "split")).named("t")) == (
         "toy_composite", "toy_split")
     toy = results.MetricResult(task="B", world="minigrid", name="toy", value=0.5)
     assert results.Results([toy]).one(task="B", name="toy") == toy
